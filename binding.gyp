@@ -1,0 +1,100 @@
+# The one build of record: the N-API addon (plugstack.node), the shared
+# library plugins bind to (libslurmhost.so) and the host executable
+# (plugstack-host). See README.md, "Building".
+{
+  "variables": {
+    "core_include": ["include", "native/core"],
+    "core_cflags": [
+      "-fvisibility=hidden",
+      "-fvisibility-inlines-hidden",
+      "-Wall",
+      "-Wextra",
+      "-Wno-unused-parameter"
+    ],
+    # Pure parts of the core that the addon compiles in as well: they run no
+    # plugin code and keep no process-wide state.
+    "pure_core_sources": [
+      "native/core/common/json.cc",
+      "native/core/config/plugstack_conf.cc",
+      "native/core/rules/builtin_options.cc",
+      "native/core/rules/slurm_errors.cc",
+      "native/core/rules/slurm_version.cc",
+      "native/core/spank/help_format.cc"
+    ]
+  },
+  "targets": [
+    {
+      "target_name": "slurmhost",
+      "type": "shared_library",
+      "product_prefix": "lib",
+      "sources": [
+        "<@(pure_core_sources)",
+        "native/core/api/log_api.cc",
+        "native/core/api/spank_api.cc",
+        "native/core/api/spank_items.cc",
+        "native/core/common/channel.cc",
+        "native/core/common/events.cc",
+        "native/core/common/hook_scope.cc",
+        "native/core/common/problem.cc",
+        "native/core/common/slurm_log.cc",
+        "native/core/roles/host_main.cc",
+        "native/core/roles/inspect.cc",
+        "native/core/roles/stack_request.cc",
+        "native/core/rules/context.cc",
+        "native/core/rules/item_rules.cc",
+        "native/core/rules/phase.cc",
+        "native/core/spank/env_array.cc",
+        "native/core/spank/job_records.cc",
+        "native/core/spank/option_cache.cc",
+        "native/core/spank/plugin.cc",
+        "native/core/spank/plugin_loader.cc",
+        "native/core/spank/stack.cc"
+      ],
+      "include_dirs": ["<@(core_include)"],
+      "cflags": ["<@(core_cflags)"],
+      "cflags_cc": ["-std=gnu++17"],
+      "ldflags": [
+        "-Wl,--version-script=<(module_root_dir)/native/core/api/exports.map",
+        "-Wl,--exclude-libs,ALL"
+      ],
+      "libraries": ["-ldl"]
+    },
+    {
+      "target_name": "plugstack-host",
+      "type": "executable",
+      "product_dir": "<(PRODUCT_DIR)/bin",
+      "dependencies": ["slurmhost"],
+      "sources": ["native/host/main.cc"],
+      "cflags": ["<@(core_cflags)"],
+      # --no-as-needed: main() only calls plugstack_host_main, but the SPANK
+      # API must be in the global scope whatever the linker thinks. The
+      # rpaths find libslurmhost.so next to the executable (prebuilds) and
+      # one level up (build/Release/bin).
+      "ldflags": [
+        "-Wl,--no-as-needed",
+        "-Wl,-rpath,'$$ORIGIN'",
+        "-Wl,-rpath,'$$ORIGIN/..'"
+      ]
+    },
+    {
+      "target_name": "plugstack",
+      "sources": ["<@(pure_core_sources)", "native/addon/addon.cc"],
+      "include_dirs": [
+        "<@(core_include)",
+        "<!(node -p \"require('node-addon-api').include_dir\")"
+      ],
+      "defines": [
+        "NAPI_VERSION=8",
+        "NAPI_DISABLE_CPP_EXCEPTIONS",
+        "NODE_ADDON_API_DISABLE_DEPRECATED",
+        "PLUGSTACK_NO_EXPORTS"
+      ],
+      "cflags": ["<@(core_cflags)"],
+      "cflags_cc": ["-std=gnu++17"],
+      "ldflags": [
+        "-Wl,--version-script=<(module_root_dir)/native/addon/exports.map",
+        "-Wl,--exclude-libs,ALL"
+      ]
+    }
+  ]
+}

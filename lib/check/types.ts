@@ -1,0 +1,111 @@
+/** The report of `plugstack check` and `Plugstack#check()`. */
+import type { ClientCommand, SpankCallback, SpankContext } from '../spank.js';
+
+export type Severity = 'error' | 'warning';
+
+/**
+ * Something Slurm would trip over. `error`: Slurm would refuse the stack in
+ * that context (the command or daemon fails). `warning`: Slurm carries on,
+ * but probably not as intended.
+ */
+export interface Problem {
+  severity: Severity;
+  /** Stable code, e.g. PLUGIN_DLOPEN_FAILED, CONFIG_INVALID_LINE, PLUGIN_CRASHED. */
+  code: string;
+  message: string;
+  context: SpankContext;
+  file?: string;
+  line?: number;
+  /** The plugin, by its path as written in the config. */
+  plugin?: string;
+  hook?: string;
+  rc?: number;
+  signal?: string;
+  option?: string;
+  command?: ClientCommand;
+}
+
+/** One call into plugin code: loading, generic init()/fini(), or a SPANK callback. */
+export interface HookCall {
+  hook: string;
+  /** Return value, for calls that return one. */
+  rc?: number;
+  /** Wall time in microseconds; absent when the call never returned. */
+  us?: number;
+}
+
+export interface PluginReport {
+  /** Path as written in the config, and what was handed to dlopen. */
+  configPath: string;
+  path: string;
+  file: string;
+  line: number;
+  required: boolean;
+  args: string[];
+  /** Loaded: dlopen, the symbol and version checks and init() all passed. */
+  loaded: boolean;
+  /** Kept for this context (slurmd keeps only init/slurmd_exit plugins, job_script only prolog/epilog ones). */
+  kept: boolean;
+  name?: string;
+  type?: string;
+  /** plugin_version, as a number and as "24.11.5". */
+  version?: number;
+  versionText?: string;
+  callbacks: SpankCallback[];
+  calls: HookCall[];
+}
+
+export interface OptionReport {
+  /** The plugin's path as written in the config, and its plugin_name. */
+  plugin: string;
+  pluginName?: string;
+  name: string;
+  arginfo: string | null;
+  usage: string | null;
+  hasArg: 0 | 1 | 2;
+  val: number;
+  source: 'static' | 'registered';
+  /** Hidden from getopt and --help, its callback never runs. */
+  disabled: boolean;
+  reason?: string;
+  /** Commands whose own option of the same name disables it. */
+  conflicts: ClientCommand[];
+}
+
+export interface LogLine {
+  source: 'slurm' | 'plugin';
+  level: string;
+  message: string;
+  plugin?: string;
+  hook?: string;
+}
+
+export interface ContextReport {
+  context: SpankContext;
+  /** Slurm would create the stack and (where it runs) slurm_spank_init would succeed. */
+  ok: boolean;
+  plugins: PluginReport[];
+  options: OptionReport[];
+  problems: Problem[];
+  /** The "Options provided by plugins:" block of each client command of this context. */
+  help: Partial<Record<ClientCommand, string>>;
+  /** Result of the slurm_spank_init pass, where the context runs it. */
+  initRc?: number;
+  /** slurmd context: whether any plugin defines job_prolog / job_epilog (slurmd then runs the SPANK prolog/epilog). */
+  anyJobProlog?: boolean;
+  anyJobEpilog?: boolean;
+  /** Everything logged, by Slurm's code and by the plugins. */
+  log: LogLine[];
+}
+
+export interface CheckReport {
+  conf: string;
+  /** The emulated Slurm release, e.g. "24.11.5". */
+  slurmVersion: string;
+  pluginDirs: string[];
+  /** The file does not exist: Slurm runs with an empty stack. */
+  missing: boolean;
+  /** Every context checked is ok. */
+  ok: boolean;
+  contexts: ContextReport[];
+}

@@ -1,0 +1,108 @@
+/**
+ * Events a host process sends, one per frame, in the order things happen.
+ * `ref` identifies a plugin by the position of its line among the plugin
+ * lines of the config (includes expanded), whether it loaded or not.
+ */
+
+export interface HelloEvent { t: 'hello'; protocol: number; pid: number; role: string }
+export interface FatalEvent { t: 'fatal'; message: string }
+export interface ConfEvent { t: 'conf'; path: string; missing: boolean }
+/** Plugin code is about to run: `hook` is dlopen, init(), fini(), dlclose or a slurm_spank_* callback. */
+export interface EnterEvent { t: 'enter'; ref: number; hook: string; path?: string; peek?: boolean; task?: number }
+export interface LeaveEvent { t: 'leave'; ref: number; hook: string; us: number; rc?: number }
+export interface LogEvent {
+  t: 'log';
+  source: 'slurm' | 'plugin';
+  level: 'error' | 'info' | 'verbose' | 'debug' | 'debug2' | 'debug3';
+  msg: string;
+  /** slurm_spank_log(): printed without any prefix. */
+  bare?: boolean;
+  ref?: number;
+  hook?: string;
+}
+/** A plugin line of the config is about to be processed. */
+export interface LineEvent {
+  t: 'line';
+  ref: number;
+  file: string;
+  line: number;
+  required: boolean;
+  configPath: string;
+  args: string[];
+}
+/** The outcome of loading the plugin of line `ref`. */
+export interface PluginEvent {
+  t: 'plugin';
+  ref: number;
+  path: string;
+  loaded: boolean;
+  kept?: boolean;
+  code?: string;
+  name?: string;
+  type?: string;
+  version?: number;
+  callbacks?: string[];
+}
+export interface OptionEvent {
+  t: 'option';
+  ref: number;
+  name: string;
+  source: 'static' | 'registered' | 'getopt';
+  arginfo?: string | null;
+  usage?: string | null;
+  hasArg?: number;
+  val?: number;
+  hasCallback?: boolean;
+  optval?: number;
+  disabled?: boolean;
+  reason?: string;
+  duplicateOf?: number;
+  rejected?: boolean;
+  rc?: number;
+}
+export interface ProblemEvent {
+  t: 'problem';
+  severity: 'error' | 'warning';
+  code: string;
+  message: string;
+  file?: string;
+  line?: number;
+  ref?: number;
+  hook?: string;
+  rc?: number;
+  option?: string;
+  command?: string;
+}
+export interface WarningEvent { t: 'warning'; code: string; message: string; ref?: number; hook?: string }
+export interface ItemEvent { t: 'item'; ref: number; hook: string; item: string | number; rc: number; value?: unknown }
+export interface EnvEvent {
+  t: 'env';
+  op: 'get' | 'set' | 'unset' | 'job_control_get' | 'job_control_set' | 'job_control_unset';
+  ref: number;
+  hook: string;
+  name: string | null;
+  value?: string;
+  rc: number;
+  task?: number;
+}
+export interface PassEvent { t: 'pass'; hook: string; rc: number; stoppedBy: number | null }
+export interface HelpEvent { t: 'help'; command: 'srun' | 'sbatch' | 'salloc'; text: string }
+export interface DoneEvent { t: 'done'; ok: boolean; [key: string]: unknown }
+
+export type HostEvent =
+  | HelloEvent
+  | FatalEvent
+  | ConfEvent
+  | LineEvent
+  | EnterEvent
+  | LeaveEvent
+  | LogEvent
+  | PluginEvent
+  | OptionEvent
+  | ProblemEvent
+  | WarningEvent
+  | ItemEvent
+  | EnvEvent
+  | PassEvent
+  | HelpEvent
+  | DoneEvent;

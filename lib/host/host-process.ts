@@ -1,0 +1,175 @@
+/**
+ * Running one plugstack-host process: spawn it, send the request, collect
+ * its events, and make sure nothing of it outlives the run.
+ *
+ * The host leads its own process group (spawned detached), so when the run
+ * ends, for whatever reason, one kill of the group takes any process a
+ * plugin started along with it. A crash, exit() or hang inside a plugin is
+ * attributed to the plugin and hook of the last "enter" event that has no
+ * "leave": the host sends "enter" before calling plugin code.
+ */
+import { spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
+import { PlugstackError } from '../errors.js';
+import { hostExecutable } from '../native/paths.js';
+import type { DoneEvent, EnterEvent, HostEvent } from './events.js';
+import { encodeFrame, FrameDecoder } from './frames.js';
+
+export type HostRole = 'inspect';
+
+export interface HostRunOptions {
+  /** Kill the host (and its process group) after this long. */
+  timeoutMs: number;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Called for each event as it arrives. */
+  onEvent?: (event: HostEvent) => void;
+}
+
+/** How a host run ended when it did not end normally. */
+export interface HostFault {
+  kind: 'signal' | 'exit' | 'timeout' | 'protocol';
+  /** The plugin code that was running, if any: its ref and hook. */
+  ref?: number;
+  hook?: string;
+  signal?: NodeJS.Signals;
+  exitCode?: number;
+  timeoutMs?: number;
+  /** What went wrong, in one sentence. */
+  message: string;
+}
+
+export interface HostRun {
+  events: HostEvent[];
+  done?: DoneEvent;
+  fault?: HostFault;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Output kept per stream; the rest is dropped with a marker. */
+const MAX_CAPTURE = 1 << 20;
+
+function capture(stream: NodeJS.ReadableStream | null): { text: () => string } {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let dropped = false;
+  stream?.on('data', (chunk: Buffer) => {
+    if (size >= MAX_CAPTURE) {
+      dropped = true;
+      return;
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  });
+  return { text: () => Buffer.concat(chunks).toString('utf8') + (dropped ? '\n[output truncated]\n' : '') };
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+export function runHost(role: HostRole, request: object, options: HostRunOptions): Promise<HostRun> {
+  const executable = hostExecutable();
+  return new Promise((resolve, reject) => {
+    const child = spawn(executable, [role, '--fd', '3'], {
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      detached: true,
+      env: options.env ?? process.env,
+      cwd: options.cwd,
+    });
+    const channel = child.stdio[3] as Socket;
+    const stdout = capture(child.stdout);
+    const stderr = capture(child.stderr);
+    const events: HostEvent[] = [];
+    const open: EnterEvent[] = [];
+    const decoder = new FrameDecoder();
+    let done: DoneEvent | undefined;
+    let fault: HostFault | undefined;
+    let settled = false;
+
+    const running = (): { ref?: number; hook?: string } => {
+      const top = open[open.length - 1];
+      return top ? { ref: top.ref, hook: top.hook } : {};
+    };
+
+    const timer = setTimeout(() => {
+      fault = {
+        kind: 'timeout',
+        timeoutMs: options.timeoutMs,
+        ...running(),
+        message: `no result after ${options.timeoutMs} ms`,
+      };
+      killGroup(child.pid);
+    }, options.timeoutMs);
+
+    channel.on('data', (chunk: Buffer) => {
+      let frames: unknown[];
+      try {
+        frames = decoder.push(chunk);
+      } catch (error) {
+        fault ??= { kind: 'protocol', ...running(), message: `malformed frame: ${(error as Error).message}` };
+        killGroup(child.pid);
+        return;
+      }
+      for (const frame of frames) {
+        const event = frame as HostEvent;
+        events.push(event);
+        if (event.t === 'enter') open.push(event);
+        else if (event.t === 'leave') open.pop();
+        else if (event.t === 'done') done = event;
+        options.onEvent?.(event);
+      }
+    });
+    // The host may die before reading the request; that is reported from
+    // its exit status, not as a write error.
+    channel.on('error', () => {});
+
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      if (settled) return;
+      settled = true;
+      reject(new PlugstackError('HOST_FAILED', `cannot start ${executable}: ${error.message}`, { cause: error }));
+    });
+
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      // Anything the plugin left running goes with the group; that also
+      // closes the pipes it inherited, so 'close' can follow.
+      killGroup(child.pid);
+      if (!fault && signal) {
+        fault = { kind: 'signal', signal, ...running(), message: `killed by ${signal}` };
+      } else if (!fault && (!done || code !== 0)) {
+        fault = {
+          kind: 'exit',
+          exitCode: code ?? undefined,
+          ...running(),
+          message: done ? `exited with status ${code} after its report` : `exited with status ${code} before finishing`,
+        };
+      }
+    });
+
+    child.on('close', (code, signal) => {
+      if (settled) return;
+      settled = true;
+      resolve({
+        events,
+        done,
+        fault,
+        exitCode: code,
+        signal,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+      });
+    });
+
+    channel.write(encodeFrame(request));
+  });
+}

@@ -1,0 +1,20 @@
+export { Plugstack, DEFAULT_PLUGIN_DIR } from './plugstack.js';
+export type { LoadOptions, CheckOptions, HelpOptions } from './plugstack.js';
+export { parseConfig } from './config.js';
+export type { ParsedConfig, ConfigPluginLine, ConfigDiagnostic } from './config.js';
+export type { CheckReport, ContextReport, PluginReport, OptionReport, Problem, HookCall, LogLine, Severity } from './check/types.js';
+export { PlugstackError } from './errors.js';
+export type { PlugstackErrorCode } from './errors.js';
+export {
+  SPANK_CONTEXTS,
+  SPANK_CALLBACKS,
+  SPANK_ITEMS,
+  SPANK_ERRORS,
+  SPANK_OPTION_MAXLEN,
+  SLURM_VERSIONS,
+  CLIENT_COMMANDS,
+  ALL_CONTEXTS,
+  spankErrorName,
+} from './spank.js';
+export type { SpankContext, SpankCallback, SpankItem, SpankErrorName, SlurmRelease, ClientCommand } from './spank.js';
+export { includeDir } from './native/paths.js';

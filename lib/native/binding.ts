@@ -1,0 +1,89 @@
+/**
+ * The raw native addon, typed. This interface is private: the public API
+ * (lib/plugstack.ts) validates arguments before calling in here, and turns
+ * results into the public types.
+ *
+ * The addon is found by node-gyp-build: build/Release first, then
+ * prebuilds/<platform>-<arch>/ (only the latter with PREBUILDS_ONLY=1).
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PlugstackError } from '../errors.js';
+
+export interface NativeDiagnostic {
+  kind: 'diagnostic';
+  severity: 'error' | 'warning';
+  code: string;
+  message: string;
+  file?: string;
+  line?: number;
+  slurmLog: { level: string; text: string }[];
+}
+
+export interface NativePluginLine {
+  kind: 'plugin';
+  ref: number;
+  file: string;
+  line: number;
+  required: boolean;
+  path: string;
+  args: string[];
+}
+
+export interface NativeParsedConf {
+  ok: boolean;
+  missing: boolean;
+  items: (NativePluginLine | NativeDiagnostic)[];
+}
+
+export interface NativeHelpOption {
+  name: string;
+  arginfo?: string | null;
+  usage?: string | null;
+  shown: boolean;
+}
+
+export interface NativeBinding {
+  parseConfig(path: string): NativeParsedConf;
+  formatPluginHelp(options: NativeHelpOption[], columns: number): string;
+  helpColumns(columnsEnv?: string): number;
+  builtinOptions(command: string, slurmVersion: string): { name: string; hasArg: 0 | 1 | 2; short?: string }[];
+  slurmStrerror(code: number): string;
+  slurmVersion(text: string): { major: number; minor: number; micro: number; number: number; text: string } | null;
+}
+
+/** The package root: two levels up from lib/native or dist/native. */
+export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+const require = createRequire(import.meta.url);
+
+let cached: { binding: NativeBinding; dir: string } | undefined;
+
+function load(): { binding: NativeBinding; dir: string } {
+  if (cached) return cached;
+  const gypBuild = require('node-gyp-build') as { path(dir: string): string };
+  let addonPath: string;
+  try {
+    addonPath = gypBuild.path(packageRoot);
+  } catch (cause) {
+    throw new PlugstackError(
+      'NATIVE_NOT_FOUND',
+      `plugstack's native addon is not built for ${process.platform}-${process.arch} ` +
+        `(looked in ${path.join(packageRoot, 'build', 'Release')} and ${path.join(packageRoot, 'prebuilds')}); ` +
+        'run `npm rebuild plugstack` to build it from source',
+      { cause },
+    );
+  }
+  cached = { binding: require(addonPath) as NativeBinding, dir: path.dirname(addonPath) };
+  return cached;
+}
+
+export function native(): NativeBinding {
+  return load().binding;
+}
+
+/** The directory the addon was loaded from; libslurmhost.so and plugstack-host sit beside it. */
+export function nativeDir(): string {
+  return load().dir;
+}

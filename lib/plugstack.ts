@@ -1,0 +1,147 @@
+/**
+ * The public entry point: a plugstack.conf and the settings a Slurm
+ * installation would load it with.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { aggregateContext } from './check/aggregate.js';
+import type { CheckReport, ContextReport } from './check/types.js';
+import { parseConfig, type ParsedConfig } from './config.js';
+import { invalidArgument, PlugstackError } from './errors.js';
+import { runHost } from './host/host-process.js';
+import { native } from './native/binding.js';
+import { ALL_CONTEXTS, CLIENT_COMMANDS, SPANK_CONTEXTS, type ClientCommand, type SpankContext } from './spank.js';
+
+/** Slurm's compiled-in PluginDir when slurm.conf sets none (upstream default). */
+export const DEFAULT_PLUGIN_DIR = '/usr/local/lib/slurm';
+
+export interface LoadOptions {
+  /** Slurm's PluginDir: a ':'-separated string or a list. Relative plugin paths are searched there. */
+  pluginDir?: string | string[];
+  /** The Slurm release to emulate: "24.11" (default) or "22.05"; "24.11.3" picks a micro release. */
+  slurmVersion?: string;
+  /** How long one host process may run before it is killed and reported. Default 10 s. */
+  timeoutMs?: number;
+}
+
+export interface CheckOptions {
+  /** The contexts to check; all five by default. */
+  context?: SpankContext | SpankContext[];
+}
+
+export interface HelpOptions {
+  /** Whose --help: srun (default, local context), sbatch or salloc (allocator context). */
+  command?: ClientCommand;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+export class Plugstack {
+  /** Absolute path of the plugstack.conf. */
+  readonly conf: string;
+  /** The emulated release, e.g. "24.11.5". */
+  readonly slurmVersion: string;
+  readonly pluginDirs: readonly string[];
+  /** The config as parsed in-process when the stack was loaded. */
+  readonly config: ParsedConfig;
+  private readonly timeoutMs: number;
+
+  private constructor(conf: string, slurmVersion: string, pluginDirs: string[], timeoutMs: number, config: ParsedConfig) {
+    this.conf = conf;
+    this.slurmVersion = slurmVersion;
+    this.pluginDirs = pluginDirs;
+    this.timeoutMs = timeoutMs;
+    this.config = config;
+  }
+
+  /**
+   * Reads a plugstack.conf. Like Slurm, a file that does not exist is an
+   * empty stack (see `config.missing`); problems in the file are reported
+   * by check(), not thrown.
+   */
+  static async load(conf: string, options: LoadOptions = {}): Promise<Plugstack> {
+    if (typeof conf !== 'string' || conf === '') throw invalidArgument('conf', 'a path to a plugstack.conf', conf);
+    const version = options.slurmVersion ?? '24.11';
+    if (typeof version !== 'string') throw invalidArgument('slurmVersion', 'a string such as "24.11"', version);
+    const parsed = native().slurmVersion(version);
+    if (!parsed)
+      throw new PlugstackError('UNSUPPORTED_SLURM_VERSION', `Slurm ${version} is not emulated; use 24.11 or 22.05`);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw invalidArgument('timeoutMs', 'a positive integer', timeoutMs);
+    const absolute = path.resolve(conf);
+    return new Plugstack(absolute, parsed.text, pluginDirList(options.pluginDir), timeoutMs, parseConfig(absolute));
+  }
+
+  /** What each context of the emulated Slurm would make of this stack. */
+  async check(options: CheckOptions = {}): Promise<CheckReport> {
+    const contexts = contextList(options.context);
+    const reports = await Promise.all(contexts.map((c) => this.inspect(c)));
+    return {
+      conf: this.conf,
+      slurmVersion: this.slurmVersion,
+      pluginDirs: [...this.pluginDirs],
+      missing: this.config.missing,
+      ok: reports.every((r) => r.ok),
+      contexts: reports,
+    };
+  }
+
+  /**
+   * The "Options provided by plugins:" block that `srun --help` (or sbatch,
+   * salloc) would print for this stack, byte for byte. The width follows
+   * COLUMNS as Slurm reads it. Rejects when the stack would not load.
+   */
+  async help(options: HelpOptions = {}): Promise<string> {
+    const command = options.command ?? 'srun';
+    if (!CLIENT_COMMANDS.includes(command)) throw invalidArgument('command', 'srun, sbatch or salloc', command);
+    const report = await this.inspect(command === 'srun' ? 'local' : 'allocator');
+    const text = report.help[command];
+    if (!report.ok || text === undefined) {
+      const first = report.problems.find((p) => p.severity === 'error');
+      throw new PlugstackError('HOST_FAILED', `${command} would fail before printing its help: ${first?.message ?? 'unknown failure'}`, {
+        ...(first?.plugin !== undefined ? { plugin: first.plugin } : {}),
+        ...(first?.hook !== undefined ? { hook: first.hook } : {}),
+      });
+    }
+    return text;
+  }
+
+  private async inspect(context: SpankContext): Promise<ContextReport> {
+    const run = await runHost(
+      'inspect',
+      { conf: this.conf, context, slurmVersion: this.slurmVersion, pluginDirs: this.pluginDirs },
+      { timeoutMs: this.timeoutMs },
+    );
+    const fatal = run.events.find((e) => e.t === 'fatal');
+    if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the request: ${fatal.message}`);
+    return aggregateContext(context, run);
+  }
+}
+
+function pluginDirList(value: string | string[] | undefined): string[] {
+  if (value === undefined) return [DEFAULT_PLUGIN_DIR];
+  const list = typeof value === 'string' ? value.split(':') : value;
+  if (!Array.isArray(list) || list.some((d) => typeof d !== 'string'))
+    throw invalidArgument('pluginDir', 'a string or an array of strings', value);
+  // Slurm resolves PluginDir entries as they are; only make them absolute
+  // so that the host's working directory does not matter.
+  return list.filter((d) => d !== '').map((d) => path.resolve(d));
+}
+
+function contextList(value: SpankContext | SpankContext[] | undefined): SpankContext[] {
+  if (value === undefined) return [...ALL_CONTEXTS];
+  const list = Array.isArray(value) ? value : [value];
+  for (const c of list)
+    if (!(c in SPANK_CONTEXTS)) throw invalidArgument('context', `one of ${ALL_CONTEXTS.join(', ')}`, c);
+  return list;
+}
+
+/** True when a file exists (used by the CLI for explicitly named configs). */
+export function fileExists(file: string): boolean {
+  try {
+    fs.statSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

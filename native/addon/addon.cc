@@ -1,0 +1,170 @@
+// The N-API binding: in-process work that runs no plugin code.
+//
+// Parsing a plugstack.conf, formatting the --help block and looking up
+// Slurm's tables are pure functions of the core, compiled into this module
+// (see binding.gyp). Everything that loads a plugin happens in a
+// plugstack-host process instead, so a faulty plugin can never take the
+// Node process down. Validation of arguments happens in TypeScript
+// (lib/native/binding.ts); the checks here are a backstop with uniform
+// TypeError messages.
+#include <napi.h>
+
+#include "config/plugstack_conf.h"
+#include "rules/builtin_options.h"
+#include "rules/slurm_errors.h"
+#include "rules/slurm_version.h"
+#include "spank/help_format.h"
+
+namespace {
+
+using namespace plugstack;
+
+Napi::Value typeError(Napi::Env env, const char* message) {
+  Napi::TypeError::New(env, message).ThrowAsJavaScriptException();
+  return env.Undefined();
+}
+
+bool versionArg(const Napi::Value& v, SlurmVersion* out) {
+  return v.IsString() && parseSlurmVersion(v.As<Napi::String>().Utf8Value(), out);
+}
+
+Napi::Object diagnosticObject(Napi::Env env, const Diagnostic& d) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("kind", "diagnostic");
+  o.Set("severity", severityName(d.severity));
+  o.Set("code", d.code);
+  o.Set("message", d.message);
+  if (!d.file.empty()) o.Set("file", d.file);
+  if (d.line > 0) o.Set("line", d.line);
+  Napi::Array log = Napi::Array::New(env, d.slurmLog.size());
+  for (size_t i = 0; i < d.slurmLog.size(); i++) {
+    Napi::Object l = Napi::Object::New(env);
+    l.Set("level", d.slurmLog[i].level);
+    l.Set("text", d.slurmLog[i].text);
+    log.Set(static_cast<uint32_t>(i), l);
+  }
+  o.Set("slurmLog", log);
+  return o;
+}
+
+// parseConfig(path) -> { ok, missing, items: [...] }
+Napi::Value ParseConfig(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString())
+    return typeError(env, "Expected first argument to be a string");
+  ParsedConf parsed = parsePlugstackConf(info[0].As<Napi::String>().Utf8Value());
+  Napi::Array items = Napi::Array::New(env, parsed.items.size());
+  uint32_t i = 0;
+  int ref = 0;
+  for (const auto& item : parsed.items) {
+    if (item.kind == ConfItem::Kind::Diagnostic) {
+      items.Set(i++, diagnosticObject(env, item.diagnostic));
+      continue;
+    }
+    const PluginLine& p = item.plugin;
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("kind", "plugin");
+    o.Set("ref", ref++);
+    o.Set("file", p.file);
+    o.Set("line", p.line);
+    o.Set("required", p.required);
+    o.Set("path", p.path);
+    Napi::Array args = Napi::Array::New(env, p.args.size());
+    for (size_t k = 0; k < p.args.size(); k++) args.Set(static_cast<uint32_t>(k), p.args[k]);
+    o.Set("args", args);
+    items.Set(i++, o);
+  }
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("ok", parsed.ok);
+  result.Set("missing", parsed.missing);
+  result.Set("items", items);
+  return result;
+}
+
+// formatPluginHelp([{ name, arginfo?, usage?, shown }], columns) -> string
+Napi::Value FormatPluginHelp(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsArray() || !info[1].IsNumber())
+    return typeError(env, "Expected an array of options and a column count");
+  Napi::Array list = info[0].As<Napi::Array>();
+  std::vector<HelpOption> options;
+  for (uint32_t i = 0; i < list.Length(); i++) {
+    Napi::Value v = list.Get(i);
+    if (!v.IsObject()) return typeError(env, "Expected every option to be an object");
+    Napi::Object o = v.As<Napi::Object>();
+    if (!o.Get("name").IsString()) return typeError(env, "Expected option.name to be a string");
+    HelpOption h;
+    h.name = o.Get("name").As<Napi::String>().Utf8Value();
+    if (o.Get("arginfo").IsString()) h.arginfo = o.Get("arginfo").As<Napi::String>().Utf8Value();
+    if (o.Get("usage").IsString()) h.usage = o.Get("usage").As<Napi::String>().Utf8Value();
+    h.shown = !o.Get("shown").IsBoolean() || o.Get("shown").As<Napi::Boolean>().Value();
+    options.push_back(std::move(h));
+  }
+  int columns = info[1].As<Napi::Number>().Int32Value();
+  return Napi::String::New(env, formatPluginHelp(options, columns));
+}
+
+// helpColumns(COLUMNS value or undefined) -> number, with Slurm's parsing.
+Napi::Value HelpColumns(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() >= 1 && info[0].IsString())
+    return Napi::Number::New(env, helpColumns(info[0].As<Napi::String>().Utf8Value().c_str()));
+  return Napi::Number::New(env, helpColumns(nullptr));
+}
+
+// builtinOptions(command, slurmVersion) -> [{ name, hasArg, short }]
+Napi::Value BuiltinOptions(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  SlurmVersion version;
+  auto command = info.Length() >= 1 && info[0].IsString()
+                     ? commandByName(info[0].As<Napi::String>().Utf8Value())
+                     : std::nullopt;
+  if (!command || info.Length() < 2 || !versionArg(info[1], &version))
+    return typeError(env, "Expected a command (srun, sbatch, salloc) and a Slurm version");
+  Napi::Array out = Napi::Array::New(env);
+  uint32_t i = 0;
+  forEachBuiltinOption(*command, version, [&](const BuiltinOption& o) {
+    Napi::Object row = Napi::Object::New(env);
+    row.Set("name", o.name);
+    row.Set("hasArg", o.hasArg);
+    if (o.shortName) row.Set("short", std::string(1, o.shortName));
+    out.Set(i++, row);
+  });
+  return out;
+}
+
+// slurmStrerror(code) -> the text spank_strerror() gives.
+Napi::Value SlurmStrerror(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsNumber())
+    return typeError(env, "Expected first argument to be a number");
+  return Napi::String::New(env, slurmErrorText(info[0].As<Napi::Number>().Int32Value()));
+}
+
+// slurmVersion(text) -> { major, minor, micro, number, text } or null.
+Napi::Value SlurmVersionInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  SlurmVersion v;
+  if (info.Length() < 1 || !versionArg(info[0], &v)) return env.Null();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("major", v.major);
+  o.Set("minor", v.minor);
+  o.Set("micro", v.micro);
+  o.Set("number", v.number());
+  o.Set("text", v.text());
+  return o;
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("parseConfig", Napi::Function::New(env, ParseConfig));
+  exports.Set("formatPluginHelp", Napi::Function::New(env, FormatPluginHelp));
+  exports.Set("helpColumns", Napi::Function::New(env, HelpColumns));
+  exports.Set("builtinOptions", Napi::Function::New(env, BuiltinOptions));
+  exports.Set("slurmStrerror", Napi::Function::New(env, SlurmStrerror));
+  exports.Set("slurmVersion", Napi::Function::New(env, SlurmVersionInfo));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(plugstack, Init)

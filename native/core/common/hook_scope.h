@@ -1,0 +1,41 @@
+// Brackets a call into plugin code with "enter" and "leave" events.
+//
+// The "enter" event is on its way to Node before the plugin runs, so a
+// crash, exit() or hang inside the plugin is attributed to the right plugin
+// and hook even though the process never gets to say so itself.
+#pragma once
+
+#include <string>
+
+#include "common/events.h"
+#include "common/json.h"
+
+namespace plugstack {
+
+class HookScope {
+ public:
+  // hook names plugin code, e.g. "slurm_spank_init", "init()", "dlopen".
+  HookScope(int ref, std::string hook, json::Object extra = {});
+  ~HookScope();
+  void setResult(int rc) {
+    rc_ = rc;
+    hasRc_ = true;
+  }
+  HookScope(const HookScope&) = delete;
+  HookScope& operator=(const HookScope&) = delete;
+
+  // The plugin and hook currently running, for log events.
+  static int currentRef();
+  static const std::string& currentHook();
+
+ private:
+  int ref_;
+  std::string hook_;
+  long long start_;
+  int rc_ = 0;
+  bool hasRc_ = false;
+  int outerRef_;
+  std::string outerHook_;
+};
+
+}  // namespace plugstack

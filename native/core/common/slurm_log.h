@@ -1,0 +1,22 @@
+// Log lines, both those Slurm itself would write and those plugins write
+// through slurm_info() and friends (log_api.cc).
+#pragma once
+
+#include <string>
+
+namespace plugstack {
+
+enum class LogLevel { Error, Info, Verbose, Debug, Debug2, Debug3 };
+
+const char* logLevelName(LogLevel level);
+
+// A line Slurm's own code would log at this point (e.g. "spank: required
+// plugin x.so: init() failed with rc=-1"), reported with source "slurm".
+void slurmLog(LogLevel level, const std::string& text);
+
+// A line written by plugin code, reported with source "plugin" and the
+// plugin and hook that were running. spankLog marks slurm_spank_log(),
+// which Slurm prints without any prefix.
+void pluginLog(LogLevel level, const std::string& text, bool spankLog = false);
+
+}  // namespace plugstack

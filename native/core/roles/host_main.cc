@@ -1,0 +1,78 @@
+// plugstack-host: one executable for every Slurm process plugstack plays.
+//
+//   plugstack-host <role> --fd <n>
+//
+// The role is chosen at start; the request arrives as the first frame on the
+// socket <n> (Node's end is the other half of the socketpair). The process
+// is single-threaded, so it may fork tasks the way slurmstepd does.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "common/channel.h"
+#include "roles/role.h"
+#include "common/visibility.h"
+
+namespace plugstack {
+
+namespace {
+
+struct RoleEntry {
+  const char* name;
+  int (*run)(Channel&, const json::Value&);
+};
+
+constexpr RoleEntry kRoles[] = {
+    {"inspect", runInspectRole},
+};
+
+int usage() {
+  std::fprintf(stderr, "usage: plugstack-host <role> --fd <n>\nroles:");
+  for (const auto& r : kRoles) std::fprintf(stderr, " %s", r.name);
+  std::fprintf(stderr, "\nThis program is started by the plugstack Node package.\n");
+  return 2;
+}
+
+}  // namespace
+
+}  // namespace plugstack
+
+extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
+  using namespace plugstack;
+  if (argc != 4 || std::strcmp(argv[2], "--fd") != 0) return usage();
+  const RoleEntry* role = nullptr;
+  for (const auto& r : kRoles)
+    if (std::strcmp(argv[1], r.name) == 0) role = &r;
+  if (!role) return usage();
+  char* end;
+  long fd = std::strtol(argv[3], &end, 10);
+  if (*end || fd < 3 || fcntl(static_cast<int>(fd), F_GETFD) < 0) return usage();
+
+  // Plugins and the programs they start must not inherit our end of the
+  // channel.
+  fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+
+  Channel channel(static_cast<int>(fd));
+  setEventSink(&channel);
+  emitEvent({{"t", "hello"},
+             {"protocol", kProtocolVersion},
+             {"pid", static_cast<int>(getpid())},
+             {"role", role->name}});
+
+  std::string payload, error;
+  if (!channel.read(&payload, &error)) {
+    emitEvent({{"t", "fatal"}, {"message", "no request: " + error}});
+    return 2;
+  }
+  json::Value request;
+  if (!json::parse(payload, &request, &error) || !request.isObject()) {
+    emitEvent({{"t", "fatal"}, {"message", "malformed request: " + error}});
+    return 2;
+  }
+  return role->run(channel, request);
+}

@@ -1,0 +1,16 @@
+// The roles plugstack-host plays (DESIGN.md, "Process model"). Each takes
+// the request Node sent and reports everything as events on the channel.
+// The return value becomes the process's exit status.
+#pragma once
+
+#include "common/channel.h"
+#include "common/json.h"
+
+namespace plugstack {
+
+// Loads a stack in one context, runs slurm_spank_init where that context
+// runs it, and reports plugins, callbacks, options, --help text and
+// problems. Used by `plugstack check` and `plugstack help`.
+int runInspectRole(Channel& channel, const json::Value& request);
+
+}  // namespace plugstack

@@ -1,0 +1,33 @@
+#include "roles/stack_request.h"
+
+namespace plugstack {
+
+bool readStackSettings(const json::Value& request, StackSettings* out, std::string* error) {
+  const json::Value& context = request["context"];
+  auto ctx = context.isString() ? contextByName(context.asString()) : std::nullopt;
+  if (!ctx) {
+    *error = "request.context must be one of local, remote, allocator, slurmd, job_script";
+    return false;
+  }
+  out->context = *ctx;
+
+  const json::Value& version = request["slurmVersion"];
+  if (!version.isNull()) {
+    if (!version.isString() || !parseSlurmVersion(version.asString(), &out->version)) {
+      *error = "request.slurmVersion is not a supported Slurm release";
+      return false;
+    }
+  }
+
+  out->pluginDirs.clear();
+  for (const auto& dir : request["pluginDirs"].asArray()) {
+    if (!dir.isString()) {
+      *error = "request.pluginDirs must be strings";
+      return false;
+    }
+    out->pluginDirs.push_back(dir.asString());
+  }
+  return true;
+}
+
+}  // namespace plugstack
