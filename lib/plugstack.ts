@@ -22,6 +22,12 @@ export interface LoadOptions {
   slurmVersion?: string;
   /** How long one host process may run before it is killed and reported. Default 10 s. */
   timeoutMs?: number;
+  /**
+   * Environment of the Slurm processes plugstack plays (what srun or
+   * slurmstepd would inherit). Default: this process's environment.
+   * Plugins read it with getenv(); COLUMNS sets the --help width.
+   */
+  env?: Record<string, string | undefined>;
 }
 
 export interface CheckOptions {
@@ -45,12 +51,21 @@ export class Plugstack {
   /** The config as parsed in-process when the stack was loaded. */
   readonly config: ParsedConfig;
   private readonly timeoutMs: number;
+  private readonly env: NodeJS.ProcessEnv | undefined;
 
-  private constructor(conf: string, slurmVersion: string, pluginDirs: string[], timeoutMs: number, config: ParsedConfig) {
+  private constructor(
+    conf: string,
+    slurmVersion: string,
+    pluginDirs: string[],
+    timeoutMs: number,
+    env: NodeJS.ProcessEnv | undefined,
+    config: ParsedConfig,
+  ) {
     this.conf = conf;
     this.slurmVersion = slurmVersion;
     this.pluginDirs = pluginDirs;
     this.timeoutMs = timeoutMs;
+    this.env = env;
     this.config = config;
   }
 
@@ -68,8 +83,17 @@ export class Plugstack {
       throw new PlugstackError('UNSUPPORTED_SLURM_VERSION', `Slurm ${version} is not emulated; use 24.11 or 22.05`);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw invalidArgument('timeoutMs', 'a positive integer', timeoutMs);
+    if (options.env !== undefined && (typeof options.env !== 'object' || options.env === null))
+      throw invalidArgument('env', 'an object of strings', options.env);
     const absolute = path.resolve(conf);
-    return new Plugstack(absolute, parsed.text, pluginDirList(options.pluginDir), timeoutMs, parseConfig(absolute));
+    return new Plugstack(
+      absolute,
+      parsed.text,
+      pluginDirList(options.pluginDir),
+      timeoutMs,
+      options.env === undefined ? undefined : { ...options.env },
+      parseConfig(absolute),
+    );
   }
 
   /** What each context of the emulated Slurm would make of this stack. */
@@ -110,7 +134,7 @@ export class Plugstack {
     const run = await runHost(
       'inspect',
       { conf: this.conf, context, slurmVersion: this.slurmVersion, pluginDirs: this.pluginDirs },
-      { timeoutMs: this.timeoutMs },
+      { timeoutMs: this.timeoutMs, ...(this.env ? { env: this.env } : {}) },
     );
     const fatal = run.events.find((e) => e.t === 'fatal');
     if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the request: ${fatal.message}`);

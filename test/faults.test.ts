@@ -1,0 +1,86 @@
+/**
+ * A plugin that crashes, aborts, exits or hangs kills or stalls only its
+ * host process. The report names the plugin, the hook and the signal or
+ * timeout; no process or file descriptor of the run is left behind.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { compilePlugin } from './helpers/plugins.js';
+import { checkContext } from './helpers/stack.js';
+
+function openFds(): number {
+  return fs.readdirSync('/proc/self/fd').length;
+}
+
+/** Processes whose command line mentions marker, other than ps itself. */
+function processesMatching(marker: string): string[] {
+  const out = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
+  return out.split('\n').filter((l) => l.includes(marker) && !l.includes('ps -eo'));
+}
+
+describe('faults inside plugins', () => {
+  it('a crash in an ELF constructor is reported against the plugin and dlopen', async () => {
+    const so = compilePlugin('variant.c', { defines: { CONSTRUCTOR_CRASH: true } });
+    const r = await checkContext([`optional ${so}`], 'local');
+    expect(r.ok).toBe(false);
+    expect(r.problems).toMatchObject([
+      { code: 'PLUGIN_CRASHED', severity: 'error', plugin: so, hook: 'dlopen', signal: 'SIGSEGV', line: 1 },
+    ]);
+  });
+
+  it('a crash in slurm_spank_init is reported with the plugin, hook and signal', async () => {
+    const good = compilePlugin('variant.c', { defines: { NAME: 'good' } });
+    const bad = compilePlugin('variant.c', { defines: { INIT_CRASH: true } });
+    const r = await checkContext([`required ${good}`, `required ${bad}`], 'remote');
+    expect(r.ok).toBe(false);
+    const p = r.problems.find((x) => x.code === 'PLUGIN_CRASHED');
+    expect(p).toMatchObject({ plugin: bad, hook: 'slurm_spank_init', signal: 'SIGSEGV', line: 2 });
+    // What happened before the crash is still reported.
+    expect(r.plugins.map((x) => x.loaded)).toEqual([true, true]);
+    expect(r.plugins[1]!.calls.at(-1)).toEqual({ hook: 'slurm_spank_init' });
+  });
+
+  it('abort() is reported as SIGABRT', async () => {
+    const so = compilePlugin('variant.c', { defines: { INIT_ABORT: true } });
+    const r = await checkContext([`required ${so}`], 'allocator');
+    expect(r.problems).toMatchObject([{ code: 'PLUGIN_CRASHED', signal: 'SIGABRT', hook: 'slurm_spank_init' }]);
+  });
+
+  it('exit() inside a plugin is reported with its status', async () => {
+    const so = compilePlugin('variant.c', { defines: { INIT_EXIT: 3 } });
+    const r = await checkContext([`required ${so}`], 'slurmd');
+    expect(r.problems).toMatchObject([{ code: 'PLUGIN_EXITED', hook: 'slurm_spank_init', plugin: so }]);
+    expect(r.problems[0]!.message).toContain('status 3');
+  });
+
+  it('a hanging plugin is killed after the timeout, with the hook named', async () => {
+    const so = compilePlugin('variant.c', { defines: { INIT_HANG: true } });
+    const started = Date.now();
+    const r = await checkContext([`required ${so}`], 'local', { timeoutMs: 500 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(r.problems).toMatchObject([{ code: 'PLUGIN_TIMEOUT', hook: 'slurm_spank_init', plugin: so }]);
+    expect(r.problems[0]!.message).toContain('500 ms');
+  });
+
+  it('leaves no process and no file descriptor behind, even one the plugin started', async () => {
+    const hang = compilePlugin('variant.c', { defines: { INIT_HANG: true, NAME: 'hangs' } });
+    const forks = compilePlugin('variant.c', { defines: { INIT_FORKS: true, NAME: 'forks' } });
+    const before = openFds();
+    await checkContext([`required ${forks}`, `required ${hang}`], 'local', { timeoutMs: 300 });
+    const forked = await checkContext([`required ${forks}`], 'remote');
+    expect(forked.ok).toBe(true);
+    // The plugin's "sleep 300" went with the host's process group. A killed
+    // orphan is reaped by init, which may take a moment.
+    const leftovers = async () => {
+      for (let i = 0; i < 40; i++) {
+        const found = [...processesMatching('sleep 300'), ...processesMatching('plugstack-host')];
+        if (found.length === 0) return found;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return [...processesMatching('sleep 300'), ...processesMatching('plugstack-host')];
+    };
+    expect(await leftovers()).toEqual([]);
+    expect(openFds()).toBe(before);
+  });
+});

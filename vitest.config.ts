@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Native code that forks, installs signal handlers or may crash must not
+    // share a process with other test files.
+    pool: 'forks',
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    globalSetup: ['test/helpers/global-setup.ts'],
+  },
+});
