@@ -1,37 +1,42 @@
 /** The human-readable form of a CheckReport. */
-import type { CheckReport, ContextReport, Problem } from '../check/types.js';
+import type { CheckReport, ContextReport, PluginReport, Problem } from '../check/types.js';
 
 function place(p: { file?: string; line?: number }): string {
   if (!p.file) return '';
   return p.line ? `${p.file}:${p.line}` : p.file;
 }
 
-function pluginLines(r: ContextReport): string[] {
+/** Each plugin line once, with what loading it revealed in any context. */
+function pluginLines(report: CheckReport): string[] {
+  const seen = new Map<string, PluginReport>();
+  for (const c of report.contexts)
+    for (const p of c.plugins) {
+      const key = place(p);
+      const known = seen.get(key);
+      if (!known || (!known.name && p.name)) seen.set(key, p);
+    }
+  if (seen.size === 0) return ['  (none)'];
   const out: string[] = [];
-  if (r.plugins.length === 0) out.push('    (no plugins)');
-  for (const p of r.plugins) {
-    const state = !p.loaded ? 'NOT LOADED' : p.kept ? 'loaded' : 'loaded, not kept in this context';
-    out.push(`    ${p.required ? 'required' : 'optional'} ${p.configPath}  (${place(p)})  ${state}`);
+  for (const p of seen.values()) {
+    out.push(`  ${place(p)}  ${p.required ? 'required' : 'optional'} ${p.configPath}${p.args.length ? ` ${p.args.join(' ')}` : ''}`);
     if (p.path !== p.configPath) out.push(`      file: ${p.path}`);
-    if (p.name !== undefined)
-      out.push(`      name ${p.name}, type ${p.type}, version ${p.versionText}`);
+    if (p.name !== undefined) out.push(`      name ${p.name}, type ${p.type}, version ${p.versionText}`);
     if (p.callbacks.length) out.push(`      callbacks: ${p.callbacks.join(', ')}`);
-    const init = p.calls.find((c) => c.hook === 'slurm_spank_init');
-    if (init) out.push(`      slurm_spank_init: ${init.rc === undefined ? 'did not return' : `rc ${init.rc}`}`);
+    if (!report.contexts.some((c) => c.plugins.some((q) => place(q) === place(p) && q.loaded))) out.push('      not loaded');
   }
   return out;
 }
 
-function optionLines(r: ContextReport): string[] {
-  if (r.options.length === 0) return [];
-  const out = ['    options:'];
-  for (const o of r.options) {
-    const flags: string[] = [o.source];
-    if (o.disabled) flags.push('disabled');
-    if (o.conflicts.length) flags.push(`clashes with ${o.conflicts.join(', ')}`);
-    out.push(`      --${o.name}${o.arginfo ? `=${o.arginfo}` : ''}  [${flags.join(', ')}]  from ${o.plugin}`);
-  }
-  return out;
+function contextLine(c: ContextReport): string {
+  const kept = c.plugins.filter((p) => p.kept).length;
+  const parts = [`${c.context.padEnd(10)} ${c.ok ? 'ok   ' : 'FAILS'}`];
+  parts.push(kept === c.plugins.length ? `${kept} plugin${kept === 1 ? '' : 's'}` : `${kept} of ${c.plugins.length} plugins kept`);
+  if (c.initRc !== undefined) parts.push(`init rc ${c.initRc}`);
+  const options = c.options.filter((o) => !o.disabled && o.conflicts.length === 0);
+  if (options.length) parts.push(`options: ${options.map((o) => `--${o.name}${o.arginfo ? `=${o.arginfo}` : ''}`).join(' ')}`);
+  if (c.anyJobProlog || c.anyJobEpilog)
+    parts.push(`runs ${[c.anyJobProlog && 'job_prolog', c.anyJobEpilog && 'job_epilog'].filter(Boolean).join(' and ')}`);
+  return `  ${parts.join('   ')}`;
 }
 
 /** Problems grouped: the same problem in several contexts is listed once. */
@@ -58,26 +63,17 @@ function problemLines(report: CheckReport): string[] {
 
 export function renderCheck(report: CheckReport): string {
   const out: string[] = [];
-  out.push(`${report.conf}: checked as Slurm ${report.slurmVersion} would load it`);
-  out.push(`PluginDir: ${report.pluginDirs.join(':') || '(none)'}`);
+  out.push(`${report.conf}: as Slurm ${report.slurmVersion} would load it (PluginDir ${report.pluginDirs.join(':') || 'unset'})`);
   if (report.missing) out.push('the file does not exist: Slurm runs with an empty plugin stack');
-  for (const c of report.contexts) {
-    out.push('');
-    out.push(`context ${c.context}: ${c.ok ? 'ok' : 'FAILS'}`);
-    out.push(...pluginLines(c));
-    out.push(...optionLines(c));
-  }
+  out.push('', 'plugins:', ...pluginLines(report));
+  out.push('', 'contexts:', ...report.contexts.map(contextLine));
   const problems = problemLines(report);
-  out.push('');
-  if (problems.length) {
-    out.push('problems:');
-    out.push(...problems);
-    out.push('');
-  }
-  const errors = report.contexts.filter((c) => !c.ok).map((c) => c.context);
+  if (problems.length) out.push('', 'problems:', ...problems);
+  const failing = report.contexts.filter((c) => !c.ok).map((c) => c.context);
   out.push(
-    errors.length
-      ? `result: Slurm ${report.slurmVersion} would fail to load this stack in ${errors.join(', ')}`
+    '',
+    failing.length
+      ? `result: Slurm ${report.slurmVersion} would fail with this stack in ${failing.join(', ')}`
       : `result: Slurm ${report.slurmVersion} would load this stack`,
   );
   return out.join('\n') + '\n';
