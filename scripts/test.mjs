@@ -35,7 +35,9 @@ function vitest(label, env, resultsFile) {
 }
 
 let failedSetup = 0;
-if (run(npm, ['run', 'build:native', '--silent']) !== 0) failedSetup++;
+// An incremental build when node-gyp has configured build/ already.
+const configured = fs.existsSync(path.join(root, 'build', 'config.gypi'));
+if (run('npx', ['node-gyp', configured ? 'build' : 'rebuild']) !== 0) failedSetup++;
 if (run(npm, ['run', 'build:ts', '--silent']) !== 0) failedSetup++;
 
 const local = vitest('tests against build/Release', {}, path.join(root, '.vitest-results.json'));

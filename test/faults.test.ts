@@ -29,6 +29,15 @@ describe('faults inside plugins', () => {
     ]);
   });
 
+  it('a crash or a hang in the generic init() is reported against init()', async () => {
+    const crash = compilePlugin('variant.c', { defines: { GENERIC_INIT_CRASH: true } });
+    const r = await checkContext([`required ${crash}`], 'slurmd');
+    expect(r.problems).toMatchObject([{ code: 'PLUGIN_CRASHED', plugin: crash, hook: 'init()', signal: 'SIGSEGV' }]);
+    const hang = compilePlugin('variant.c', { defines: { GENERIC_INIT_HANG: true } });
+    const h = await checkContext([`required ${hang}`], 'job_script', { timeoutMs: 300 });
+    expect(h.problems).toMatchObject([{ code: 'PLUGIN_TIMEOUT', plugin: hang, hook: 'init()' }]);
+  });
+
   it('a crash in slurm_spank_init is reported with the plugin, hook and signal', async () => {
     const good = compilePlugin('variant.c', { defines: { NAME: 'good' } });
     const bad = compilePlugin('variant.c', { defines: { INIT_CRASH: true } });

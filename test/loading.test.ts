@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SPANK_CALLBACKS } from '../lib/spank.js';
 import { compilePlugin, readLog, tempDir, writeFile } from './helpers/plugins.js';
 import { checkContext, codes, stackOf } from './helpers/stack.js';
 
@@ -29,6 +30,13 @@ describe('plugin symbols and version', () => {
       callbacks: ['init', 'job_prolog', 'exit'],
     });
     expect(r.plugins[0]!.calls.map((c) => c.hook)).toEqual(['dlopen', 'slurm_spank_init', 'dlclose']);
+  });
+
+  it('finds all twelve callbacks, listed in Slurm’s order', async () => {
+    const so = compilePlugin('variant.c', { defines: { ALL_CALLBACKS: true } });
+    const r = await checkContext([`required ${so}`], 'job_script');
+    expect(r.plugins[0]!.callbacks).toEqual([...SPANK_CALLBACKS]);
+    expect(r.plugins[0]!.kept).toBe(true);
   });
 
   for (const missing of ['NO_NAME', 'NO_TYPE', 'NO_VERSION']) {
