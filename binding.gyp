@@ -40,6 +40,7 @@
         "native/core/roles/host_main.cc",
         "native/core/roles/inspect.cc",
         "native/core/roles/stack_request.cc",
+        "native/core/roles/stepd.cc",
         "native/core/rules/context.cc",
         "native/core/rules/item_rules.cc",
         "native/core/rules/phase.cc",
@@ -48,7 +49,13 @@
         "native/core/spank/option_cache.cc",
         "native/core/spank/plugin.cc",
         "native/core/spank/plugin_loader.cc",
-        "native/core/spank/stack.cc"
+        "native/core/spank/stack.cc",
+        "native/core/step/privileges.cc",
+        "native/core/step/remote_options.cc",
+        "native/core/step/step_lifecycle.cc",
+        "native/core/step/step_spec.cc",
+        "native/core/step/task_env.cc",
+        "native/core/step/task_process.cc"
       ],
       "include_dirs": ["<@(core_include)"],
       "cflags": ["<@(core_cflags)"],

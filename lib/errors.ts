@@ -15,7 +15,9 @@ export type PlugstackErrorCode =
   /** A host process broke the frame protocol (a plugstack bug, or a plugin writing to our socket). */
   | 'HOST_PROTOCOL'
   /** A host process failed outside any plugin code. */
-  | 'HOST_FAILED';
+  | 'HOST_FAILED'
+  /** The step asks for another user, which needs root. */
+  | 'PERMISSION_DENIED';
 
 export interface PlugstackErrorDetails {
   /** The plugstack.conf involved, with the line when there is one. */

@@ -18,3 +18,14 @@ export {
 } from './spank.js';
 export type { SpankContext, SpankCallback, SpankItem, SpankErrorName, SlurmRelease, ClientCommand } from './spank.js';
 export { includeDir } from './native/paths.js';
+export type {
+  StepOptions,
+  StepResult,
+  TaskResult,
+  NodeResult,
+  StepHookCall,
+  StepItemRead,
+  StepEnvChange,
+  StepLogLine,
+  SpankOptionValue,
+} from './step/types.js';

@@ -9,6 +9,8 @@ import type { CheckReport, ContextReport } from './check/types.js';
 import { parseConfig, type ParsedConfig } from './config.js';
 import { invalidArgument, PlugstackError } from './errors.js';
 import { runHost } from './host/host-process.js';
+import { launchStep } from './step/launch.js';
+import type { StepOptions, StepResult } from './step/types.js';
 import { native } from './native/binding.js';
 import { ALL_CONTEXTS, CLIENT_COMMANDS, SPANK_CONTEXTS, type ClientCommand, type SpankContext } from './spank.js';
 
@@ -128,6 +130,17 @@ export class Plugstack {
       });
     }
     return text;
+  }
+
+  /**
+   * Runs a job step as slurmd hands it to slurmstepd: one stepd host per
+   * node, the remote context's whole lifecycle, real task processes.
+   */
+  async launchStep(options: StepOptions): Promise<StepResult> {
+    return launchStep(
+      { conf: this.conf, slurmVersion: this.slurmVersion, pluginDirs: this.pluginDirs, hostEnv: this.env },
+      options,
+    );
   }
 
   private async inspect(context: SpankContext): Promise<ContextReport> {

@@ -8,8 +8,21 @@ export interface HelloEvent { t: 'hello'; protocol: number; pid: number; role: s
 export interface FatalEvent { t: 'fatal'; message: string }
 export interface ConfEvent { t: 'conf'; path: string; missing: boolean }
 /** Plugin code is about to run: `hook` is dlopen, init(), fini(), dlclose or a slurm_spank_* callback. */
-export interface EnterEvent { t: 'enter'; ref: number; hook: string; path?: string; peek?: boolean; task?: number }
-export interface LeaveEvent { t: 'leave'; ref: number; hook: string; us: number; rc?: number }
+export interface EnterEvent {
+  t: 'enter';
+  ref: number;
+  hook: string;
+  /** The process running it: the host, or a task child before exec. */
+  pid: number;
+  path?: string;
+  peek?: boolean;
+  task?: number;
+  option?: string;
+  source?: 'launch' | 'env';
+  remote?: number;
+  value?: string;
+}
+export interface LeaveEvent { t: 'leave'; ref: number; hook: string; pid: number; us: number; rc?: number }
 export interface LogEvent {
   t: 'log';
   source: 'slurm' | 'plugin';
@@ -88,6 +101,23 @@ export interface EnvEvent {
 export interface PassEvent { t: 'pass'; hook: string; rc: number; stoppedBy: number | null }
 export interface HelpEvent { t: 'help'; command: 'srun' | 'sbatch' | 'salloc'; text: string }
 export interface DoneEvent { t: 'done'; ok: boolean; [key: string]: unknown }
+/** A step's process group (task 0's pid). */
+export interface PgidEvent { t: 'pgid'; pgid: number }
+/** Task `task` (local id) of this node was forked. */
+export interface TaskEvent { t: 'task'; task: number; gtid: number; pid: number }
+/** A task child is about to execve `path`. */
+export interface ExecEvent { t: 'exec'; task: number; path: string }
+/** Bytes a task wrote (see bytes.ts for the encoding). */
+export interface OutputEvent { t: 'output'; task: number; stream: 'stdout' | 'stderr'; data: string }
+/** A task was reaped with this raw wait status. */
+export interface ExitEvent { t: 'exit'; task: number; gtid: number; pid: number; status: number }
+/** spank_prepend_task_argv changed a task's argv. */
+export interface ArgvEvent { t: 'argv'; ref: number; hook: string; task: number; argv: string[] }
+/** The final state of every task of the node. */
+export interface TasksEvent {
+  t: 'tasks';
+  tasks: { task: number; gtid: number; pid: number; exited: boolean; status?: number }[];
+}
 
 export type HostEvent =
   | HelloEvent
@@ -105,4 +135,11 @@ export type HostEvent =
   | EnvEvent
   | PassEvent
   | HelpEvent
-  | DoneEvent;
+  | DoneEvent
+  | PgidEvent
+  | TaskEvent
+  | ExecEvent
+  | OutputEvent
+  | ExitEvent
+  | ArgvEvent
+  | TasksEvent;

@@ -15,7 +15,7 @@ import { hostExecutable } from '../native/paths.js';
 import type { DoneEvent, EnterEvent, HostEvent } from './events.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 
-export type HostRole = 'inspect';
+export type HostRole = 'inspect' | 'stepd';
 
 export interface HostRunOptions {
   /** Kill the host (and its process group) after this long. */
@@ -41,6 +41,8 @@ export interface HostFault {
 
 export interface HostRun {
   events: HostEvent[];
+  /** Hooks entered and never left, per process: what was running when a process died. */
+  openHooks: Map<number, EnterEvent[]>;
   done?: DoneEvent;
   fault?: HostFault;
   exitCode: number | null;
@@ -89,15 +91,24 @@ export function runHost(role: HostRole, request: object, options: HostRunOptions
     const stdout = capture(child.stdout);
     const stderr = capture(child.stderr);
     const events: HostEvent[] = [];
-    const open: EnterEvent[] = [];
+    const openHooks = new Map<number, EnterEvent[]>();
+    // Process groups the host created (a step's tasks): they do not die
+    // with the host's own group, so they are killed by name at the end.
+    const groups = new Set<number>();
+    let hostPid = child.pid;
     const decoder = new FrameDecoder();
     let done: DoneEvent | undefined;
     let fault: HostFault | undefined;
     let settled = false;
 
     const running = (): { ref?: number; hook?: string } => {
-      const top = open[open.length - 1];
+      const open = hostPid === undefined ? undefined : openHooks.get(hostPid);
+      const top = open?.[open.length - 1];
       return top ? { ref: top.ref, hook: top.hook } : {};
+    };
+    const cleanup = (): void => {
+      killGroup(child.pid);
+      for (const g of groups) killGroup(g);
     };
 
     const timer = setTimeout(() => {
@@ -107,7 +118,7 @@ export function runHost(role: HostRole, request: object, options: HostRunOptions
         ...running(),
         message: `no result after ${options.timeoutMs} ms`,
       };
-      killGroup(child.pid);
+      cleanup();
     }, options.timeoutMs);
 
     channel.on('data', (chunk: Buffer) => {
@@ -116,15 +127,20 @@ export function runHost(role: HostRole, request: object, options: HostRunOptions
         frames = decoder.push(chunk);
       } catch (error) {
         fault ??= { kind: 'protocol', ...running(), message: `malformed frame: ${(error as Error).message}` };
-        killGroup(child.pid);
+        cleanup();
         return;
       }
       for (const frame of frames) {
         const event = frame as HostEvent;
         events.push(event);
-        if (event.t === 'enter') open.push(event);
-        else if (event.t === 'leave') open.pop();
+        if (event.t === 'enter') {
+          const list = openHooks.get(event.pid) ?? [];
+          list.push(event);
+          openHooks.set(event.pid, list);
+        } else if (event.t === 'leave') openHooks.get(event.pid)?.pop();
         else if (event.t === 'done') done = event;
+        else if (event.t === 'hello') hostPid = event.pid;
+        else if (event.t === 'pgid') groups.add(event.pgid);
         options.onEvent?.(event);
       }
     });
@@ -143,7 +159,7 @@ export function runHost(role: HostRole, request: object, options: HostRunOptions
       clearTimeout(timer);
       // Anything the plugin left running goes with the group; that also
       // closes the pipes it inherited, so 'close' can follow.
-      killGroup(child.pid);
+      cleanup();
       if (!fault && signal) {
         fault = { kind: 'signal', signal, ...running(), message: `killed by ${signal}` };
       } else if (!fault && (!done || code !== 0)) {
@@ -161,6 +177,7 @@ export function runHost(role: HostRole, request: object, options: HostRunOptions
       settled = true;
       resolve({
         events,
+        openHooks,
         done,
         fault,
         exitCode: code,

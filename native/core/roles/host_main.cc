@@ -29,6 +29,7 @@ struct RoleEntry {
 
 constexpr RoleEntry kRoles[] = {
     {"inspect", runInspectRole},
+    {"stepd", runStepdRole},
 };
 
 int usage() {

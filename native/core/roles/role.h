@@ -13,4 +13,8 @@ namespace plugstack {
 // problems. Used by `plugstack check` and `plugstack help`.
 int runInspectRole(Channel& channel, const json::Value& request);
 
+// Runs one node of a job step as slurmstepd does: the remote context, real
+// task processes, their output and exit statuses.
+int runStepdRole(Channel& channel, const json::Value& request);
+
 }  // namespace plugstack

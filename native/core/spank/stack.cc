@@ -235,9 +235,11 @@ PassResult Stack::callPass(Phase phase, void* job, TaskRecord* task) {
   struct spank_handle* handle = newHandle(phase, job, task);
   const PhaseInfo& info = phaseInfo(phase);
   int rc = 0;
+  bool called = false;
   for (auto& p : plugins_) {
     spank_f* fn = p->callback(phase);
     if (!fn) continue;
+    called = true;
     handle->plugin = p.get();
     {
       json::Object extra;
@@ -260,10 +262,13 @@ PassResult Stack::callPass(Phase phase, void* job, TaskRecord* task) {
   handle->magic = 0;
   handle->plugin = nullptr;
   result.rc = rc;
-  emitEvent({{"t", "pass"},
-             {"hook", info.symbol},
-             {"rc", rc},
-             {"stoppedBy", result.stoppedBy >= 0 ? json::Value(result.stoppedBy) : json::Value()}});
+  // Passes no plugin takes part in are not worth a frame (there is one per
+  // task and phase).
+  if (called)
+    emitEvent({{"t", "pass"},
+               {"hook", info.symbol},
+               {"rc", rc},
+               {"stoppedBy", result.stoppedBy >= 0 ? json::Value(result.stoppedBy) : json::Value()}});
   return result;
 }
 

@@ -1,0 +1,159 @@
+/**
+ * Launching a step: the launcher's part (layout, launch environment, the
+ * request each node's slurmd would pass to slurmstepd), then one stepd host
+ * per node, all at once.
+ */
+import path from 'node:path';
+import { invalidArgument, PlugstackError } from '../errors.js';
+import { runHost } from '../host/host-process.js';
+import { addNode, finishStep } from './aggregate.js';
+import { launcherEnv } from './launcher-env.js';
+import { blockLayout } from './layout.js';
+import type { StepOptions, StepResult } from './types.js';
+
+export interface StackRef {
+  conf: string;
+  slurmVersion: string;
+  pluginDirs: readonly string[];
+  /** Environment of the host processes themselves. */
+  hostEnv: NodeJS.ProcessEnv | undefined;
+}
+
+const DEFAULT_STEP_TIMEOUT_MS = 60_000;
+
+function envList(env: StepOptions['env']): string[] {
+  if (env === undefined) env = process.env;
+  if (Array.isArray(env)) {
+    for (const e of env) if (typeof e !== 'string' || !e.includes('=')) throw invalidArgument('env entry', 'a "NAME=value" string', e);
+    return [...env];
+  }
+  if (typeof env !== 'object' || env === null) throw invalidArgument('env', 'an object or an array of "NAME=value"', env);
+  return Object.entries(env)
+    .filter((kv): kv is [string, string] => typeof kv[1] === 'string')
+    .map(([k, v]) => `${k}=${v}`);
+}
+
+function nonNegativeInt(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 0xffffffff)
+    throw invalidArgument(name, 'an integer from 0 to 4294967295', value);
+  return value as number;
+}
+
+/** Overwrites or appends NAME=value entries, keeping the order of the rest. */
+function overlay(base: string[], extra: Record<string, string>): string[] {
+  const out = [...base];
+  for (const [k, v] of Object.entries(extra)) {
+    const i = out.findIndex((e) => e.startsWith(`${k}=`));
+    if (i >= 0) out[i] = `${k}=${v}`;
+    else out.push(`${k}=${v}`);
+  }
+  return out;
+}
+
+/** "_SLURM_SPANK_OPTION_<plugin>_<option>", every non-alphanumeric byte turned into "_". */
+export function spankOptionEnvName(plugin: string, option: string): string {
+  const canon = (s: string) => s.replace(/[^A-Za-z0-9]/g, '_');
+  return `_SLURM_SPANK_OPTION_${canon(plugin)}_${canon(option)}`;
+}
+
+export async function launchStep(stack: StackRef, options: StepOptions): Promise<StepResult> {
+  if (!options || !Array.isArray(options.argv) || options.argv.length === 0 || options.argv.some((a) => typeof a !== 'string'))
+    throw invalidArgument('argv', 'a non-empty array of strings', options?.argv);
+  const nodes = nonNegativeInt('nodes', options.nodes, 1);
+  if (nodes < 1) throw invalidArgument('nodes', 'at least 1', nodes);
+  const ntasks = nonNegativeInt('ntasks', options.ntasks, nodes);
+  const jobId = nonNegativeInt('jobId', options.jobId, 1);
+  const stepId = nonNegativeInt('stepId', options.stepId, 0);
+  const uid = nonNegativeInt('uid', options.uid, process.getuid!());
+  const gid = nonNegativeInt('gid', options.gid, process.getgid!());
+  const timeoutMs = nonNegativeInt('timeoutMs', options.timeoutMs, DEFAULT_STEP_TIMEOUT_MS);
+  if ((uid !== process.getuid!() || gid !== process.getgid!()) && process.getuid!() !== 0)
+    throw new PlugstackError(
+      'PERMISSION_DENIED',
+      `running a step as uid ${uid} gid ${gid} needs root (this process is uid ${process.getuid!()})`,
+    );
+  const names = options.nodeNames ?? Array.from({ length: nodes }, (_, i) => `node${i}`);
+  if (names.length !== nodes || names.some((n) => typeof n !== 'string' || n === ''))
+    throw invalidArgument('nodeNames', `${nodes} non-empty names`, options.nodeNames);
+  const layout = blockLayout(ntasks, names);
+  const cwd = options.cwd ?? process.cwd();
+
+  let env = envList(options.env);
+  if (options.launcherEnv !== false)
+    env = overlay(
+      env,
+      launcherEnv({
+        jobId,
+        stepId,
+        layout,
+        jobName: path.basename(options.argv[0]!),
+        submitDir: cwd,
+        ...(options.cpusPerTask !== undefined ? { cpusPerTask: options.cpusPerTask } : {}),
+      }),
+    );
+  // Both channels srun uses: the option list of the launch request, and
+  // the _SLURM_SPANK_OPTION_* variables in the environment it sends.
+  const spankOptions = (options.spankOptions ?? []).map((o) => {
+    if (!o || typeof o.plugin !== 'string' || typeof o.name !== 'string')
+      throw invalidArgument('spankOptions entry', '{ plugin, name, value? }', o);
+    return { plugin: o.plugin, name: o.name, value: o.value ?? null };
+  });
+  env = overlay(
+    env,
+    Object.fromEntries(spankOptions.map((o) => [spankOptionEnvName(o.plugin, o.name), o.value ?? ''])),
+  );
+
+  const result: StepResult = {
+    jobId,
+    stepId,
+    ok: false,
+    exitCode: 0,
+    nodes: [],
+    tasks: [],
+    calls: [],
+    items: [],
+    env: [],
+    log: [],
+    problems: [],
+  };
+  const runs = await Promise.all(
+    layout.map((node) =>
+      runHost(
+        'stepd',
+        {
+          conf: stack.conf,
+          context: 'remote',
+          slurmVersion: stack.slurmVersion,
+          pluginDirs: stack.pluginDirs,
+          step: {
+            jobId,
+            stepId,
+            nnodes: layout.length,
+            nodeId: node.nodeId,
+            nodeName: node.name,
+            ntasks,
+            tasks: node.gtids.map((gtid) => ({ gtid })),
+            cpus: options.cpusPerNode ?? Math.max(1, node.gtids.length),
+            cpusPerTask: options.cpusPerTask ?? 1,
+            uid,
+            gid,
+            ...(options.user !== undefined ? { user: options.user } : {}),
+            ...(options.gids !== undefined ? { gids: options.gids } : {}),
+            argv: options.argv,
+            env,
+            cwd,
+            options: spankOptions,
+          },
+        },
+        { timeoutMs, ...(stack.hostEnv ? { env: stack.hostEnv } : {}) },
+      ).then((run) => ({ node, run })),
+    ),
+  );
+  for (const { node, run } of runs) {
+    const fatal = run.events.find((e) => e.t === 'fatal');
+    if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the step: ${fatal.message}`);
+    addNode(result, node, run);
+  }
+  return finishStep(result);
+}

@@ -1,0 +1,43 @@
+/**
+ * The variables the launcher puts into a step's environment before the
+ * launch request reaches slurmd (srun's env_array_for_step and the
+ * allocation's job variables). slurmstepd adds its own per task
+ * (native/core/step/task_env.cc).
+ */
+import { compressCounts, compressHostlist, type NodeLayout } from './layout.js';
+
+export interface LauncherEnvInput {
+  jobId: number;
+  stepId: number;
+  layout: NodeLayout[];
+  cpusPerTask?: number;
+  jobName: string;
+  submitDir: string;
+}
+
+export function launcherEnv(input: LauncherEnvInput): Record<string, string> {
+  const nodes = compressHostlist(input.layout.map((n) => n.name));
+  const tasks = input.layout.reduce((sum, n) => sum + n.gtids.length, 0);
+  const perNode = compressCounts(input.layout.map((n) => n.gtids.length));
+  const env: Record<string, string> = {
+    SLURM_JOB_ID: String(input.jobId),
+    SLURM_JOBID: String(input.jobId),
+    SLURM_JOB_NAME: input.jobName,
+    SLURM_JOB_NODELIST: nodes,
+    SLURM_JOB_NUM_NODES: String(input.layout.length),
+    SLURM_NODELIST: nodes,
+    SLURM_SUBMIT_DIR: input.submitDir,
+    SLURM_STEP_ID: String(input.stepId),
+    SLURM_STEPID: String(input.stepId),
+    SLURM_STEP_NODELIST: nodes,
+    SLURM_STEP_NUM_NODES: String(input.layout.length),
+    SLURM_STEP_NUM_TASKS: String(tasks),
+    SLURM_STEP_TASKS_PER_NODE: perNode,
+    SLURM_TASKS_PER_NODE: perNode,
+    SLURM_NNODES: String(input.layout.length),
+    SLURM_NTASKS: String(tasks),
+    SLURM_NPROCS: String(tasks),
+  };
+  if (input.cpusPerTask !== undefined) env.SLURM_CPUS_PER_TASK = String(input.cpusPerTask);
+  return env;
+}

@@ -1,0 +1,142 @@
+/** A job step as slurmd receives it, and what came of it. */
+import type { Problem } from '../check/types.js';
+
+/** A plugin option as the launcher forwards it: `--<name>` of the plugin called `plugin` (its plugin_name). */
+export interface SpankOptionValue {
+  plugin: string;
+  name: string;
+  /** The argument; null or absent for an option without one. */
+  value?: string | null;
+}
+
+export interface StepOptions {
+  /** The command every task runs. */
+  argv: string[];
+  jobId?: number;
+  /** Default 0. Use 0xfffffffb (SLURM_BATCH_SCRIPT) for a batch step. */
+  stepId?: number;
+  /** Number of nodes (one stepd host process each). Default 1. */
+  nodes?: number;
+  /** Number of tasks, spread over the nodes in blocks. Default: one per node. */
+  ntasks?: number;
+  /** Node names; default node0, node1, ... */
+  nodeNames?: string[];
+  /** The launch environment (srun's, as it sends it). Default: this process's environment. */
+  env?: Record<string, string | undefined> | string[];
+  /** Add the variables srun sends (SLURM_NTASKS, SLURM_STEP_NODELIST, ...). Default true. */
+  launcherEnv?: boolean;
+  /** Job identity; default: this process's. Another uid needs root. */
+  uid?: number;
+  gid?: number;
+  /** User name for SLURM_JOB_USER and the group list; default: looked up from uid. */
+  user?: string;
+  /** Supplementary groups; default: the user's groups. */
+  gids?: number[];
+  /** Working directory of user_init and the tasks. Default: this process's cwd. */
+  cwd?: string;
+  /** CPUs on each node (S_JOB_NCPUS, SLURM_CPUS_ON_NODE); default: the node's task count. */
+  cpusPerNode?: number;
+  cpusPerTask?: number;
+  /** Plugin options the launcher resolved, forwarded as srun does (option list and env). */
+  spankOptions?: SpankOptionValue[];
+  /** Kill the whole step after this long. Default 60 s. */
+  timeoutMs?: number;
+}
+
+/** One call into plugin code during the step. */
+export interface StepHookCall {
+  /** The plugin's path as written in the config. */
+  plugin: string;
+  /** slurm_spank_user_init, option_cb, dlopen, init(), fini(), dlclose, ... */
+  hook: string;
+  context: 'remote';
+  /** Who made the call: the slurmstepd process, or a task child before exec. */
+  role: 'stepd' | 'task';
+  node: number;
+  /** Global task id, for per-task callbacks. */
+  task?: number;
+  rc?: number;
+  /** Microseconds; absent when the call never returned. */
+  us?: number;
+}
+
+export interface StepItemRead {
+  plugin: string;
+  hook: string;
+  node: number;
+  task?: number;
+  item: string | number;
+  rc: number;
+  value?: unknown;
+}
+
+export interface StepEnvChange {
+  plugin: string;
+  hook: string;
+  node: number;
+  task?: number;
+  op: 'get' | 'set' | 'unset' | 'job_control_get' | 'job_control_set' | 'job_control_unset';
+  name: string | null;
+  value?: string;
+  rc: number;
+}
+
+export interface StepLogLine {
+  source: 'slurm' | 'plugin';
+  level: string;
+  message: string;
+  node: number;
+  plugin?: string;
+  hook?: string;
+}
+
+export interface TaskResult {
+  /** Global task id (SLURM_PROCID). */
+  task: number;
+  node: number;
+  localId: number;
+  pid: number;
+  /** Raw wait status, as S_TASK_EXIT_STATUS gives it; null if the task never ended on its own. */
+  status: number | null;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** The program the task exec'd (after PATH lookup), when it got that far. */
+  exec?: string;
+  /** argv after spank_prepend_task_argv, when a plugin changed it. */
+  argv?: string[];
+  stdout: string;
+  stderr: string;
+  stdoutBytes: Buffer;
+  stderrBytes: Buffer;
+}
+
+export interface NodeResult {
+  node: number;
+  name: string;
+  /** Where the step stopped early on this node: stack, init, init_post_opt, user_init, fork, task_post_fork. */
+  failedAt: string | null;
+  /** slurmstepd's step rc and the exit code it reports for the node. */
+  stepRc: number;
+  exitCode: number;
+  /** SLURM_PLUGIN_NAME_INVALID (1011) when the plugin stack could not start. */
+  launchRc: number;
+  exitCallbacksRan: boolean;
+}
+
+export interface StepResult {
+  jobId: number;
+  stepId: number;
+  /** True when no node failed and every task exited 0. */
+  ok: boolean;
+  /** The largest node exit code (a raw status, like slurmstepd reports). */
+  exitCode: number;
+  nodes: NodeResult[];
+  /** By global task id. */
+  tasks: TaskResult[];
+  calls: StepHookCall[];
+  items: StepItemRead[];
+  env: StepEnvChange[];
+  log: StepLogLine[];
+  /** Problems: plugin failures, crashes, hangs, configuration errors. */
+  problems: (Problem & { node: number; task?: number })[];
+}

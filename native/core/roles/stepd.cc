@@ -1,0 +1,53 @@
+// The stepd role: one node of a job step, as slurmstepd runs it.
+#include <unistd.h>
+
+#include "common/events.h"
+#include "roles/role.h"
+#include "roles/stack_request.h"
+#include "step/step_lifecycle.h"
+#include "step/step_spec.h"
+
+namespace plugstack {
+
+int runStepdRole(Channel& channel, const json::Value& request) {
+  (void)channel;
+  StackSettings settings;
+  StepSpec spec;
+  std::string error;
+  if (!request["conf"].isString()) error = "request.conf must be a path";
+  else if (!readStackSettings(request, &settings, &error)) {
+  } else if (settings.context != Context::Remote) {
+    error = "the stepd role runs the remote context";
+  } else if (!readStepSpec(request["step"], &spec, &error)) {
+  } else if (getuid() != 0 && (spec.record.uid != getuid() || spec.record.gid != getgid())) {
+    error = "a step of uid " + std::to_string(spec.record.uid) + " gid " +
+            std::to_string(spec.record.gid) + " needs root: plugstack-host runs as uid " +
+            std::to_string(getuid()) + " gid " + std::to_string(getgid());
+  }
+  if (!error.empty()) {
+    emitEvent({{"t", "fatal"}, {"message", error}});
+    return 2;
+  }
+
+  ParsedConf parsed = parsePlugstackConf(request["conf"].asString());
+  emitEvent({{"t", "conf"}, {"path", request["conf"].asString()}, {"missing", parsed.missing}});
+
+  // Heap-allocated because on the early-failure paths Slurm never destroys
+  // the stack (no fini(), no dlclose): neither do we.
+  auto* stack = new Stack(settings);
+  Stack::setCurrent(stack);
+  StepOutcome outcome = StepLifecycle(*stack, spec).run(parsed);
+  if (outcome.exitCallbacksRan) delete stack;
+
+  emitEvent({{"t", "done"},
+             {"ok", outcome.failedAt.empty()},
+             {"step",
+              json::Object{{"failedAt", outcome.failedAt.empty() ? json::Value() : json::Value(outcome.failedAt)},
+                           {"stepRc", outcome.stepRc},
+                           {"exitCode", outcome.exitCode},
+                           {"launchRc", outcome.launchRc},
+                           {"exitCallbacksRan", outcome.exitCallbacksRan}}}});
+  return 0;
+}
+
+}  // namespace plugstack

@@ -1,0 +1,320 @@
+#include "step/step_lifecycle.h"
+
+#include <dirent.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
+
+#include "common/events.h"
+#include "common/slurm_log.h"
+#include "step/remote_options.h"
+#include "step/task_env.h"
+
+namespace plugstack {
+
+namespace {
+
+constexpr size_t kReadChunk = 64 * 1024;
+// After the step's processes are killed, output still in flight is read
+// for at most this long.
+constexpr int kDrainMillis = 250;
+
+// slurmstepd treats W_EXITCODE(1, 0) as "task failed before exec".
+constexpr int kExitCodeOne = 1 << 8;
+
+json::Array taskSummary(const StepRecord& step) {
+  json::Array out;
+  for (const auto& t : step.tasks) {
+    json::Object o{{"task", t.id}, {"gtid", t.gtid}, {"pid", static_cast<int>(t.pid)},
+                   {"exited", t.exited}};
+    if (t.exited) o.emplace_back("status", t.estatus);
+    out.emplace_back(std::move(o));
+  }
+  return out;
+}
+
+}  // namespace
+
+void StepLifecycle::fail(const char* where, const std::string& message) {
+  outcome_.failedAt = where;
+  slurmLog(LogLevel::Error, message);
+}
+
+bool StepLifecycle::startStack(const ParsedConf& conf) {
+  StepRecord& step = spec_.record;
+  auto stackFailed = [&](const char* where) {
+    // No task runs, no exit callback: Slurm jumps past them, and never even
+    // unloads the stack.
+    outcome_.failedAt = where;
+    outcome_.launchRc = SLURM_PLUGIN_NAME_INVALID;
+    slurmLog(LogLevel::Error, "Plugin stack initialization failed.");
+    return false;
+  };
+  if (!stack_.load(conf)) return stackFailed("stack");
+  if (stack_.isFailure(stack_.callPass(Phase::Init, &step, nullptr).rc)) return stackFailed("init");
+  applyRemoteOptions(stack_, step, spec_.options);
+  if (stack_.isFailure(stack_.callPass(Phase::InitPostOpt, &step, nullptr).rc))
+    return stackFailed("init_post_opt");
+  return true;
+}
+
+bool StepLifecycle::runUserInit() {
+  char cwd[PATH_MAX];
+  savedCwd_ = getcwd(cwd, sizeof cwd) ? cwd : "/";
+  if (!dropPrivileges(spec_.identity(), true, &privileges_)) {
+    fail("user_init", std::string("drop_privileges: ") + std::strerror(errno));
+    return false;
+  }
+  if (chdir(spec_.cwd.c_str()) < 0) {
+    slurmLog(LogLevel::Error, "couldn't chdir to `" + spec_.cwd + "': " + std::strerror(errno) +
+                                  ": going to /tmp instead");
+    if (chdir("/tmp") < 0) slurmLog(LogLevel::Error, "couldn't chdir to /tmp either. dying.");
+  }
+  int rc = stack_.callPass(Phase::UserInit, &spec_.record, nullptr).rc;
+  if (stack_.isFailure(rc)) {
+    outcome_.failedAt = "user_init";
+    slurmLog(LogLevel::Error, "spank_user failed.");
+    if (stack_.version().line() >= 2411) {
+      // 24.11 marks the step failed through task 0; 22.05 did not.
+      TaskRecord& first = spec_.record.tasks[0];
+      first.estatus = kExitCodeOne;
+      first.exited = true;
+      if (!outcome_.stepRc) outcome_.stepRc = SLURM_ERROR;
+    }
+    if (chdir(savedCwd_.c_str()) < 0) slurmLog(LogLevel::Error, "Unable to return to working directory");
+    reclaimPrivileges(privileges_);
+    return false;
+  }
+  return true;
+}
+
+bool StepLifecycle::forkTasks() {
+  StepRecord& step = spec_.record;
+  for (size_t i = 0; i < step.tasks.size(); i++) {
+    TaskProcess t;
+    if (!forkTask(stack_, spec_, i, privileges_, tasks_, &t)) {
+      fail("fork", std::string("child fork: ") + std::strerror(errno));
+      for (auto& started : tasks_) kill(started.pid, SIGKILL);
+      reclaimPrivileges(privileges_);
+      return false;
+    }
+    step.tasks[i].pid = t.pid;
+    if (i == 0) {
+      // The step's process group (task 0's pid, as in slurmstepd). Node
+      // kills it if this host dies before it could.
+      pgid_ = t.pid;
+      emitEvent({{"t", "pgid"}, {"pgid", static_cast<int>(pgid_)}});
+    }
+    emitEvent({{"t", "task"},
+               {"task", step.tasks[i].id},
+               {"gtid", step.tasks[i].gtid},
+               {"pid", static_cast<int>(t.pid)}});
+    tasks_.push_back(t);
+  }
+  if (!reclaimPrivileges(privileges_)) slurmLog(LogLevel::Error, "Unable to reclaim privileges");
+  if (chdir(savedCwd_.c_str()) < 0) slurmLog(LogLevel::Error, "Unable to return to working directory");
+  return true;
+}
+
+bool StepLifecycle::postForkAndRelease() {
+  StepRecord& step = spec_.record;
+  for (auto& t : tasks_) {
+    TaskRecord& task = step.tasks[t.index];
+    if (setpgid(t.pid, pgid_) < 0)
+      slurmLog(LogLevel::Error, "Unable to put task " + std::to_string(task.id) + " (pid " +
+                                    std::to_string(t.pid) + ") into pgrp " + std::to_string(pgid_) +
+                                    ": " + std::strerror(errno));
+    if (stack_.isFailure(stack_.callPass(Phase::TaskPostFork, &step, &task).rc)) {
+      fail("task_post_fork", "spank task " + std::to_string(task.id) + " post-fork failed");
+      if (stack_.version().line() >= 2411) {
+        if (!outcome_.stepRc) outcome_.stepRc = SLURM_ERROR;
+        if (task.estatus <= 0) task.estatus = kExitCodeOne;
+        task.exited = true;
+      }
+      // Closing the barriers makes every child's read return 0: each one
+      // exits with status 1 without exec'ing.
+      for (auto& other : tasks_) {
+        close(other.barrier);
+        other.barrier = -1;
+      }
+      return false;
+    }
+  }
+  // Release the barrier, task by task.
+  for (auto& t : tasks_) {
+    char go = '\0';
+    if (write(t.barrier, &go, 1) != 1)
+      slurmLog(LogLevel::Error, "exec_wait_signal: " + std::string(std::strerror(errno)));
+    close(t.barrier);
+    t.barrier = -1;
+  }
+  return true;
+}
+
+void StepLifecycle::drainOutput(TaskProcess& t) {
+  char buf[kReadChunk];
+  for (int* fd : {&t.out, &t.err}) {
+    while (*fd >= 0) {
+      ssize_t n = read(*fd, buf, sizeof buf);
+      if (n > 0) {
+        emitEvent({{"t", "output"},
+                   {"task", spec_.record.tasks[t.index].id},
+                   {"stream", fd == &t.out ? "stdout" : "stderr"},
+                   {"data", std::string_view(buf, static_cast<size_t>(n))}});
+        continue;
+      }
+      if (n == 0) {
+        close(*fd);
+        *fd = -1;
+      } else if (errno == EINTR) {
+        continue;
+      }
+      break;  // EAGAIN: nothing more for now
+    }
+  }
+}
+
+void StepLifecycle::onTaskExit(TaskProcess& t, int status) {
+  StepRecord& step = spec_.record;
+  TaskRecord& task = step.tasks[t.index];
+  drainOutput(t);
+  task.exited = true;
+  task.estatus = status;
+  emitEvent({{"t", "exit"},
+             {"task", task.id},
+             {"gtid", task.gtid},
+             {"pid", static_cast<int>(t.pid)},
+             {"status", status}});
+  // The parent rebuilds the step env for this task before its task_exit.
+  applyEpilogTaskEnv(step.env, spec_, task, stack_.version());
+  if (stack_.isFailure(stack_.callPass(Phase::TaskExit, &step, &task).rc))
+    slurmLog(LogLevel::Error, "Unable to spank task " + std::to_string(task.id) + " at exit");
+  if (task.estatus && !outcome_.stepRc) outcome_.stepRc = task.estatus;
+}
+
+void StepLifecycle::waitForTasks() {
+  size_t left = tasks_.size();
+  std::vector<struct pollfd> fds;
+  while (left > 0) {
+    fds.clear();
+    fds.push_back({sigchld_, POLLIN, 0});
+    for (auto& t : tasks_)
+      for (int fd : {t.out, t.err})
+        if (fd >= 0) fds.push_back({fd, POLLIN, 0});
+    if (poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) break;
+
+    for (auto& t : tasks_) drainOutput(t);
+
+    struct signalfd_siginfo info;
+    while (read(sigchld_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+    }
+    // Reap every child that ended, tasks and anything else (slurmstepd's
+    // wait3 collects whatever it is given too).
+    for (;;) {
+      int status;
+      pid_t pid = waitpid(-1, &status, WNOHANG);
+      if (pid <= 0) break;
+      auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const TaskProcess& t) {
+        return t.pid == pid && !spec_.record.tasks[t.index].exited;
+      });
+      if (it == tasks_.end()) continue;
+      onTaskExit(*it, status);
+      left--;
+    }
+  }
+}
+
+void StepLifecycle::killLeftovers() {
+  // proctrack: everything in the step's process group goes.
+  if (pgid_ > 0) kill(-pgid_, SIGKILL);
+  // The host is a subreaper, so processes the tasks or plugins started and
+  // abandoned are its children now: kill and reap them too.
+  for (int round = 0; round < 10; round++) {
+    std::ifstream list("/proc/self/task/" + std::to_string(getpid()) + "/children");
+    pid_t child;
+    bool any = false;
+    while (list >> child) {
+      any = true;
+      kill(child, SIGKILL);
+    }
+    int status;
+    while (waitpid(-1, &status, any ? 0 : WNOHANG) > 0) {
+    }
+    if (!any) break;
+  }
+  // Output still in the pipes.
+  long long deadline = monotonicMicros() + kDrainMillis * 1000LL;
+  for (;;) {
+    std::vector<struct pollfd> fds;
+    for (auto& t : tasks_)
+      for (int fd : {t.out, t.err})
+        if (fd >= 0) fds.push_back({fd, POLLIN, 0});
+    long long left = deadline - monotonicMicros();
+    if (fds.empty() || left <= 0) break;
+    poll(fds.data(), fds.size(), static_cast<int>(left / 1000) + 1);
+    for (auto& t : tasks_) drainOutput(t);
+  }
+}
+
+void StepLifecycle::closeAll() {
+  for (auto& t : tasks_)
+    for (int* fd : {&t.barrier, &t.out, &t.err})
+      if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+      }
+  if (sigchld_ >= 0) close(sigchld_);
+  sigchld_ = -1;
+}
+
+int StepLifecycle::exitCode() const {
+  // _get_exit_code, literally: a task killed by a signal decides; otherwise
+  // each task overwrites the result with MAX(step rc, its status), so the
+  // last task's status counts against the first failure.
+  const auto& tasks = spec_.record.tasks;
+  bool any = false;
+  int rc = 0;
+  for (const auto& t : tasks) {
+    if (WIFSIGNALED(t.estatus) && t.estatus) return t.estatus;
+    rc = std::max(outcome_.stepRc, t.estatus);
+    any = true;
+  }
+  return any ? rc : 0;
+}
+
+StepOutcome StepLifecycle::run(const ParsedConf& conf) {
+  if (!startStack(conf)) return outcome_;
+
+  // SIGCHLD arrives through a descriptor, so that task output and task ends
+  // are handled in one poll loop. Children unblock it before anything else.
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, nullptr);
+  sigchld_ = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+  if (runUserInit() && forkTasks() && postForkAndRelease()) waitForTasks();
+
+  killLeftovers();
+  closeAll();
+  // fail2 in job_manager: the exit callbacks run whatever happened after
+  // init_post_opt.
+  if (stack_.isFailure(stack_.callPass(Phase::Exit, &spec_.record, nullptr).rc))
+    slurmLog(LogLevel::Error, "spank_fini failed");
+  outcome_.exitCallbacksRan = true;
+  outcome_.exitCode = exitCode();
+  emitEvent({{"t", "tasks"}, {"tasks", taskSummary(spec_.record)}});
+  return outcome_;
+}
+
+}  // namespace plugstack

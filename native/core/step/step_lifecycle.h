@@ -1,0 +1,69 @@
+// One node of a job step, run the way slurmstepd runs it (mgr.c
+// job_manager and _fork_all_tasks, spank-facts §3):
+//
+//   load the stack; init; remote options; init_post_opt
+//   drop to the user's effective ids; user_init
+//   fork every task (child: task_init_privileged as root, become the user,
+//     block on the barrier)
+//   back to root; task_post_fork for each task; release the barrier
+//   (child: task environment, task_init, execve)
+//   reap each task as it ends: task_exit with its raw wait status
+//   kill what is left of the step; exit
+//
+// with each failure's consequence as the emulated release has it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/plugstack_conf.h"
+#include "spank/stack.h"
+#include "step/step_spec.h"
+#include "step/task_process.h"
+
+namespace plugstack {
+
+struct StepOutcome {
+  // Where the step stopped early: "" (it ran), "stack" (plugstack.conf did
+  // not load), "init", "init_post_opt", "user_init", "fork",
+  // "task_post_fork".
+  std::string failedAt;
+  // Slurm's step_complete.step_rc: the first non-zero task status, or -1
+  // (SLURM_ERROR) for a failure before the tasks ran (24.11).
+  int stepRc = 0;
+  // What slurmstepd reports as the step's exit code (_get_exit_code).
+  int exitCode = 0;
+  // SLURM_PLUGIN_NAME_INVALID when the plugin stack could not start.
+  int launchRc = 0;
+  bool exitCallbacksRan = false;
+};
+
+class StepLifecycle {
+ public:
+  StepLifecycle(Stack& stack, StepSpec& spec) : stack_(stack), spec_(spec) {}
+  StepOutcome run(const ParsedConf& conf);
+
+ private:
+  bool startStack(const ParsedConf& conf);
+  bool runUserInit();
+  bool forkTasks();
+  bool postForkAndRelease();
+  void waitForTasks();
+  void drainOutput(TaskProcess& t);
+  void onTaskExit(TaskProcess& t, int status);
+  void killLeftovers();
+  void closeAll();
+  int exitCode() const;
+  void fail(const char* where, const std::string& message);
+
+  Stack& stack_;
+  StepSpec& spec_;
+  StepOutcome outcome_;
+  std::vector<TaskProcess> tasks_;
+  PrivState privileges_;
+  std::string savedCwd_;
+  pid_t pgid_ = -1;
+  int sigchld_ = -1;
+};
+
+}  // namespace plugstack

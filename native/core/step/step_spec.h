@@ -1,0 +1,41 @@
+// A job step as slurmd hands it to slurmstepd: the launch request of the
+// stepd role, read from JSON into the records the SPANK API serves.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "spank/job_records.h"
+#include "step/privileges.h"
+
+namespace plugstack {
+
+// One OPT_TYPE_SPANK entry of the launch request: "<option>:<plugin>" and
+// its argument (NULL for a flag).
+struct LaunchOption {
+  std::string plugin;
+  std::string name;
+  std::optional<std::string> value;
+};
+
+struct StepSpec {
+  StepRecord record;  // ids, counts, argv, env, tasks: what items report
+  std::string userName;
+  std::string cwd = "/tmp";
+  std::string nodeName;
+  std::vector<LaunchOption> options;
+  // What srun put in the launch message; each sets a variable when known.
+  std::optional<unsigned> srunCommPort;
+  std::optional<std::string> launchNodeAddress;
+  bool oomKillStep = false;
+
+  JobIdentity identity() const { return {record.uid, record.gid, record.gids}; }
+  bool batch() const { return record.stepId == kBatchScriptStep; }
+};
+
+// Reads request.step. False with *error set on a missing or invalid field.
+bool readStepSpec(const json::Value& step, StepSpec* out, std::string* error);
+
+}  // namespace plugstack

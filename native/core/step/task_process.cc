@@ -1,0 +1,184 @@
+#include "step/task_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/events.h"
+#include "common/slurm_log.h"
+#include "step/task_env.h"
+
+namespace plugstack {
+
+namespace {
+
+[[noreturn]] void childExit(int status) {
+  // Leave without running atexit handlers or flushing the parent's stdio
+  // copies: only exec or _exit are safe after fork.
+  _exit(status);
+}
+
+void resetSignals() {
+  sigset_t none;
+  sigemptyset(&none);
+  for (int sig = 1; sig < 32; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+// prepare_stdio: the task reads nothing and writes into its two pipes.
+bool prepareStdio(int out, int err) {
+  int null = open("/dev/null", O_RDONLY);
+  if (null < 0) return false;
+  if (dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) return false;
+  if (null > 2) close(null);
+  return true;
+}
+
+// _exec_wait_child_wait_for_parent: one byte means go; anything else
+// (the parent closed the pipe after a failed task_post_fork) means die.
+bool waitForRelease(int fd) {
+  char c;
+  ssize_t n;
+  do n = read(fd, &c, 1);
+  while (n < 0 && errno == EINTR);
+  return n == 1;
+}
+
+[[noreturn]] void execTask(Stack& stack, StepSpec& spec, size_t index) {
+  StepRecord& step = spec.record;
+  TaskRecord& task = step.tasks[index];
+
+  // The task's environment replaces the step's in this process, so that
+  // task_init's spank_getenv/setenv work on what the task will get.
+  EnvArray env = step.env;
+  applyTaskEnv(env, spec, task, stack.version());
+  step.env = env;
+
+  PassResult r = stack.callPass(Phase::TaskInit, &step, &task);
+  if (stack.isFailure(r.rc)) {
+    slurmLog(LogLevel::Error, "Failed to invoke spank plugin stack");
+    childExit(1);
+  }
+  if (index == 0) makeTmpdir(step.env);
+
+  if (task.argv.empty() || task.argv[0] == nullptr) {
+    slurmLog(LogLevel::Error, "No executable program specified for this task");
+    childExit(2);
+  }
+  std::string command = task.argv[0];
+  if (command[0] != '/') command = resolveCommand(command, step.env);
+  std::vector<char*> argv(task.argv.begin(), task.argv.end());
+  argv[0] = command.data();
+
+  emitEvent({{"t", "exec"}, {"task", task.id}, {"path", command}});
+  execve(command.c_str(), argv.data(), step.env.data());
+
+  int saved = errno;
+  if (saved == ENOENT) {
+    // A script whose interpreter is missing also fails with ENOENT; Slurm
+    // names the interpreter then.
+    int fd = open(command.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      char buf[256];
+      ssize_t n = read(fd, buf, sizeof buf - 1);
+      close(fd);
+      if (n >= 3 && buf[0] == '#' && buf[1] == '!') {
+        buf[n] = '\0';
+        if (char* eol = std::strchr(buf, '\n')) *eol = '\0';
+        slurmLog(LogLevel::Error,
+                 std::string("execve(): bad interpreter(") + (buf + 2) + "): " + std::strerror(saved));
+        childExit(saved);
+      }
+    }
+  }
+  slurmLog(LogLevel::Error, "execve(): " + std::string(task.argv[0]) + ": " + std::strerror(saved));
+  childExit(saved);
+}
+
+[[noreturn]] void runChild(Stack& stack, StepSpec& spec, size_t index, const PrivState& privileges,
+                           int barrier, int out, int err, pid_t parent) {
+  resetSignals();
+  // If the host dies, so do its tasks: what proctrack would do.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) childExit(1);
+
+  StepRecord& step = spec.record;
+  TaskRecord& task = step.tasks[index];
+  const JobIdentity job = spec.identity();
+
+  // _pre_task_child_privileged: root again for task_init_privileged.
+  if (!reclaimPrivileges(privileges)) childExit(1);
+  PassResult r = stack.callPass(Phase::TaskInitPrivileged, &step, &task);
+  if (stack.isFailure(r.rc)) {
+    slurmLog(LogLevel::Error, "spank_task_init_privileged failed");
+    // 24.11 ends the child with fatal(), which is exit(1): plugin ELF
+    // destructors run. 22.05 calls _exit(1).
+    if (stack.version().line() >= 2411) std::exit(1);
+    childExit(1);
+  }
+  PrivState unused;
+  if (!dropPrivileges(job, true, &unused)) {
+    slurmLog(LogLevel::Error, std::string("drop_privileges: ") + std::strerror(errno));
+    childExit(1);
+  }
+  if (chdir(spec.cwd.c_str()) < 0) {
+    slurmLog(LogLevel::Error, "couldn't chdir to `" + spec.cwd + "': " + std::strerror(errno) +
+                                  ": going to /tmp instead");
+    if (chdir("/tmp") < 0) childExit(1);
+  }
+  if (!becomeUser(job, privileges)) {
+    slurmLog(LogLevel::Error, std::string("_become_user failed: ") + std::strerror(errno));
+    childExit(1);
+  }
+  if (!prepareStdio(out, err)) childExit(1);
+  if (!waitForRelease(barrier)) childExit(1);
+  execTask(stack, spec, index);
+}
+
+}  // namespace
+
+bool forkTask(Stack& stack, StepSpec& spec, size_t index, const PrivState& privileges,
+              const std::vector<TaskProcess>& earlier, TaskProcess* process) {
+  int barrier[2], out[2], err[2];
+  if (pipe2(barrier, O_CLOEXEC) < 0) return false;
+  if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+    close(barrier[0]);
+    close(barrier[1]);
+    return false;
+  }
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    for (int fd : {barrier[0], barrier[1], out[0], out[1], err[0], err[1]}) close(fd);
+    return false;
+  }
+  if (pid == 0) {
+    for (const auto& t : earlier)
+      for (int fd : {t.barrier, t.out, t.err})
+        if (fd >= 0) close(fd);
+    close(barrier[1]);
+    close(out[0]);
+    close(err[0]);
+    runChild(stack, spec, index, privileges, barrier[0], out[1], err[1], parent);
+  }
+
+  close(barrier[0]);
+  close(out[1]);
+  close(err[1]);
+  fcntl(out[0], F_SETFL, O_NONBLOCK);
+  fcntl(err[0], F_SETFL, O_NONBLOCK);
+  process->index = index;
+  process->pid = pid;
+  process->barrier = barrier[1];
+  process->out = out[0];
+  process->err = err[0];
+  return true;
+}
+
+}  // namespace plugstack

@@ -1,0 +1,31 @@
+// One task of a step: the child side of slurmstepd's fork (mgr.c
+// _fork_all_tasks, task.c exec_task) and the parent's handles on it.
+#pragma once
+
+#include <sys/types.h>
+
+#include "spank/stack.h"
+#include "step/privileges.h"
+#include "step/step_spec.h"
+
+namespace plugstack {
+
+struct TaskProcess {
+  size_t index = 0;
+  pid_t pid = -1;
+  int barrier = -1;  // write end: one byte releases the child to exec
+  int out = -1;      // read ends of the task's stdout and stderr
+  int err = -1;
+};
+
+// Forks task `index`. The child runs task_init_privileged as root, becomes
+// the job's user, waits on the barrier, builds its environment, runs
+// task_init, and execs; it never returns. In the parent, fills `process`
+// (pid, barrier, output pipes); false with errno set if fork failed.
+// `earlier` are the tasks forked before: the child closes our ends of their
+// pipes, as slurmstepd's child destroys its copy of the wait list, so that
+// closing a barrier in the parent really reaches that task.
+bool forkTask(Stack& stack, StepSpec& spec, size_t index, const PrivState& privileges,
+              const std::vector<TaskProcess>& earlier, TaskProcess* process);
+
+}  // namespace plugstack
