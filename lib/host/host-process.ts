@@ -51,6 +51,9 @@ export interface HostRun {
   stderr: string;
 }
 
+/** How long to wait for the pipes to close once the host has exited. */
+const CLOSE_GRACE_MS = 2000;
+
 /** Output kept per stream; the rest is dropped with a marker. */
 const MAX_CAPTURE = 1 << 20;
 
@@ -155,11 +158,23 @@ export function runHost(role: HostRole, request: object, options: HostRunOptions
       reject(new PlugstackError('HOST_FAILED', `cannot start ${executable}: ${error.message}`, { cause: error }));
     });
 
-    child.on('exit', (code, signal) => {
+    child.on('exit', () => {
       clearTimeout(timer);
       // Anything the plugin left running goes with the group; that also
       // closes the pipes it inherited, so 'close' can follow.
       cleanup();
+      // A process that escaped the group (setsid) may still hold a pipe:
+      // stop waiting for it after a grace period.
+      setTimeout(() => {
+        for (const stream of [channel, child.stdout, child.stderr]) stream?.destroy();
+      }, CLOSE_GRACE_MS).unref();
+    });
+
+    // Judged on 'close', not 'exit': only then has every frame the host
+    // wrote been read.
+    child.on('close', (code, signal) => {
+      if (settled) return;
+      settled = true;
       if (!fault && signal) {
         fault = { kind: 'signal', signal, ...running(), message: `killed by ${signal}` };
       } else if (!fault && (!done || code !== 0)) {
@@ -170,11 +185,6 @@ export function runHost(role: HostRole, request: object, options: HostRunOptions
           message: done ? `exited with status ${code} after its report` : `exited with status ${code} before finishing`,
         };
       }
-    });
-
-    child.on('close', (code, signal) => {
-      if (settled) return;
-      settled = true;
       resolve({
         events,
         openHooks,

@@ -27,8 +27,6 @@ export function launcherEnv(input: LauncherEnvInput): Record<string, string> {
     SLURM_JOB_NUM_NODES: String(input.layout.length),
     SLURM_NODELIST: nodes,
     SLURM_SUBMIT_DIR: input.submitDir,
-    SLURM_STEP_ID: String(input.stepId),
-    SLURM_STEPID: String(input.stepId),
     SLURM_STEP_NODELIST: nodes,
     SLURM_STEP_NUM_NODES: String(input.layout.length),
     SLURM_STEP_NUM_TASKS: String(tasks),
@@ -38,6 +36,12 @@ export function launcherEnv(input: LauncherEnvInput): Record<string, string> {
     SLURM_NTASKS: String(tasks),
     SLURM_NPROCS: String(tasks),
   };
+  // srun launches numbered steps only; the batch, extern and interactive
+  // steps (ids from 0xfffffff0 up) get no step id from a launcher.
+  if (input.stepId < 0xfffffff0) {
+    env.SLURM_STEP_ID = String(input.stepId);
+    env.SLURM_STEPID = String(input.stepId);
+  }
   if (input.cpusPerTask !== undefined) env.SLURM_CPUS_PER_TASK = String(input.cpusPerTask);
   return env;
 }

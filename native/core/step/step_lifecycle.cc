@@ -292,6 +292,11 @@ int StepLifecycle::exitCode() const {
 }
 
 StepOutcome StepLifecycle::run(const ParsedConf& conf) {
+  // Step setup adds the node's topology address to the job env before the
+  // plugin stack starts (slurmstepd.c); on a flat topology it is the node
+  // name, with pattern "node".
+  spec_.record.env.set("SLURM_TOPOLOGY_ADDR", spec_.nodeName);
+  spec_.record.env.set("SLURM_TOPOLOGY_ADDR_PATTERN", "node");
   if (!startStack(conf)) return outcome_;
 
   // SIGCHLD arrives through a descriptor, so that task output and task ends

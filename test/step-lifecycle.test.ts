@@ -1,0 +1,142 @@
+/**
+ * The remote context as slurmstepd runs it (spank-facts §3): the order of
+ * the callbacks in each process, the task handle, what runs before and
+ * after fork, exit statuses, argv prepending and several nodes.
+ */
+import { describe, expect, it } from 'vitest';
+import { callbacks, recordStep } from './helpers/step.js';
+
+describe('callback order, per process', () => {
+  it('runs init, init_post_opt, user_init, task_post_fork for each task, task_exit per reaped task, then exit in the stepd', async () => {
+    const { result, lines } = await recordStep([], { ntasks: 3, argv: ['true'] });
+    expect(result.ok).toBe(true);
+    const stepd = lines[0]!.fields.pid!;
+    const parent = lines.filter((l) => l.fields.pid === stepd);
+    expect(parent.map((l) => l.callback)).toEqual([
+      'init',
+      'init_post_opt',
+      'user_init',
+      'task_post_fork',
+      'task_post_fork',
+      'task_post_fork',
+      'task_exit',
+      'task_exit',
+      'task_exit',
+      'exit',
+    ]);
+    expect(parent.filter((l) => l.callback === 'task_post_fork').map((l) => l.fields.task)).toEqual(['0', '1', '2']);
+    expect(parent.filter((l) => l.callback === 'task_exit').map((l) => l.fields.task).sort()).toEqual(['0', '1', '2']);
+    // Each task child: task_init_privileged, then task_init, then exec.
+    const children = [...new Set(lines.filter((l) => l.fields.pid !== stepd).map((l) => l.fields.pid!))];
+    expect(children).toHaveLength(3);
+    for (const pid of children) {
+      const own = lines.filter((l) => l.fields.pid === pid);
+      expect(own.map((l) => l.callback)).toEqual(['task_init_privileged', 'task_init']);
+      expect(own.every((l) => l.fields.ppid === stepd)).toBe(true);
+      expect(own[0]!.fields.task).toBe(own[1]!.fields.task);
+    }
+    expect(lines.every((l) => l.fields.ctx === '2' && l.fields.remote === '1')).toBe(true);
+    // The result lists the same calls with process role and task.
+    const calls = result.calls.filter((c) => c.hook.startsWith('slurm_spank_'));
+    expect(calls.filter((c) => c.role === 'task').map((c) => c.hook).sort()).toEqual([
+      ...Array(3).fill('slurm_spank_task_init'),
+      ...Array(3).fill('slurm_spank_task_init_privileged'),
+    ]);
+    expect(calls.every((c) => c.context === 'remote' && c.node === 0 && c.rc === 0)).toBe(true);
+  });
+
+  it('calls task_post_fork only after every task is forked, with the task pid; the child sees -1', async () => {
+    const { lines } = await recordStep([], { ntasks: 2 });
+    const postFork = lines.filter((l) => l.callback === 'task_post_fork');
+    expect(postFork.map((l) => l.fields.tpid)).toEqual(['child', 'child']);
+    expect(lines.filter((l) => l.callback.startsWith('task_init')).every((l) => l.fields.tpid === '-1')).toBe(true);
+    const exits = lines.filter((l) => l.callback === 'task_exit');
+    expect(exits.every((l) => l.fields.tpid === 'child')).toBe(true);
+  });
+});
+
+describe('tasks', () => {
+  it('are real processes of the command, with their output and raw wait statuses', async () => {
+    const { result, lines } = await recordStep([], {
+      ntasks: 3,
+      argv: ['sh', '-c', 'echo out $SLURM_PROCID; echo err $SLURM_PROCID >&2; [ $SLURM_PROCID = 2 ] && kill -9 $$; exit $SLURM_PROCID'],
+    });
+    expect(result.tasks.map((t) => [t.task, t.stdout, t.stderr])).toEqual([
+      [0, 'out 0\n', 'err 0\n'],
+      [1, 'out 1\n', 'err 1\n'],
+      [2, 'out 2\n', 'err 2\n'],
+    ]);
+    expect(result.tasks.map((t) => [t.status, t.exitCode, t.signal])).toEqual([
+      [0, 0, null],
+      [256, 1, null],
+      [9, null, 'SIGKILL'],
+    ]);
+    // task_exit sees the raw status through S_TASK_EXIT_STATUS.
+    const seen = Object.fromEntries(lines.filter((l) => l.callback === 'task_exit').map((l) => [l.fields.task, l.fields.status]));
+    expect(seen).toEqual({ '0': '0', '1': '256', '2': '9' });
+    expect(result.ok).toBe(false);
+    expect(result.exitCode).toBe(9);
+  });
+
+  it('exit 3 is status 768, as in slurmstepd', async () => {
+    const { result } = await recordStep([], { argv: ['sh', '-c', 'exit 3'] });
+    expect(result.tasks[0]!.status).toBe(768);
+    expect(result.exitCode).toBe(768);
+    expect(result.nodes[0]!.stepRc).toBe(768);
+  });
+
+  it('an execve failure exits with errno and Slurm’s message', async () => {
+    const { result } = await recordStep([], { argv: ['/nonexistent/command', 'x'] });
+    expect(result.tasks[0]!.status).toBe(2 << 8);
+    expect(result.log.map((l) => l.message)).toContain('execve(): /nonexistent/command: No such file or directory');
+    const notInPath = await recordStep([], { argv: ['no-such-command-anywhere'] });
+    expect(notInPath.result.tasks[0]!.exitCode).toBe(2);
+    expect(notInPath.result.log.map((l) => l.message)).toContain(
+      'execve(): no-such-command-anywhere: No such file or directory',
+    );
+  });
+
+  it('resolves argv[0] along the task’s PATH, after task_init', async () => {
+    const { result } = await recordStep(['setenv=task_init:PATH=/usr/bin'], { argv: ['env'] });
+    expect(result.tasks[0]!.exec).toBe('/usr/bin/env');
+  });
+
+  it('spank_prepend_task_argv puts words in front of the task’s command; S_JOB_ARGV is unchanged', async () => {
+    const { result, lines } = await recordStep(['prepend=task_init:/usr/bin/env', 'items'], { argv: ['printf', '%s', 'x'] });
+    expect(lines.find((l) => l.callback === 'task_init')!.fields.prepend).toBe('0');
+    expect(result.tasks[0]!.argv).toEqual(['/usr/bin/env', 'printf', '%s', 'x']);
+    expect(result.tasks[0]!.exec).toBe('/usr/bin/env');
+    expect(result.tasks[0]!.stdout).toBe('x');
+    expect(lines.find((l) => l.callback === 'task_init')!.fields.S_JOB_ARGV).toBe('0:3');
+    // Outside the two task-child callbacks: NOT_TASK.
+    const post = await recordStep(['prepend=task_post_fork:/bin/true', 'prepend=user_init:/bin/true']);
+    expect(post.lines.find((l) => l.callback === 'task_post_fork')!.fields.prepend).toBe('3002');
+    expect(post.lines.find((l) => l.callback === 'user_init')!.fields.prepend).toBe('3002');
+  });
+});
+
+describe('several nodes', () => {
+  it('runs one stepd per node with Slurm’s block distribution and consistent global ids', async () => {
+    const { result, lines } = await recordStep(['items'], {
+      nodes: 2,
+      ntasks: 5,
+      argv: ['sh', '-c', 'echo $SLURM_NODEID $SLURM_PROCID $SLURM_LOCALID $SLURM_GTIDS $SLURMD_NODENAME $SLURM_STEP_NODELIST $SLURM_STEP_TASKS_PER_NODE'],
+    });
+    expect(result.ok).toBe(true);
+    expect(result.tasks.map((t) => t.stdout.trim())).toEqual([
+      '0 0 0 0,1,2 node0 node[0-1] 3,2',
+      '0 1 1 0,1,2 node0 node[0-1] 3,2',
+      '0 2 2 0,1,2 node0 node[0-1] 3,2',
+      '1 3 0 3,4 node1 node[0-1] 3,2',
+      '1 4 1 3,4 node1 node[0-1] 3,2',
+    ]);
+    expect(result.nodes.map((n) => n.name)).toEqual(['node0', 'node1']);
+    const inits = lines.filter((l) => l.callback === 'init');
+    expect(inits.map((l) => [l.fields.S_JOB_NODEID, l.fields.S_JOB_LOCAL_TASK_COUNT, l.fields.S_JOB_NNODES, l.fields.S_JOB_TOTAL_TASK_COUNT]).sort()).toEqual([
+      ['0:0', '0:3', '0:2', '0:5'],
+      ['0:1', '0:2', '0:2', '0:5'],
+    ]);
+    const node1Exits = lines.filter((l) => l.callback === 'task_exit' && l.fields.S_JOB_NODEID === '0:1');
+    expect(node1Exits.map((l) => l.fields.gtid).sort()).toEqual(['3', '4']);
+  });
+});
