@@ -121,6 +121,17 @@ export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): v
         Object.assign(t, decodeStatus(e.status));
         break;
       }
+      case 'tasks':
+        // Statuses slurmstepd set without reaping anything (a task marked
+        // failed by user_init or task_post_fork).
+        for (const summary of e.tasks) {
+          const t = taskResult(summary.task);
+          if (summary.exited && summary.status !== undefined && t.status === null) {
+            t.status = summary.status;
+            Object.assign(t, decodeStatus(summary.status));
+          }
+        }
+        break;
       case 'item': {
         const read: StepResult['items'][number] = { plugin: pluginOf(e.ref), hook: e.hook, node, item: e.item, rc: e.rc };
         if ('value' in e) read.value = e.value;
@@ -231,9 +242,12 @@ export function finishStep(result: StepResult): StepResult {
   result.nodes.sort((a, b) => a.node - b.node);
   result.tasks.sort((a, b) => a.task - b.task);
   result.exitCode = Math.max(0, ...result.nodes.map((n) => n.exitCode));
-  // Slurm's verdict: the plugin stack started everywhere and every node
-  // reports exit code 0. (A 22.05 user_init failure runs no task yet
-  // reports 0: the step does not fail there.)
-  result.ok = result.nodes.every((n) => n.launchRc === 0 && n.exitCode === 0 && n.failedAt !== 'host');
+  // Slurm's verdict as srun sees it: the plugin stack started on every
+  // node, and every task that reported an exit status reported 0. (A 22.05
+  // user_init failure runs no task and reports none: that step does not
+  // fail.)
+  result.ok =
+    result.nodes.every((n) => n.launchRc === 0 && n.failedAt !== 'host') &&
+    result.tasks.every((t) => t.status === null || t.status === 0);
   return result;
 }

@@ -126,9 +126,12 @@ export interface NodeResult {
 export interface StepResult {
   jobId: number;
   stepId: number;
-  /** True when no node failed and every task exited 0. */
+  /**
+   * Slurm's verdict: the plugin stack started on every node and every task
+   * status that was reported is 0.
+   */
   ok: boolean;
-  /** The largest node exit code (a raw status, like slurmstepd reports). */
+  /** The largest of the nodes' exit codes (raw statuses, as slurmstepd records them for the step). */
   exitCode: number;
   nodes: NodeResult[];
   /** By global task id. */
