@@ -19,9 +19,10 @@ interface StepSummary {
   exitCallbacksRan: boolean;
 }
 
-const signalNames = new Map<number, NodeJS.Signals>(
-  Object.entries(os.constants.signals).map(([name, num]) => [num, name as NodeJS.Signals]),
-);
+// The first name of each number (SIGABRT before its alias SIGIOT).
+const signalNames = new Map<number, NodeJS.Signals>();
+for (const [name, num] of Object.entries(os.constants.signals))
+  if (!signalNames.has(num)) signalNames.set(num, name as NodeJS.Signals);
 
 export function decodeStatus(status: number): { exitCode: number | null; signal: NodeJS.Signals | null } {
   const sig = status & 0x7f;

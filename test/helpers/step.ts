@@ -1,4 +1,5 @@
 /** Running steps with the recorder fixture and reading what it saw. */
+import fs from 'node:fs';
 import path from 'node:path';
 import { Plugstack, type LoadOptions } from '../../lib/plugstack.js';
 import type { StepOptions, StepResult } from '../../lib/step/types.js';
@@ -47,6 +48,13 @@ export async function recordStep(
   const so = recorder(options.slurmVersion);
   const lines = [`required ${so} log=${log} ${args.join(' ')}`, ...(options.extraLines ?? [])];
   const conf = writeFile(dir, 'plugstack.conf', lines.join('\n') + '\n');
+  if (step.uid !== undefined) {
+    // Task children run as that user: they must reach the directory (the
+    // job's cwd) and append to the log.
+    fs.chmodSync(dir, 0o755);
+    fs.writeFileSync(log, '', { mode: 0o666 });
+    fs.chmodSync(log, 0o666);
+  }
   const stack = await Plugstack.load(conf, { pluginDir: [], ...options });
   const result = await stack.launchStep({
     argv: ['true'],

@@ -1,0 +1,89 @@
+/**
+ * Faults during a step stay contained: a plugin that crashes, aborts,
+ * exits or hangs, in the stepd or in a task child, is reported with plugin,
+ * hook, node and task; every process of the step is gone afterwards, and no
+ * descriptor is left open in this process.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { recordStep } from './helpers/step.js';
+
+function leftovers(marker: string): string[] {
+  return execFileSync('ps', ['-eo', 'pid,stat,args'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.includes(marker) && !l.includes('ps -eo'));
+}
+
+async function eventually(marker: string): Promise<string[]> {
+  for (let i = 0; i < 40; i++) {
+    const found = leftovers(marker);
+    if (found.length === 0) return found;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return leftovers(marker);
+}
+
+describe('faults in the stepd', () => {
+  it('a crash in user_init is reported with plugin, hook and node; the Node process carries on', async () => {
+    const { result } = await recordStep(['crash=user_init'], { nodes: 2, ntasks: 2 });
+    expect(result.ok).toBe(false);
+    const crashes = result.problems.filter((p) => p.code === 'PLUGIN_CRASHED');
+    expect(crashes.map((p) => [p.node, p.hook, p.signal]).sort()).toEqual([
+      [0, 'slurm_spank_user_init', 'SIGSEGV'],
+      [1, 'slurm_spank_user_init', 'SIGSEGV'],
+    ]);
+    expect(crashes[0]!.plugin).toMatch(/recorder.*\.so$/);
+    expect(result.nodes.map((n) => n.failedAt)).toEqual(['host', 'host']);
+  });
+
+  it('exit() in task_post_fork kills the stepd: reported, and the blocked tasks go with it', async () => {
+    const { result } = await recordStep(['exit=task_post_fork'], { ntasks: 3, argv: ['sleep', '300'] });
+    expect(result.problems).toContainEqual(
+      expect.objectContaining({ code: 'PLUGIN_EXITED', hook: 'slurm_spank_task_post_fork', node: 0 }),
+    );
+    expect(await eventually('sleep 300')).toEqual([]);
+  });
+
+  it('a hang is ended by the step timeout, tasks included', async () => {
+    const started = Date.now();
+    const { result } = await recordStep(['hang=task_exit', 'only=0'], { ntasks: 2, argv: ['true'], timeoutMs: 700 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(result.problems).toContainEqual(expect.objectContaining({ code: 'STEP_TIMEOUT', hook: 'slurm_spank_task_exit' }));
+    expect(await eventually('plugstack-host')).toEqual([]);
+  });
+});
+
+describe('faults in a task child', () => {
+  it('a crash in task_init kills only that task; the step reports plugin, hook and task', async () => {
+    const { result, lines } = await recordStep(['crash=task_init', 'only=1'], { ntasks: 3, argv: ['true'] });
+    expect(result.tasks.map((t) => t.signal)).toEqual([null, 'SIGSEGV', null]);
+    expect(result.tasks[1]!.status).toBe(11);
+    expect(result.problems).toContainEqual(
+      expect.objectContaining({ code: 'PLUGIN_CRASHED', hook: 'slurm_spank_task_init', task: 1, node: 0, signal: 'SIGSEGV' }),
+    );
+    // slurmstepd reaps it like any task: task_exit with the raw status.
+    expect(lines.find((l) => l.callback === 'task_exit' && l.fields.task === '1')!.fields.status).toBe('11');
+    expect(result.ok).toBe(false);
+  });
+
+  it('abort() in task_init_privileged is SIGABRT for that task', async () => {
+    const { result } = await recordStep(['abort=task_init_privileged', 'only=0'], { ntasks: 2 });
+    expect(result.tasks.map((t) => t.signal)).toEqual(['SIGABRT', null]);
+    expect(result.problems).toContainEqual(expect.objectContaining({ hook: 'slurm_spank_task_init_privileged', task: 0 }));
+  });
+});
+
+describe('cleanup', () => {
+  it('kills what tasks leave behind, even detached, and leaks no descriptor', async () => {
+    const before = fs.readdirSync('/proc/self/fd').length;
+    const { result } = await recordStep([], {
+      ntasks: 2,
+      argv: ['sh', '-c', 'sleep 301 & setsid sleep 302 & echo started'],
+    });
+    expect(result.ok).toBe(true);
+    expect(result.tasks.map((t) => t.stdout)).toEqual(['started\n', 'started\n']);
+    expect(await eventually('sleep 30')).toEqual([]);
+    expect(fs.readdirSync('/proc/self/fd').length).toBe(before);
+  });
+});
