@@ -60,9 +60,14 @@
       "include_dirs": ["<@(core_include)"],
       "cflags": ["<@(core_cflags)"],
       "cflags_cc": ["-std=gnu++17"],
+      # -z now: resolve our own calls once, in the host, instead of again in
+      # every forked task child (plugins still bind lazily, as in Slurm).
       "ldflags": [
         "-Wl,--version-script=<(module_root_dir)/native/core/api/exports.map",
-        "-Wl,--exclude-libs,ALL"
+        "-Wl,--exclude-libs,ALL",
+        "-Wl,-z,now",
+        "-static-libstdc++",
+        "-static-libgcc"
       ],
       "libraries": ["-ldl"]
     },
@@ -73,12 +78,12 @@
       "dependencies": ["slurmhost"],
       "sources": ["native/host/main.cc"],
       "cflags": ["<@(core_cflags)"],
-      # --no-as-needed: main() only calls plugstack_host_main, but the SPANK
-      # API must be in the global scope whatever the linker thinks. The
-      # rpaths find libslurmhost.so next to the executable (prebuilds) and
-      # one level up (build/Release/bin).
+      # main() calls plugstack_host_main, so libslurmhost.so is a real
+      # DT_NEEDED and its SPANK API is in the global scope, as libslurmfull
+      # is for slurmstepd. The rpaths find it next to the executable
+      # (prebuilds) and one level up (build/Release/bin).
       "ldflags": [
-        "-Wl,--no-as-needed",
+        "-Wl,-z,now",
         "-Wl,-rpath,'$$ORIGIN'",
         "-Wl,-rpath,'$$ORIGIN/..'"
       ]

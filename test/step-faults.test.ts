@@ -69,7 +69,7 @@ describe('faults in a task child', () => {
 
   it('abort() in task_init_privileged is SIGABRT for that task', async () => {
     const { result } = await recordStep(['abort=task_init_privileged', 'only=0'], { ntasks: 2 });
-    expect(result.tasks.map((t) => t.signal)).toEqual(['SIGABRT', null]);
+    expect(result.tasks.map((t) => t.signal), JSON.stringify([result.problems, result.nodes])).toEqual(['SIGABRT', null]);
     expect(result.problems).toContainEqual(expect.objectContaining({ hook: 'slurm_spank_task_init_privileged', task: 0 }));
   });
 });

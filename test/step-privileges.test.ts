@@ -80,7 +80,7 @@ describe.skipIf(!isRoot)('the host’s own check, run as an unprivileged user', 
     const decoder = new FrameDecoder();
     const events: { t: string; message?: string }[] = [];
     const socket = child.stdio[3] as import('node:net').Socket;
-    socket.on('data', (chunk: Buffer) => events.push(...(decoder.push(chunk) as { t: string }[])));
+    socket.on('data', (chunk: Buffer) => events.push(...(decoder.push(chunk).flat() as { t: string }[])));
     socket.write(
       encodeFrame({
         conf,

@@ -133,8 +133,8 @@ export function runHost(role: HostRole, request: object, options: HostRunOptions
         cleanup();
         return;
       }
-      for (const frame of frames) {
-        const event = frame as HostEvent;
+      // A frame holds one event or a batch of them.
+      for (const event of frames.flatMap((f) => (Array.isArray(f) ? f : [f])) as HostEvent[]) {
         events.push(event);
         if (event.t === 'enter') {
           const list = openHooks.get(event.pid) ?? [];

@@ -112,15 +112,15 @@ spank_err_t copyOut(const char* value, char* buf, int len) {
 }
 
 void envEvent(const char* op, spank_t spank, const char* var, const char* val, spank_err_t rc) {
-  json::Object ev{{"t", "env"},
-                  {"op", op},
-                  {"ref", spank && spank->plugin ? spank->plugin->ref : -1},
-                  {"hook", spank ? phaseInfo(spank->phase).symbol : ""},
-                  {"name", var ? json::Value(var) : json::Value()},
-                  {"rc", static_cast<int>(rc)}};
-  if (val) ev.emplace_back("value", val);
-  if (spank && spank->task) ev.emplace_back("task", spank->task->id);
-  emitEvent(std::move(ev));
+  Event ev("env");
+  ev.add("op", op)
+      .add("ref", spank && spank->plugin ? spank->plugin->ref : -1)
+      .add("hook", spank ? phaseInfo(spank->phase).symbol : "")
+      .add("name", var)
+      .add("rc", static_cast<int>(rc));
+  if (val) ev.add("value", val);
+  if (spank && spank->task) ev.add("task", spank->task->id);
+  emitEvent(ev);
 }
 
 }  // namespace

@@ -309,12 +309,12 @@ extern "C" PLUGSTACK_EXPORT spank_err_t spank_get_item(spank_t spank, spank_item
   }
 
   const char* name = itemName(itemNumber);
-  json::Object ev{{"t", "item"},
-                  {"ref", spank->plugin ? spank->plugin->ref : -1},
-                  {"hook", phaseInfo(spank->phase).symbol},
-                  {"item", name ? json::Value(name) : json::Value(itemNumber)},
-                  {"rc", static_cast<int>(rc)}};
-  if (rc == api::kSuccess) ev.emplace_back("value", std::move(value));
-  emitEvent(std::move(ev));
+  Event ev("item");
+  ev.add("ref", spank->plugin ? spank->plugin->ref : -1).add("hook", phaseInfo(spank->phase).symbol);
+  if (name) ev.add("item", name);
+  else ev.add("item", itemNumber);
+  ev.add("rc", static_cast<int>(rc));
+  if (rc == api::kSuccess) ev.add("value", value);
+  emitEvent(ev);
   return rc;
 }

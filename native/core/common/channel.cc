@@ -50,6 +50,20 @@ bool Channel::read(std::string* payload, std::string* error) {
   return true;
 }
 
+void Channel::emit(std::string_view event, bool urgent) {
+  if (!batch_.empty() && batch_.size() + event.size() + 2 > kBatchBytes) flush();
+  batch_ += batch_.empty() ? '[' : ',';
+  batch_ += event;
+  if (urgent || batch_.size() >= kBatchBytes) flush();
+}
+
+void Channel::flush() {
+  if (batch_.empty()) return;
+  batch_ += ']';
+  write(batch_);
+  batch_.clear();
+}
+
 bool Channel::write(std::string_view payload) {
   if (payload.size() > kMaxFrame) return false;
   // One buffer, one write: frames from a process never interleave with
@@ -63,6 +77,8 @@ bool Channel::write(std::string_view payload) {
     ssize_t n = ::write(fd_, frame.data() + sent, frame.size() - sent);
     if (n < 0) {
       if (errno == EINTR) continue;
+      // Node is gone: nobody will read a result, and the tasks go with us.
+      if (errno == EPIPE) _exit(1);
       return false;
     }
     sent += static_cast<size_t>(n);

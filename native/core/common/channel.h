@@ -1,8 +1,9 @@
 // The host's end of the socketpair to Node: length-prefixed frames.
 //
 // A frame is a 4-byte little-endian length followed by that many bytes of
-// JSON. Frames over kMaxFrame are refused in both directions, so a corrupt
-// length can never make either side allocate without bound.
+// JSON: a request from Node, or from the host a JSON array of events.
+// Frames over kMaxFrame are refused in both directions, so a corrupt length
+// can never make either side allocate without bound.
 #pragma once
 
 #include <string>
@@ -24,12 +25,21 @@ class Channel : public EventSink {
   bool read(std::string* payload, std::string* error);
   bool write(std::string_view payload);
 
-  void emit(const json::Value& event) override { write(event.dump()); }
+  void emit(std::string_view event, bool urgent) override;
+  void flush() override;
+  void discard() override { batch_.clear(); }
 
   int fd() const { return fd_; }
 
  private:
+  // Events wait here as "[e1,e2,..." until the next flush. A step's task
+  // children write to the same socket as the stepd: a frame must reach
+  // the socket in one piece, which Linux guarantees for a write to a unix
+  // stream socket that fits one buffer (32 KiB and more). Batches stay
+  // well below that; only a single event larger than this is sent alone.
+  static constexpr size_t kBatchBytes = 16 * 1024;
   int fd_;
+  std::string batch_;
 };
 
 }  // namespace plugstack

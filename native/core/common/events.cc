@@ -1,18 +1,103 @@
 #include "common/events.h"
 
 #include <time.h>
+#include <unistd.h>
 
 namespace plugstack {
 
 namespace {
 EventSink* g_sink = nullptr;
+int g_pid = 0;
+}  // namespace
+
+Event::Event(std::string_view type) {
+  text_.reserve(128);
+  text_ += "{\"t\":";
+  json::quoteTo(text_, type);
+}
+
+void Event::key(std::string_view k) {
+  text_ += ',';
+  json::quoteTo(text_, k);
+  text_ += ':';
+}
+
+Event& Event::add(std::string_view k, long long value) {
+  key(k);
+  text_ += std::to_string(value);
+  return *this;
+}
+
+Event& Event::add(std::string_view k, bool value) {
+  key(k);
+  text_ += value ? "true" : "false";
+  return *this;
+}
+
+Event& Event::add(std::string_view k, std::string_view value) {
+  key(k);
+  json::quoteTo(text_, value);
+  return *this;
+}
+
+Event& Event::add(std::string_view k, const char* value) {
+  if (!value) return addNull(k);
+  return add(k, std::string_view(value));
+}
+
+Event& Event::add(std::string_view k, const json::Value& value) {
+  key(k);
+  text_ += value.dump();
+  return *this;
+}
+
+Event& Event::addNull(std::string_view k) {
+  key(k);
+  text_ += "null";
+  return *this;
+}
+
+std::string_view Event::text() {
+  if (!closed_) {
+    text_ += '}';
+    closed_ = true;
+  }
+  return text_;
 }
 
 void setEventSink(EventSink* sink) { g_sink = sink; }
 
-void emitEvent(json::Object event) {
-  if (g_sink) g_sink->emit(json::Value(std::move(event)));
+void emitEvent(Event& event) {
+  if (g_sink) g_sink->emit(event.text(), event.isUrgent());
 }
+
+void emitEvent(Event&& event) { emitEvent(event); }
+
+void emitEvent(json::Object event) {
+  if (!g_sink) return;
+  bool urgent = false;
+  for (const auto& [k, v] : event)
+    if (k == "t" && v.isString())
+      urgent = v.asString() == "problem" || v.asString() == "warning" || v.asString() == "fatal" ||
+               v.asString() == "done";
+  std::string text = json::Value(std::move(event)).dump();
+  g_sink->emit(text, urgent);
+}
+
+void flushEvents() {
+  if (g_sink) g_sink->flush();
+}
+
+void discardBufferedEvents() {
+  if (g_sink) g_sink->discard();
+}
+
+int currentPid() {
+  if (!g_pid) g_pid = static_cast<int>(getpid());
+  return g_pid;
+}
+
+void resetPid() { g_pid = static_cast<int>(getpid()); }
 
 long long monotonicMicros() {
   struct timespec ts;

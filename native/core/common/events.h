@@ -1,24 +1,79 @@
 // Where the core reports what happens: hook calls, log lines, item reads,
-// problems. A host process forwards every event to Node as one protocol
-// frame; without a sink (the addon) events are dropped.
+// problems. A host process forwards events to Node over its channel;
+// without a sink (the addon) events are dropped.
 //
-// Events are written synchronously, before the core moves on: if a plugin
-// then crashes the process, Node has already received the "enter" event that
-// names the plugin and the hook.
+// Events are buffered and sent in batches (one frame holds a JSON array of
+// them), because a step can produce thousands. Two kinds of event are sent
+// at once, together with whatever is buffered: "enter", written before the
+// core calls into plugin code, so that a crash, exit() or hang inside the
+// plugin is pinned on the right plugin and hook; and log lines and
+// problems, so that a plugin's last words before a crash are not lost.
 #pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "common/json.h"
 
 namespace plugstack {
 
+// One event, written straight into JSON text: {"t":"<type>", ...}.
+class Event {
+ public:
+  explicit Event(std::string_view type);
+  Event& add(std::string_view key, long long value);
+  Event& add(std::string_view key, int value) { return add(key, static_cast<long long>(value)); }
+  Event& add(std::string_view key, unsigned value) { return add(key, static_cast<long long>(value)); }
+  Event& add(std::string_view key, unsigned long value) { return add(key, static_cast<long long>(value)); }
+  Event& add(std::string_view key, bool value);
+  Event& add(std::string_view key, std::string_view value);
+  Event& add(std::string_view key, const std::string& value) { return add(key, std::string_view(value)); }
+  Event& add(std::string_view key, const char* value);  // NULL is null
+  Event& add(std::string_view key, const json::Value& value);
+  Event& addNull(std::string_view key);
+  // Sent immediately, with everything buffered before it.
+  Event& urgent() {
+    urgent_ = true;
+    return *this;
+  }
+  bool isUrgent() const { return urgent_; }
+  // The complete JSON text.
+  std::string_view text();
+
+ private:
+  void key(std::string_view k);
+  std::string text_;
+  bool closed_ = false;
+  bool urgent_ = false;
+};
+
 class EventSink {
  public:
   virtual ~EventSink() = default;
-  virtual void emit(const json::Value& event) = 0;
+  // One event's JSON text; the sink may buffer it.
+  virtual void emit(std::string_view event, bool urgent) = 0;
+  // Sends what is buffered.
+  virtual void flush() = 0;
+  // Forgets what is buffered: a forked child's copy of its parent's buffer
+  // belongs to the parent, which sends it.
+  virtual void discard() = 0;
 };
 
 void setEventSink(EventSink* sink);
+void emitEvent(Event& event);
+void emitEvent(Event&& event);
+// For the less frequent events, built as a JSON object.
 void emitEvent(json::Object event);
+// Sends everything buffered: before exec and _exit, at the end.
+void flushEvents();
+// In a forked child, first thing: drop the copy of the parent's buffer.
+void discardBufferedEvents();
+
+// The pid of this process, cached: glibc's getpid() is a system call, and
+// every hook event carries the pid. Forked children must call resetPid().
+int currentPid();
+void resetPid();
 
 // Microseconds on the monotonic clock, for hook durations.
 long long monotonicMicros();

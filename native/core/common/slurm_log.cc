@@ -18,18 +18,19 @@ const char* logLevelName(LogLevel level) {
 }
 
 void slurmLog(LogLevel level, const std::string& text) {
-  emitEvent({{"t", "log"}, {"source", "slurm"}, {"level", logLevelName(level)}, {"msg", text}});
+  Event ev("log");
+  ev.add("source", "slurm").add("level", logLevelName(level)).add("msg", text);
+  if (level == LogLevel::Error) ev.urgent();
+  emitEvent(ev);
 }
 
 void pluginLog(LogLevel level, const std::string& text, bool spankLog) {
-  json::Object ev{{"t", "log"}, {"source", "plugin"}, {"level", logLevelName(level)},
-                  {"msg", text}};
-  if (spankLog) ev.emplace_back("bare", true);
-  if (HookScope::currentRef() >= 0) {
-    ev.emplace_back("ref", HookScope::currentRef());
-    ev.emplace_back("hook", HookScope::currentHook());
-  }
-  emitEvent(std::move(ev));
+  // Sent at once: a plugin's last words before a crash are worth keeping.
+  Event ev("log");
+  ev.add("source", "plugin").add("level", logLevelName(level)).add("msg", text);
+  if (spankLog) ev.add("bare", true);
+  if (HookScope::currentRef() >= 0) ev.add("ref", HookScope::currentRef()).add("hook", HookScope::currentHook());
+  emitEvent(ev.urgent());
 }
 
 }  // namespace plugstack

@@ -7,6 +7,7 @@
 // is single-threaded, so it may fork tasks the way slurmstepd does.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -57,6 +58,16 @@ extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
   // Plugins and the programs they start must not inherit our end of the
   // channel.
   fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+  // A write to a task that already died (its barrier) must fail with EPIPE,
+  // not kill the host; task children restore the default before exec.
+  signal(SIGPIPE, SIG_IGN);
+  // A node may run up to 512 tasks (MAX_TASKS_PER_NODE), and each keeps
+  // three descriptors open in the stepd: use all the descriptors we may.
+  struct rlimit files;
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
 
   Channel channel(static_cast<int>(fd));
   setEventSink(&channel);
@@ -68,12 +79,16 @@ extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
   std::string payload, error;
   if (!channel.read(&payload, &error)) {
     emitEvent({{"t", "fatal"}, {"message", "no request: " + error}});
+    flushEvents();
     return 2;
   }
   json::Value request;
   if (!json::parse(payload, &request, &error) || !request.isObject()) {
     emitEvent({{"t", "fatal"}, {"message", "malformed request: " + error}});
+    flushEvents();
     return 2;
   }
-  return role->run(channel, request);
+  int rc = role->run(channel, request);
+  flushEvents();
+  return rc;
 }

@@ -242,9 +242,7 @@ PassResult Stack::callPass(Phase phase, void* job, TaskRecord* task) {
     called = true;
     handle->plugin = p.get();
     {
-      json::Object extra;
-      if (task) extra.emplace_back("task", task->id);
-      HookScope scope(p->ref, info.symbol, std::move(extra));
+      HookScope scope(p->ref, info.symbol, task ? json::Object{{"task", task->id}} : json::Object{});
       rc = fn(handle, static_cast<int>(p->args.size()), p->argv());
       scope.setResult(rc);
     }
@@ -264,11 +262,13 @@ PassResult Stack::callPass(Phase phase, void* job, TaskRecord* task) {
   result.rc = rc;
   // Passes no plugin takes part in are not worth a frame (there is one per
   // task and phase).
-  if (called)
-    emitEvent({{"t", "pass"},
-               {"hook", info.symbol},
-               {"rc", rc},
-               {"stoppedBy", result.stoppedBy >= 0 ? json::Value(result.stoppedBy) : json::Value()}});
+  if (called) {
+    Event ev("pass");
+    ev.add("hook", info.symbol).add("rc", rc);
+    if (result.stoppedBy >= 0) ev.add("stoppedBy", result.stoppedBy);
+    else ev.addNull("stoppedBy");
+    emitEvent(ev);
+  }
   return result;
 }
 

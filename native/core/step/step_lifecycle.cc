@@ -23,7 +23,9 @@ namespace plugstack {
 
 namespace {
 
-constexpr size_t kReadChunk = 64 * 1024;
+// Task output is read and sent in slices this small so that each event,
+// even with every byte escaped, stays far below the channel's frame size.
+constexpr size_t kReadChunk = 2048;
 // After the step's processes are killed, output still in flight is read
 // for at most this long.
 constexpr int kDrainMillis = 250;
@@ -114,10 +116,7 @@ bool StepLifecycle::forkTasks() {
       pgid_ = t.pid;
       emitEvent({{"t", "pgid"}, {"pgid", static_cast<int>(pgid_)}});
     }
-    emitEvent({{"t", "task"},
-               {"task", step.tasks[i].id},
-               {"gtid", step.tasks[i].gtid},
-               {"pid", static_cast<int>(t.pid)}});
+    emitEvent(Event("task").add("task", step.tasks[i].id).add("gtid", step.tasks[i].gtid).add("pid", static_cast<int>(t.pid)));
     tasks_.push_back(t);
   }
   if (!reclaimPrivileges(privileges_)) slurmLog(LogLevel::Error, "Unable to reclaim privileges");
@@ -166,10 +165,10 @@ void StepLifecycle::drainOutput(TaskProcess& t) {
     while (*fd >= 0) {
       ssize_t n = read(*fd, buf, sizeof buf);
       if (n > 0) {
-        emitEvent({{"t", "output"},
-                   {"task", spec_.record.tasks[t.index].id},
-                   {"stream", fd == &t.out ? "stdout" : "stderr"},
-                   {"data", std::string_view(buf, static_cast<size_t>(n))}});
+        emitEvent(Event("output")
+                      .add("task", spec_.record.tasks[t.index].id)
+                      .add("stream", fd == &t.out ? "stdout" : "stderr")
+                      .add("data", std::string_view(buf, static_cast<size_t>(n))));
         continue;
       }
       if (n == 0) {
@@ -189,11 +188,11 @@ void StepLifecycle::onTaskExit(TaskProcess& t, int status) {
   drainOutput(t);
   task.exited = true;
   task.estatus = status;
-  emitEvent({{"t", "exit"},
-             {"task", task.id},
-             {"gtid", task.gtid},
-             {"pid", static_cast<int>(t.pid)},
-             {"status", status}});
+  emitEvent(Event("exit")
+                .add("task", task.id)
+                .add("gtid", task.gtid)
+                .add("pid", static_cast<int>(t.pid))
+                .add("status", status));
   // The parent rebuilds the step env for this task before its task_exit.
   applyEpilogTaskEnv(step.env, spec_, task, stack_.version());
   if (stack_.isFailure(stack_.callPass(Phase::TaskExit, &step, &task).rc))
@@ -204,32 +203,45 @@ void StepLifecycle::onTaskExit(TaskProcess& t, int status) {
 void StepLifecycle::waitForTasks() {
   size_t left = tasks_.size();
   std::vector<struct pollfd> fds;
+  std::vector<TaskProcess*> owner;  // which task each output descriptor is of
   while (left > 0) {
     fds.clear();
+    owner.clear();
     fds.push_back({sigchld_, POLLIN, 0});
+    owner.push_back(nullptr);
     for (auto& t : tasks_)
       for (int fd : {t.out, t.err})
-        if (fd >= 0) fds.push_back({fd, POLLIN, 0});
+        if (fd >= 0) {
+          fds.push_back({fd, POLLIN, 0});
+          owner.push_back(&t);
+        }
     if (poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) break;
 
-    for (auto& t : tasks_) drainOutput(t);
+    // Read only where there is something to read: a step has many tasks.
+    TaskProcess* last = nullptr;
+    for (size_t i = 1; i < fds.size(); i++)
+      if (fds[i].revents && owner[i] != last) drainOutput(*(last = owner[i]));
 
-    struct signalfd_siginfo info;
-    while (read(sigchld_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+    if (fds[0].revents) {
+      struct signalfd_siginfo info;
+      while (read(sigchld_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
+      }
+      // Reap every child that ended, tasks and anything else (slurmstepd's
+      // wait3 collects whatever it is given too).
+      for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid <= 0) break;
+        auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const TaskProcess& t) {
+          return t.pid == pid && !spec_.record.tasks[t.index].exited;
+        });
+        if (it == tasks_.end()) continue;
+        onTaskExit(*it, status);
+        left--;
+      }
     }
-    // Reap every child that ended, tasks and anything else (slurmstepd's
-    // wait3 collects whatever it is given too).
-    for (;;) {
-      int status;
-      pid_t pid = waitpid(-1, &status, WNOHANG);
-      if (pid <= 0) break;
-      auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const TaskProcess& t) {
-        return t.pid == pid && !spec_.record.tasks[t.index].exited;
-      });
-      if (it == tasks_.end()) continue;
-      onTaskExit(*it, status);
-      left--;
-    }
+    // What the tasks printed and how they ended goes out once per wake-up.
+    flushEvents();
   }
 }
 

@@ -5,6 +5,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -17,7 +18,22 @@ namespace plugstack {
 
 namespace {
 
+// Closes these descriptors (ours only: a plugin's open files must survive
+// into the task as in Slurm), one close_range per run of consecutive
+// numbers rather than one close each: with many tasks the list is long.
+void closeDescriptors(std::vector<int> fds) {
+  std::sort(fds.begin(), fds.end());
+  size_t i = 0;
+  while (i < fds.size()) {
+    size_t j = i;
+    while (j + 1 < fds.size() && fds[j + 1] <= fds[j] + 1) j++;
+    if (fds[i] >= 0) close_range(static_cast<unsigned>(fds[i]), static_cast<unsigned>(fds[j]), 0);
+    i = j + 1;
+  }
+}
+
 [[noreturn]] void childExit(int status) {
+  flushEvents();
   // Leave without running atexit handlers or flushing the parent's stdio
   // copies: only exec or _exit are safe after fork.
   _exit(status);
@@ -76,7 +92,8 @@ bool waitForRelease(int fd) {
   std::vector<char*> argv(task.argv.begin(), task.argv.end());
   argv[0] = command.data();
 
-  emitEvent({{"t", "exec"}, {"task", task.id}, {"path", command}});
+  emitEvent(Event("exec").add("task", task.id).add("path", command));
+  flushEvents();
   execve(command.c_str(), argv.data(), step.env.data());
 
   int saved = errno;
@@ -119,7 +136,10 @@ bool waitForRelease(int fd) {
     slurmLog(LogLevel::Error, "spank_task_init_privileged failed");
     // 24.11 ends the child with fatal(), which is exit(1): plugin ELF
     // destructors run. 22.05 calls _exit(1).
-    if (stack.version().line() >= 2411) std::exit(1);
+    if (stack.version().line() >= 2411) {
+      flushEvents();
+      std::exit(1);
+    }
     childExit(1);
   }
   PrivState unused;
@@ -159,12 +179,17 @@ bool forkTask(Stack& stack, StepSpec& spec, size_t index, const PrivState& privi
     return false;
   }
   if (pid == 0) {
+    // Our copy of the parent's buffered events is the parent's to send.
+    discardBufferedEvents();
+    resetPid();
+    // slurmstepd's child drops its copy of the earlier tasks' pipes (it
+    // destroys its wait list): that is what lets a barrier closed by the
+    // parent reach every task.
+    std::vector<int> drop{barrier[1], out[0], err[0]};
     for (const auto& t : earlier)
       for (int fd : {t.barrier, t.out, t.err})
-        if (fd >= 0) close(fd);
-    close(barrier[1]);
-    close(out[0]);
-    close(err[0]);
+        if (fd >= 0) drop.push_back(fd);
+    closeDescriptors(std::move(drop));
     runChild(stack, spec, index, privileges, barrier[0], out[1], err[1], parent);
   }
 
