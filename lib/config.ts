@@ -1,37 +1,21 @@
 /** plugstack.conf as plugstack reads it in-process (no plugin code runs). */
-import { native } from './native/binding.js';
+import { native, type NativeDiagnostic, type NativeParsedConf, type NativePluginLine } from './native/binding.js';
 
-export interface ConfigPluginLine {
-  kind: 'plugin';
-  /** Position among the plugin lines, includes expanded; reports use it as the plugin's ref. */
-  ref: number;
-  file: string;
-  line: number;
-  required: boolean;
-  /** The path as written: absolute, or relative to the PluginDir list. */
-  path: string;
-  args: string[];
-}
-
-export interface ConfigDiagnostic {
-  kind: 'diagnostic';
-  severity: 'error' | 'warning';
-  code: string;
-  message: string;
-  file?: string;
-  line?: number;
-  /** The lines Slurm itself logs for this input. */
-  slurmLog: { level: string; text: string }[];
-}
-
-export interface ParsedConfig {
-  /** False when Slurm would fail to create the stack (unreadable file, include loop). */
-  ok: boolean;
-  /** The file does not exist; Slurm treats that as an empty stack. */
-  missing: boolean;
-  /** Plugin lines and diagnostics in the order Slurm meets them. */
-  items: (ConfigPluginLine | ConfigDiagnostic)[];
-}
+/**
+ * A plugin line: `ref` is its position among the plugin lines (includes
+ * expanded), which reports use to name the plugin; `path` is as written,
+ * absolute or relative to the PluginDir list.
+ */
+export type ConfigPluginLine = NativePluginLine;
+/** A problem in the file, with the lines Slurm itself logs for it (`slurmLog`). */
+export type ConfigDiagnostic = NativeDiagnostic;
+/**
+ * `ok` is false when Slurm would fail to create the stack (unreadable file,
+ * include loop); `missing` when the file does not exist, which Slurm treats
+ * as an empty stack; `items` are plugin lines and diagnostics in the order
+ * Slurm meets them.
+ */
+export type ParsedConfig = NativeParsedConf;
 
 /** Parses a plugstack.conf with Slurm's rules (comments, keywords, includes). */
 export function parseConfig(file: string): ParsedConfig {
