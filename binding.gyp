@@ -37,6 +37,8 @@
         "native/core/common/hook_scope.cc",
         "native/core/common/problem.cc",
         "native/core/common/slurm_log.cc",
+        "native/core/client/client_options.cc",
+        "native/core/roles/client.cc",
         "native/core/roles/host_main.cc",
         "native/core/roles/inspect.cc",
         "native/core/roles/stack_request.cc",

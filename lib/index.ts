@@ -29,3 +29,13 @@ export type {
   StepLogLine,
   SpankOptionValue,
 } from './step/types.js';
+export type {
+  CommandOptions,
+  CommandResult,
+  ClientRecord,
+  ClientHookCall,
+  JobRecord,
+  SeenOption,
+  BuiltinOptionSetting,
+  CommandName,
+} from './commands/types.js';

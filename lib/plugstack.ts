@@ -9,6 +9,10 @@ import type { CheckReport, ContextReport } from './check/types.js';
 import { parseConfig, type ParsedConfig } from './config.js';
 import { invalidArgument, PlugstackError } from './errors.js';
 import { runHost } from './host/host-process.js';
+import { runSalloc } from './commands/salloc.js';
+import { runSbatch } from './commands/sbatch.js';
+import { runSrun } from './commands/srun.js';
+import type { CommandOptions, CommandResult } from './commands/types.js';
 import { launchStep } from './step/launch.js';
 import type { StepOptions, StepResult } from './step/types.js';
 import { native } from './native/binding.js';
@@ -143,6 +147,37 @@ export class Plugstack {
     );
   }
 
+  /**
+   * srun: `args` are the words after "srun", as a user types them. The
+   * local context runs in a client process, the step on the remote side,
+   * and the result holds both sides.
+   */
+  async srun(options: CommandOptions | string[]): Promise<CommandResult> {
+    return runSrun(this.commandStack(), commandOptions(options));
+  }
+
+  /**
+   * sbatch: `args` are the words after "sbatch" (options, then the script
+   * and its arguments, or --wrap). Resolves once the batch job has run.
+   */
+  async sbatch(options: CommandOptions | string[]): Promise<CommandResult> {
+    return runSbatch(this.commandStack(), commandOptions(options));
+  }
+
+  /** salloc: `args` are the words after "salloc" (options, then the command to run in the allocation). */
+  async salloc(options: CommandOptions | string[]): Promise<CommandResult> {
+    return runSalloc(this.commandStack(), commandOptions(options));
+  }
+
+  private commandStack() {
+    return {
+      conf: this.conf,
+      slurmVersion: this.slurmVersion,
+      pluginDirs: this.pluginDirs,
+      ...(this.env ? { hostEnv: this.env } : {}),
+    };
+  }
+
   private async inspect(context: SpankContext): Promise<ContextReport> {
     const run = await runHost(
       'inspect',
@@ -181,4 +216,11 @@ export function fileExists(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+function commandOptions(options: CommandOptions | string[]): CommandOptions {
+  const o = Array.isArray(options) ? { args: options } : options;
+  if (!o || !Array.isArray(o.args) || o.args.some((a) => typeof a !== 'string'))
+    throw invalidArgument('args', 'an array of strings (the words after the command name)', o?.args);
+  return o;
 }

@@ -10,11 +10,17 @@ import { includeDir } from '../native/paths.js';
 import { fileExists, Plugstack } from '../plugstack.js';
 import { ALL_CONTEXTS, CLIENT_COMMANDS, type ClientCommand, type SpankContext } from '../spank.js';
 import { parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { runCommand } from './commands.js';
 import { renderCheck } from './render-check.js';
 
 const USAGE = `usage: plugstack <command> [options]
 
 commands:
+  run [STACK] [srun options] command...     srun: a job step through the local and remote contexts
+  batch [STACK] [sbatch options] script...  sbatch: the allocator context, then the batch job
+  alloc [STACK] [salloc options] command... salloc: the allocator context, then the command
+      STACK: --conf FILE (default $PLUGSTACK_CONF, else /etc/slurm/plugstack.conf),
+             --plugin-dir DIRS, --slurm-version V; they come before the command's own options
   check <plugstack.conf>   load the stack in every SPANK context as Slurm would, report problems
       --plugin-dir DIRS      Slurm's PluginDir (':'-separated) for relative plugin paths
       --slurm-version V      emulate Slurm 24.11 (default) or 22.05
@@ -112,6 +118,12 @@ export async function main(argv: string[], out: Out = { stdout: process.stdout, 
         return await help(rest, out);
       case 'cc':
         return cc(rest, out);
+      case 'run':
+        return await runCommand('srun', rest);
+      case 'batch':
+        return await runCommand('sbatch', rest);
+      case 'alloc':
+        return await runCommand('salloc', rest);
       case '--version': {
         const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
         out.stdout.write(`plugstack ${pkg.version}\n`);

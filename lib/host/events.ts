@@ -113,6 +113,12 @@ export interface OutputEvent { t: 'output'; task: number; stream: 'stdout' | 'st
 export interface ExitEvent { t: 'exit'; task: number; gtid: number; pid: number; status: number }
 /** spank_prepend_task_argv changed a task's argv. */
 export interface ArgvEvent { t: 'argv'; ref: number; hook: string; task: number; argv: string[] }
+/** slurmstepd has set up the step's IO: its errors reach srun from here on. */
+export interface IoEvent { t: 'io' }
+/** What a client command's getopt would print, or its --help text. */
+export interface ConsoleEvent { t: 'console' | 'print'; stream: 'stdout' | 'stderr'; text: string; what?: string }
+/** A built-in option the client command saw. */
+export interface BuiltinEvent { t: 'builtin'; name: string; value: string | null; source: string }
 /** The final state of every task of the node. */
 export interface TasksEvent {
   t: 'tasks';
@@ -142,4 +148,7 @@ export type HostEvent =
   | OutputEvent
   | ExitEvent
   | ArgvEvent
-  | TasksEvent;
+  | TasksEvent
+  | IoEvent
+  | ConsoleEvent
+  | BuiltinEvent;

@@ -15,7 +15,7 @@ import { hostExecutable } from '../native/paths.js';
 import type { DoneEvent, EnterEvent, HostEvent } from './events.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 
-export type HostRole = 'inspect' | 'stepd';
+export type HostRole = 'inspect' | 'stepd' | 'client';
 
 export interface HostRunOptions {
   /** Kill the host (and its process group) after this long. */
@@ -24,6 +24,17 @@ export interface HostRunOptions {
   cwd?: string;
   /** Called for each event as it arrives. */
   onEvent?: (event: HostEvent) => void;
+  /** Called with the host's own stdout and stderr as they arrive. */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+}
+
+/** A running host: further requests can be sent while it runs. */
+export interface HostHandle {
+  send(message: object): void;
+  /** Kills the host (and the process groups it reported) now. */
+  kill(): void;
+  /** Resolves once the host has exited and its pipes are closed. */
+  finished: Promise<HostRun>;
 }
 
 /** How a host run ended when it did not end normally. */
@@ -57,11 +68,12 @@ const CLOSE_GRACE_MS = 2000;
 /** Output kept per stream; the rest is dropped with a marker. */
 const MAX_CAPTURE = 1 << 20;
 
-function capture(stream: NodeJS.ReadableStream | null): { text: () => string } {
+function capture(stream: NodeJS.ReadableStream | null, onChunk?: (chunk: Buffer) => void): { text: () => string } {
   const chunks: Buffer[] = [];
   let size = 0;
   let dropped = false;
   stream?.on('data', (chunk: Buffer) => {
+    onChunk?.(chunk);
     if (size >= MAX_CAPTURE) {
       dropped = true;
       return;
@@ -82,8 +94,13 @@ function killGroup(pid: number | undefined): void {
 }
 
 export function runHost(role: HostRole, request: object, options: HostRunOptions): Promise<HostRun> {
+  return startHost(role, request, options).finished;
+}
+
+export function startHost(role: HostRole, request: object, options: HostRunOptions): HostHandle {
   const executable = hostExecutable();
-  return new Promise((resolve, reject) => {
+  let handle: Omit<HostHandle, 'finished'> = { send: () => {}, kill: () => {} };
+  const finished = new Promise<HostRun>((resolve, reject) => {
     const child = spawn(executable, [role, '--fd', '3'], {
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
       detached: true,
@@ -91,8 +108,8 @@ export function runHost(role: HostRole, request: object, options: HostRunOptions
       cwd: options.cwd,
     });
     const channel = child.stdio[3] as Socket;
-    const stdout = capture(child.stdout);
-    const stderr = capture(child.stderr);
+    const stdout = capture(child.stdout, options.onOutput && ((c) => options.onOutput!('stdout', c)));
+    const stderr = capture(child.stderr, options.onOutput && ((c) => options.onOutput!('stderr', c)));
     const events: HostEvent[] = [];
     const openHooks = new Map<number, EnterEvent[]>();
     // Process groups the host created (a step's tasks): they do not die
@@ -114,7 +131,7 @@ export function runHost(role: HostRole, request: object, options: HostRunOptions
       for (const g of groups) killGroup(g);
     };
 
-    const timer = setTimeout(() => {
+    const timer = options.timeoutMs ? setTimeout(() => {
       fault = {
         kind: 'timeout',
         timeoutMs: options.timeoutMs,
@@ -122,7 +139,7 @@ export function runHost(role: HostRole, request: object, options: HostRunOptions
         message: `no result after ${options.timeoutMs} ms`,
       };
       cleanup();
-    }, options.timeoutMs);
+    }, options.timeoutMs) : undefined;
 
     channel.on('data', (chunk: Buffer) => {
       let frames: unknown[];
@@ -197,6 +214,13 @@ export function runHost(role: HostRole, request: object, options: HostRunOptions
       });
     });
 
+    handle = {
+      send: (message) => {
+        if (!channel.destroyed) channel.write(encodeFrame(message));
+      },
+      kill: () => cleanup(),
+    };
     channel.write(encodeFrame(request));
   });
+  return { send: (m) => handle.send(m), kill: () => handle.kill(), finished };
 }

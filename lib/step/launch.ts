@@ -129,10 +129,10 @@ export async function launchStep(stack: StackRef, options: StepOptions): Promise
           step: {
             jobId,
             stepId,
-            nnodes: layout.length,
+            nnodes: options.recordCounts?.nnodes ?? layout.length,
             nodeId: node.nodeId,
             nodeName: node.name,
-            ntasks,
+            ntasks: options.recordCounts?.ntasks ?? ntasks,
             tasks: node.gtids.map((gtid) => ({ gtid })),
             cpus: options.cpusPerNode ?? Math.max(1, node.gtids.length),
             cpusPerTask: options.cpusPerTask ?? 1,
@@ -146,7 +146,11 @@ export async function launchStep(stack: StackRef, options: StepOptions): Promise
             options: spankOptions,
           },
         },
-        { timeoutMs, ...(stack.hostEnv ? { env: stack.hostEnv } : {}) },
+        {
+          timeoutMs,
+          ...(stack.hostEnv ? { env: stack.hostEnv } : {}),
+          ...(options.onEvent ? { onEvent: (e: import('../host/events.js').HostEvent) => options.onEvent!(node, e) } : {}),
+        },
       ).then((run) => ({ node, run })),
     ),
   );

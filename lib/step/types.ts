@@ -41,6 +41,15 @@ export interface StepOptions {
   spankOptions?: SpankOptionValue[];
   /** Kill the whole step after this long. Default 60 s. */
   timeoutMs?: number;
+  /** Each event of each node's host, as it arrives (for streaming task output). */
+  onEvent?: (node: { nodeId: number; name: string; gtids: number[] }, event: import('../host/events.js').HostEvent) => void;
+  /**
+   * What the step record says about the whole step, when it is not what
+   * the layout implies. slurmstepd's batch step never fills in the node
+   * count (S_JOB_NNODES reads 0) and takes the task count from the job
+   * (0 without -n).
+   */
+  recordCounts?: { nnodes: number; ntasks: number };
 }
 
 /** One call into plugin code during the step. */

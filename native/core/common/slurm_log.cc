@@ -17,9 +17,9 @@ const char* logLevelName(LogLevel level) {
   return "info";
 }
 
-void slurmLog(LogLevel level, const std::string& text) {
+void slurmLog(LogLevel level, const std::string& text, bool fatal) {
   Event ev("log");
-  ev.add("source", "slurm").add("level", logLevelName(level)).add("msg", text);
+  ev.add("source", "slurm").add("level", fatal ? "fatal" : logLevelName(level)).add("msg", text);
   if (level == LogLevel::Error) ev.urgent();
   emitEvent(ev);
 }

@@ -12,7 +12,8 @@ const char* logLevelName(LogLevel level);
 
 // A line Slurm's own code would log at this point (e.g. "spank: required
 // plugin x.so: init() failed with rc=-1"), reported with source "slurm".
-void slurmLog(LogLevel level, const std::string& text);
+// fatal marks a line Slurm writes with fatal() ("srun: fatal: ...").
+void slurmLog(LogLevel level, const std::string& text, bool fatal = false);
 
 // A line written by plugin code, reported with source "plugin" and the
 // plugin and hook that were running. spankLog marks slurm_spank_log(),

@@ -31,6 +31,7 @@ struct RoleEntry {
 constexpr RoleEntry kRoles[] = {
     {"inspect", runInspectRole},
     {"stepd", runStepdRole},
+    {"client", runClientRole},
 };
 
 int usage() {

@@ -17,4 +17,8 @@ int runInspectRole(Channel& channel, const json::Value& request);
 // task processes, their output and exit statuses.
 int runStepdRole(Channel& channel, const json::Value& request);
 
+// srun, sbatch or salloc up to the hand-over to the scheduler, then what
+// Node asks for (local_user_init, exit).
+int runClientRole(Channel& channel, const json::Value& request);
+
 }  // namespace plugstack

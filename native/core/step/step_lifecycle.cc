@@ -310,6 +310,9 @@ StepOutcome StepLifecycle::run(const ParsedConf& conf) {
   spec_.record.env.set("SLURM_TOPOLOGY_ADDR", spec_.nodeName);
   spec_.record.env.set("SLURM_TOPOLOGY_ADDR_PATTERN", "node");
   if (!startStack(conf)) return outcome_;
+  // slurmstepd sets up the step's IO here: from now on its error messages
+  // reach srun (through task 0's stderr).
+  emitEvent(Event("io"));
 
   // SIGCHLD arrives through a descriptor, so that task output and task ends
   // are handled in one poll loop. Children unblock it before anything else.

@@ -1,0 +1,55 @@
+/**
+ * plugstack run / batch / alloc: srun, sbatch and salloc. Leading
+ * --conf, --plugin-dir and --slurm-version choose the stack (defaults:
+ * PLUGSTACK_CONF, PLUGSTACK_PLUGIN_DIR, PLUGSTACK_SLURM_VERSION, which is
+ * how the srun inside a batch script finds the same stack); every word
+ * after them is the command's, passed on untouched.
+ */
+import { Plugstack } from '../plugstack.js';
+import type { CommandName } from '../commands/types.js';
+import { UsageError } from './args.js';
+
+/** Slurm's default plugstack.conf, next to slurm.conf. */
+const DEFAULT_CONF = '/etc/slurm/plugstack.conf';
+
+const OWN = ['conf', 'plugin-dir', 'slurm-version'] as const;
+
+function splitOwnOptions(argv: string[]): { own: Map<string, string>; rest: string[] } {
+  const own = new Map<string, string>();
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      i++;
+      break;
+    }
+    const m = /^--(conf|plugin-dir|slurm-version)(?:=(.*))?$/.exec(a);
+    if (!m) break;
+    const value = m[2] ?? argv[++i];
+    if (value === undefined) throw new UsageError(`option --${m[1]} needs a value`);
+    own.set(m[1]!, value);
+  }
+  return { own, rest: argv.slice(i) };
+}
+
+export async function runCommand(command: CommandName, argv: string[]): Promise<number> {
+  const { own, rest } = splitOwnOptions(argv);
+  const env = process.env;
+  const conf = own.get('conf') ?? env.PLUGSTACK_CONF ?? DEFAULT_CONF;
+  const pluginDir = own.get('plugin-dir') ?? env.PLUGSTACK_PLUGIN_DIR;
+  const slurmVersion = own.get('slurm-version') ?? env.PLUGSTACK_SLURM_VERSION;
+  const stack = await Plugstack.load(conf, {
+    ...(pluginDir !== undefined ? { pluginDir } : {}),
+    ...(slurmVersion !== undefined ? { slurmVersion } : {}),
+  });
+  const options = {
+    args: rest,
+    onStdout: (c: Buffer) => process.stdout.write(c),
+    onStderr: (c: Buffer) => process.stderr.write(c),
+  };
+  const result =
+    command === 'srun' ? await stack.srun(options) : command === 'sbatch' ? await stack.sbatch(options) : await stack.salloc(options);
+  return result.exitCode;
+}
+
+export const OWN_OPTIONS = OWN;

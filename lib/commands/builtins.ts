@@ -1,0 +1,57 @@
+/** What the built-in options of srun, sbatch and salloc mean for plugstack. */
+import type { BuiltinOptionSetting } from './types.js';
+
+export interface Builtins {
+  ntasks?: number;
+  nodes?: number;
+  label: boolean;
+  chdir?: string;
+  jobId?: number;
+  jobName?: string;
+  overcommit: boolean;
+  cpusPerTask?: number;
+  export?: string;
+  verbose: number;
+  quiet: boolean;
+  wait: boolean;
+  output?: string;
+  error?: string;
+}
+
+function last(settings: BuiltinOptionSetting[], name: string): BuiltinOptionSetting | undefined {
+  for (let i = settings.length - 1; i >= 0; i--) if (settings[i]!.name === name) return settings[i];
+  return undefined;
+}
+
+function int(value: string | null | undefined): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const n = Number.parseInt(value, 10);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/** Reads the options that change what plugstack does; the others are accepted and recorded only. */
+export function readBuiltins(settings: BuiltinOptionSetting[]): Builtins {
+  const value = (name: string) => last(settings, name)?.value ?? undefined;
+  const nodes = value('nodes');
+  const b: Builtins = {
+    label: settings.some((s) => s.name === 'label'),
+    overcommit: settings.some((s) => s.name === 'overcommit'),
+    verbose: settings.filter((s) => s.name === 'verbose').length,
+    quiet: settings.some((s) => s.name === 'quiet'),
+    wait: settings.some((s) => s.name === 'wait'),
+  };
+  const set = <K extends keyof Builtins>(k: K, v: Builtins[K] | undefined) => {
+    if (v !== undefined) b[k] = v;
+  };
+  set('ntasks', int(value('ntasks')));
+  // "-N 2" or a range "-N 2-4": the minimum is what a free cluster gives.
+  set('nodes', int(nodes?.split('-')[0]));
+  set('chdir', value('chdir'));
+  set('jobId', int(value('jobid')));
+  set('jobName', value('job-name'));
+  set('cpusPerTask', int(value('cpus-per-task')));
+  set('export', value('export'));
+  set('output', value('output'));
+  set('error', value('error'));
+  return b;
+}

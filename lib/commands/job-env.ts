@@ -1,0 +1,109 @@
+/**
+ * The job variables Slurm's commands put in an environment: srun's and
+ * salloc's for an allocation (env_array_for_job), sbatch's batch job
+ * (env_array_for_batch_job), and what the commands add themselves
+ * (SLURM_SUBMIT_DIR, SLURM_CLUSTER_NAME, ...).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { compressCounts, compressHostlist } from '../step/layout.js';
+import type { Job } from './jobs.js';
+
+/** The cluster plugstack pretends to be. */
+export const CLUSTER_NAME = 'plugstack';
+export const PARTITION = 'debug';
+
+export interface JobEnvInput {
+  job: Job;
+  jobName: string;
+  submitDir: string;
+  /** Tasks per node of the allocation; CPUs per node default to it. */
+  tasksPerNode: number[];
+  ntasks?: number;
+  cpusPerTask?: number;
+}
+
+/** env_array_for_job: the allocation, as srun and salloc export it. */
+export function allocationEnv(input: JobEnvInput): Record<string, string> {
+  const nodes = compressHostlist(input.job.nodes);
+  const cpus = compressCounts(input.tasksPerNode.map((n) => Math.max(1, n)));
+  return {
+    SLURM_JOB_ID: String(input.job.id),
+    SLURM_JOB_NAME: input.jobName,
+    SLURM_JOB_NUM_NODES: String(input.job.nodes.length),
+    SLURM_JOB_NODELIST: nodes,
+    SLURM_JOB_PARTITION: PARTITION,
+    SLURM_JOB_CPUS_PER_NODE: cpus,
+    SLURM_JOBID: String(input.job.id),
+    SLURM_NNODES: String(input.job.nodes.length),
+    SLURM_NODELIST: nodes,
+    SLURM_TASKS_PER_NODE: compressCounts(input.tasksPerNode),
+    SLURM_CLUSTER_NAME: CLUSTER_NAME,
+    SLURM_SUBMIT_DIR: input.submitDir,
+    SLURM_SUBMIT_HOST: os.hostname(),
+  };
+}
+
+/** env_array_for_batch_job: the batch script's job variables. */
+export function batchJobEnv(input: JobEnvInput): Record<string, string> {
+  const env: Record<string, string> = {
+    SLURM_CLUSTER_NAME: CLUSTER_NAME,
+    SLURM_JOB_ID: String(input.job.id),
+    SLURM_JOB_NUM_NODES: String(input.job.nodes.length),
+    SLURM_JOB_NODELIST: compressHostlist(input.job.nodes),
+    SLURM_JOB_PARTITION: PARTITION,
+    SLURM_JOB_CPUS_PER_NODE: compressCounts(input.tasksPerNode.map((n) => Math.max(1, n))),
+    ENVIRONMENT: 'BATCH',
+    SLURM_JOBID: String(input.job.id),
+    SLURM_NNODES: String(input.job.nodes.length),
+    SLURM_NODELIST: compressHostlist(input.job.nodes),
+    SLURM_TASKS_PER_NODE: compressCounts(input.tasksPerNode),
+    SLURM_JOB_NAME: input.jobName,
+    SLURM_SUBMIT_DIR: input.submitDir,
+    SLURM_SUBMIT_HOST: os.hostname(),
+  };
+  if (input.cpusPerTask !== undefined) env.SLURM_CPUS_PER_TASK = String(input.cpusPerTask);
+  if (input.ntasks !== undefined) {
+    env.SLURM_NTASKS = String(input.ntasks);
+    env.SLURM_NPROCS = String(input.ntasks);
+  }
+  return env;
+}
+
+/**
+ * What an srun inside the job needs to find the same plugin stack: the
+ * `srun` on the PATH runs `plugstack run`, which reads these.
+ */
+export function plugstackEnv(stack: { conf: string; slurmVersion: string; pluginDirs: readonly string[] }, shimDir: string, pathVar: string | undefined): Record<string, string> {
+  return {
+    PLUGSTACK_CONF: stack.conf,
+    PLUGSTACK_SLURM_VERSION: stack.slurmVersion,
+    PLUGSTACK_PLUGIN_DIR: stack.pluginDirs.join(':'),
+    PATH: pathVar ? `${shimDir}${path.delimiter}${pathVar}` : shimDir,
+  };
+}
+
+/** Applies NAME=value overrides to an environment list, keeping its order. */
+export function overlayEnv(list: string[], extra: Record<string, string>): string[] {
+  const out = [...list];
+  const index = new Map(out.map((e, i) => [e.slice(0, e.indexOf('=')), i]));
+  for (const [k, v] of Object.entries(extra)) {
+    const i = index.get(k);
+    if (i !== undefined) out[i] = `${k}=${v}`;
+    else {
+      index.set(k, out.length);
+      out.push(`${k}=${v}`);
+    }
+  }
+  return out;
+}
+
+export function envRecord(list: string[]): Record<string, string> {
+  return Object.fromEntries(list.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+}
+
+export function envList(env: Record<string, string | undefined>): string[] {
+  return Object.entries(env)
+    .filter((kv): kv is [string, string] => typeof kv[1] === 'string')
+    .map(([k, v]) => `${k}=${v}`);
+}

@@ -1,0 +1,125 @@
+/**
+ * Jobs and their steps: what slurmctld hands out. Job ids are unique on
+ * the machine (each job gets a directory, created exclusively), step ids
+ * unique within a job, so an srun started inside a batch script by another
+ * process gets the next step of the same job.
+ *
+ * A job directory holds the batch script (as slurmstepd's slurm_script), the
+ * `srun` that tasks find on their PATH, and the results of the steps run
+ * by those inner sruns.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { packageRoot } from '../native/binding.js';
+import { parseResult } from './serialize.js';
+import type { CommandResult } from './types.js';
+
+/** The batch step's id (SLURM_BATCH_SCRIPT). */
+export const BATCH_STEP = 0xfffffffb;
+
+function stateRoot(): string {
+  const uid = process.getuid?.() ?? 0;
+  const dir = path.join(os.tmpdir(), `plugstack-${uid}`, 'jobs');
+  fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+  return dir;
+}
+
+export interface Job {
+  id: number;
+  dir: string;
+  nodes: string[];
+  /** Tasks of the allocation (-n), when given. */
+  ntasks?: number;
+}
+
+/** A new job: the next id whose directory could be created. */
+export function createJob(nodes: string[], ntasks?: number): Job {
+  const root = stateRoot();
+  // Ids only grow, as slurmctld's do: the last one handed out is kept, since
+  // finished jobs' directories are removed.
+  const lastFile = path.join(root, 'last-id');
+  const taken = fs.readdirSync(root).map(Number).filter(Number.isInteger);
+  let last = 0;
+  try {
+    last = Number(fs.readFileSync(lastFile, 'utf8')) || 0;
+  } catch {
+    // first job on this machine
+  }
+  let id = Math.max(last, ...taken) + 1;
+  for (;;) {
+    const dir = path.join(root, String(id));
+    try {
+      fs.mkdirSync(dir, { mode: 0o755 });
+      const job: Job = { id, dir, nodes, ...(ntasks !== undefined ? { ntasks } : {}) };
+      fs.writeFileSync(path.join(dir, 'job.json'), JSON.stringify(job));
+      fs.writeFileSync(lastFile, String(id));
+      return job;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      id++;
+    }
+  }
+}
+
+/** The job a process runs in (SLURM_JOB_ID of its environment), if plugstack created it. */
+export function findJob(id: number): Job | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(stateRoot(), String(id), 'job.json'), 'utf8')) as Job;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The next step id of a job: 0, 1, 2... */
+export function nextStepId(job: Job): number {
+  const steps = path.join(job.dir, 'steps');
+  fs.mkdirSync(steps, { recursive: true });
+  for (let id = 0; ; id++) {
+    try {
+      fs.mkdirSync(path.join(steps, String(id)));
+      return id;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
+/** Where an inner srun leaves its result for the command that owns the job. */
+export function stepResultFile(job: Job, stepId: number): string {
+  return path.join(job.dir, 'steps', String(stepId), 'result.json');
+}
+
+/** The results inner sruns left in the job directory, by step id. */
+export function innerResults(job: Job): CommandResult[] {
+  const steps = path.join(job.dir, 'steps');
+  if (!fs.existsSync(steps)) return [];
+  return fs
+    .readdirSync(steps)
+    .map(Number)
+    .sort((a, b) => a - b)
+    .flatMap((id) => {
+      const file = stepResultFile(job, id);
+      return fs.existsSync(file) ? [parseResult(fs.readFileSync(file, 'utf8'))] : [];
+    });
+}
+
+/**
+ * A directory with an `srun` that runs `plugstack run` on the same stack:
+ * put on the PATH of batch scripts and salloc commands.
+ */
+export function srunShim(job: Job): string {
+  const bin = path.join(job.dir, 'bin');
+  const srun = path.join(bin, 'srun');
+  if (!fs.existsSync(srun)) {
+    fs.mkdirSync(bin, { recursive: true, mode: 0o755 });
+    const cli = path.join(packageRoot, 'bin', 'plugstack.js');
+    fs.writeFileSync(srun, `#!/bin/sh\nexec '${process.execPath}' '${cli}' run "$@"\n`, { mode: 0o755 });
+  }
+  return bin;
+}
+
+/** Removes a job's directory once nothing needs it any more. */
+export function removeJob(job: Job): void {
+  fs.rmSync(job.dir, { recursive: true, force: true });
+}

@@ -1,0 +1,149 @@
+/**
+ * sbatch (spank-facts §2d, §3.8): the allocator context in a client
+ * process, the submission, sbatch's exit callbacks, then the batch job: its
+ * script run by a batch step on the job's first node, with the sruns inside
+ * it joining the job as steps 0, 1, ...
+ *
+ * Unlike a real cluster, where the job runs later, the job runs right after
+ * submission and sbatch() resolves when it is done. With --wait (-W) sbatch
+ * itself waits and exits with the job's exit code, as in Slurm.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { hostStringToBytes } from '../host/bytes.js';
+import { launchStep } from '../step/launch.js';
+import type { StepResult } from '../step/types.js';
+import { readBuiltins } from './builtins.js';
+import { startClient } from './client.js';
+import { CommandConsole } from './console.js';
+import { batchJobEnv, envList, envRecord, overlayEnv, plugstackEnv } from './job-env.js';
+import { BATCH_STEP, createJob, innerResults, removeJob, srunShim } from './jobs.js';
+import type { CommandStack } from './srun.js';
+import type { CommandOptions, CommandResult } from './types.js';
+
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+
+/** Why slurmctld drains a node whose batch step could not start its script. */
+const DRAIN_REASON = 'batch job complete failure';
+
+/** --export: ALL (default), NONE and NIL keep only SLURM_* (and the SPANK variables), or ALL,NAME=value,... */
+export function exportedEnv(environ: string[], exportOption: string | undefined): string[] {
+  if (!exportOption) return environ;
+  const [first, ...rest] = exportOption.split(',');
+  const upper = first!.toUpperCase();
+  const slurmOnly = (e: string) => e.startsWith('SLURM') || e.startsWith('_SLURM_SPANK_OPTION_') || e.startsWith('SPANK_');
+  let base: string[];
+  const extra: string[] = [];
+  if (upper === 'ALL') base = environ;
+  else if (upper === 'NONE' || upper === 'NIL') base = environ.filter(slurmOnly);
+  else {
+    base = environ.filter(slurmOnly);
+    rest.unshift(first!);
+  }
+  for (const item of rest) {
+    if (item.includes('=')) extra.push(item);
+    else {
+      const found = environ.find((e) => e.startsWith(`${item}=`));
+      if (found) extra.push(found);
+    }
+  }
+  return overlayEnv(base, Object.fromEntries(extra.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])));
+}
+
+function outputPath(pattern: string, jobId: number, cwd: string): string {
+  const file = pattern.replace(/%j/g, String(jobId)).replace(/%x/g, 'job').replace(/%%/g, '%');
+  return path.resolve(cwd, file);
+}
+
+export async function runSbatch(stack: CommandStack, options: CommandOptions): Promise<CommandResult> {
+  const env = envRecord(envList(options.env ?? process.env));
+  const cwd = options.cwd ?? process.cwd();
+  const console = new CommandConsole('sbatch', options);
+  const client = startClient(stack, 'sbatch', options.args, env, cwd, (e) => console.clientEvent(e), (s, c) =>
+    s === 'stdout' ? console.stdout(c) : console.stderr(c),
+  );
+  const result: CommandResult = { command: 'sbatch', args: options.args, exitCode: 1, stdout: '', stderr: '', client: client.record, steps: [] };
+  const finish = async (exitCode: number) => {
+    const run = await client.finished;
+    result.exitCode = run.signal ? 128 + (os.constants.signals[run.signal] ?? 0) : exitCode;
+    result.stdout = console.stdoutText;
+    result.stderr = console.stderrText;
+    return result;
+  };
+
+  const ready = await client.ready;
+  if (ready.t === 'commandExit') return finish(ready.status);
+
+  const b = readBuiltins(ready.builtins);
+  console.setVerbosity(b.verbose, b.quiet);
+  const nodes = b.nodes ?? 1;
+  const names = Array.from({ length: nodes }, (_, i) => `node${i}`);
+  const job = createJob(names, b.ntasks);
+  console.stdout(`Submitted batch job ${job.id}\n`);
+  // Without --wait, sbatch ends right after the submission: its exit
+  // callbacks run before the job starts.
+  if (!b.wait) client.exit(0);
+
+  const workdir = b.chdir ? path.resolve(cwd, b.chdir) : cwd;
+  const script = path.join(job.dir, 'slurm_script');
+  fs.writeFileSync(script, ready.script, { mode: 0o755 });
+  const scriptArgs = ready.positional.slice(1);
+  const ntasks = b.ntasks;
+  const perNode = names.map((_, i) => (ntasks === undefined ? 1 : Math.floor(ntasks / nodes) + (i < ntasks % nodes ? 1 : 0)));
+  const jobName = b.jobName ?? (ready.positional[0] ? path.basename(ready.positional[0]) : 'wrap');
+  let jobEnv = exportedEnv(ready.environ, b.export);
+  jobEnv = overlayEnv(jobEnv, batchJobEnv({ job, jobName, submitDir: cwd, tasksPerNode: perNode, ...(ntasks !== undefined ? { ntasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }));
+  jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
+
+  const stdoutFile = outputPath(b.output ?? 'slurm-%j.out', job.id, workdir);
+  const stderrFile = b.error ? outputPath(b.error, job.id, workdir) : stdoutFile;
+  fs.writeFileSync(stdoutFile, '');
+  if (stderrFile !== stdoutFile) fs.writeFileSync(stderrFile, '');
+
+  const batch: StepResult = await launchStep(
+    { conf: stack.conf, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, hostEnv: stack.hostEnv },
+    {
+      argv: [script, ...scriptArgs],
+      env: jobEnv,
+      launcherEnv: false,
+      nodes: 1,
+      ntasks: 1,
+      nodeNames: [names[0]!],
+      jobId: job.id,
+      stepId: BATCH_STEP,
+      cwd: workdir,
+      recordCounts: { nnodes: 0, ntasks: ntasks ?? 0 },
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      onEvent: (_node, e) => {
+        if (e.t === 'output') fs.appendFileSync(e.stream === 'stdout' ? stdoutFile : stderrFile, hostStringToBytes(e.data));
+      },
+    },
+  );
+  result.steps.push(batch);
+  for (const inner of innerResults(job)) result.steps.push(...inner.steps);
+
+  const status = batch.tasks[0]?.status ?? 0;
+  const node = batch.nodes[0]!;
+  const launchFailed = node.failedAt !== null;
+  result.job = {
+    jobId: job.id,
+    state: status === 0 && node.launchRc === 0 ? 'COMPLETED' : 'FAILED',
+    exitCode: status,
+    nodes: names,
+    // A batch step that could not start its script fails the launch; slurmd
+    // reports it to slurmctld, which drains the node.
+    drained: launchFailed ? [{ node: node.name, reason: DRAIN_REASON }] : [],
+  };
+  result.output = { file: stdoutFile, text: fs.readFileSync(stdoutFile, 'utf8') };
+  removeJob(job);
+
+  if (b.wait) {
+    const code = (status & 0x7f) === 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f);
+    const exitCode = node.launchRc !== 0 ? 1 : code;
+    client.exit(exitCode);
+    return finish(exitCode);
+  }
+  return finish(0);
+}
+

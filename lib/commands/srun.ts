@@ -1,0 +1,181 @@
+/**
+ * srun (spank-facts §2d; real-slurm-22.05.md §2): the local context in a
+ * client process, then the step on the remote side, then srun's exit
+ * callbacks. An srun run inside a job (SLURM_JOB_ID of a plugstack job in
+ * its environment, as in a batch script or under salloc) joins that job as
+ * its next step.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import { hostStringToBytes } from '../host/bytes.js';
+import { launchStep } from '../step/launch.js';
+import type { StepResult } from '../step/types.js';
+import { readBuiltins } from './builtins.js';
+import { startClient, type StackRef } from './client.js';
+import { CommandConsole, signalText, taskRanges } from './console.js';
+import { allocationEnv, envList, envRecord, overlayEnv } from './job-env.js';
+import { createJob, findJob, nextStepId, stepResultFile, type Job } from './jobs.js';
+import { serializeResult } from './serialize.js';
+import type { CommandOptions, CommandResult } from './types.js';
+
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+
+export interface CommandStack extends StackRef {
+  hostEnv?: NodeJS.ProcessEnv;
+}
+
+/** The job an srun joins: --jobid, or SLURM_JOB_ID of its environment. */
+function joinedJob(jobIdOption: number | undefined, env: Record<string, string>): Job | undefined {
+  const id = jobIdOption ?? (env.SLURM_JOB_ID ? Number(env.SLURM_JOB_ID) : undefined);
+  return id === undefined || !Number.isInteger(id) ? undefined : findJob(id);
+}
+
+/**
+ * srun's exit status from the task statuses: the highest exit code, unless
+ * a task was killed, then the highest signal (launch.c); WEXITSTATUS or
+ * 128 + signal of that (fini_srun); 1 when the launch itself failed.
+ */
+export function srunExitCode(step: StepResult): { raw: number; exitCode: number } {
+  let raw = 0;
+  for (const t of step.tasks) {
+    if (t.status === null) continue;
+    const sig = t.status & 0x7f;
+    const rawSig = raw & 0x7f;
+    if (sig === 0) {
+      if (rawSig === 0 && ((t.status >> 8) & 0xff) > ((raw >> 8) & 0xff)) raw = t.status;
+    } else if (rawSig === 0 || sig > rawSig) {
+      raw = t.status;
+    }
+  }
+  let exitCode = (raw & 0x7f) === 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f);
+  if (exitCode === 0 && step.nodes.some((n) => n.launchRc !== 0)) exitCode = 1;
+  return { raw, exitCode };
+}
+
+export async function runSrun(stack: CommandStack, options: CommandOptions): Promise<CommandResult> {
+  const env = envRecord(envList(options.env ?? process.env));
+  const cwd = options.cwd ?? process.cwd();
+  const console = new CommandConsole('srun', options);
+  const client = startClient(
+    stack,
+    'srun',
+    options.args,
+    env,
+    cwd,
+    (e) => console.clientEvent(e),
+    (s, c) => (s === 'stdout' ? console.stdout(c) : console.stderr(c)),
+  );
+  const result: CommandResult = {
+    command: 'srun',
+    args: options.args,
+    exitCode: 1,
+    stdout: '',
+    stderr: '',
+    client: client.record,
+    steps: [],
+  };
+  const done = async (exitCode: number): Promise<CommandResult> => {
+    const run = await client.finished;
+    result.exitCode = run.signal ? 128 + (os.constants.signals[run.signal] ?? 0) : exitCode;
+    result.stdout = console.stdoutText;
+    result.stderr = console.stderrText;
+    return result;
+  };
+
+  const ready = await client.ready;
+  if (ready.t === 'commandExit') return done(ready.status);
+
+  const b = readBuiltins(ready.builtins);
+  console.setVerbosity(b.verbose, b.quiet);
+  const existing = joinedJob(b.jobId, env);
+  const nodes = b.nodes ?? (existing && b.ntasks === undefined ? existing.nodes.length : 1);
+  const insideNtasks = existing && env.SLURM_NTASKS ? Number(env.SLURM_NTASKS) : undefined;
+  const ntasks = b.ntasks ?? insideNtasks ?? nodes;
+  const names = existing ? existing.nodes.slice(0, nodes) : Array.from({ length: nodes }, (_, i) => `node${i}`);
+  const job = existing ?? createJob(names, b.ntasks);
+  client.allocated();
+  const stepId = nextStepId(job);
+  const uid = process.getuid!();
+  const gid = process.getgid!();
+
+  const lui = await client.localUserInit({ uid, gid, jobId: job.id, stepId, nodes: names.length, tasks: ntasks, argv: ready.positional });
+  if (lui.failed) {
+    await done(1);
+    if (!existing)
+      result.job = {
+        jobId: job.id,
+        // 24.11 records the job failed; 22.05 let it complete (test7.24).
+        state: stack.slurmVersion.startsWith('22.') ? 'COMPLETED' : 'FAILED',
+        exitCode: 1,
+        nodes: names,
+        drained: [],
+      };
+    return result;
+  }
+
+  // srun's own environment after init_post_opt (with the option variables),
+  // plus the allocation's variables when srun made it.
+  let launchEnv = ready.environ;
+  if (!existing) {
+    const perNode = names.map((_, i) => Math.floor(ntasks / names.length) + (i < ntasks % names.length ? 1 : 0));
+    launchEnv = overlayEnv(launchEnv, allocationEnv({ job, jobName: b.jobName ?? ready.positional[0]!.split('/').pop()!, submitDir: cwd, tasksPerNode: perNode }));
+  }
+  if (b.label) launchEnv = overlayEnv(launchEnv, { SLURM_LABELIO: '1' });
+
+  const io = new Set<number>();
+  const step = await launchStep(
+    { conf: stack.conf, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, hostEnv: stack.hostEnv },
+    {
+      argv: ready.positional,
+      env: launchEnv,
+      launcherEnv: true,
+      nodes: names.length,
+      ntasks,
+      nodeNames: names,
+      jobId: job.id,
+      stepId,
+      cwd: b.chdir ?? cwd,
+      spankOptions: ready.options.map((o) => ({ plugin: o.plugin, name: o.name, value: o.value })),
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}),
+      onEvent: (node, e) => {
+        if (e.t === 'io') io.add(node.nodeId);
+        else if (e.t === 'output') console.taskOutput(node.gtids[e.task]!, e.stream, hostStringToBytes(e.data), b.label);
+        else if (e.t === 'log' && io.has(node.nodeId)) console.stepdLog(e.level, e.msg, e.bare === true);
+      },
+    },
+  );
+  result.steps.push(step);
+
+  // srun's lines about tasks that did not end well, per node and status.
+  for (const n of step.nodes) {
+    if (n.launchRc !== 0) {
+      for (const t of step.tasks.filter((x) => x.node === n.node))
+        console.log('error', `task ${t.task} launch failed: Plugin initialization failed`);
+    }
+  }
+  const groups = new Map<string, number[]>();
+  for (const t of step.tasks) {
+    if (t.status === null || t.status === 0) continue;
+    const key = `${t.node}\u0000${t.status}`;
+    groups.set(key, [...(groups.get(key) ?? []), t.task]);
+  }
+  for (const [key, tasks] of groups) {
+    const [node, statusText] = key.split('\u0000');
+    const status = Number(statusText);
+    const host = step.nodes[Number(node)]!.name;
+    const word = tasks.length > 1 ? 'tasks' : 'task';
+    const what = (status & 0x7f) === 0 ? `Exited with exit code ${(status >> 8) & 0xff}` : signalText(step.tasks.find((t) => t.status === status)!.signal!);
+    console.log('error', `${host}: ${word} ${taskRanges(tasks)}: ${what}`);
+  }
+
+  const { raw, exitCode } = srunExitCode(step);
+  client.exit(exitCode);
+  await done(exitCode);
+  if (!existing) result.job = { jobId: job.id, state: raw === 0 ? 'COMPLETED' : 'FAILED', exitCode: raw, nodes: names, drained: [] };
+  if (existing) {
+    // The command that owns the job collects the steps run inside it.
+    fs.writeFileSync(stepResultFile(job, stepId), serializeResult(result));
+  }
+  return result;
+}

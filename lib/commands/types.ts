@@ -1,0 +1,91 @@
+/** srun, sbatch and salloc as plugstack runs them, and what came of them. */
+import type { Problem } from '../check/types.js';
+import type { StepResult } from '../step/types.js';
+
+export type CommandName = 'srun' | 'sbatch' | 'salloc';
+
+export interface CommandOptions {
+  /** The words after the command name, as typed: ['-n', '2', '--greeting=hi', 'hostname']. */
+  args: string[];
+  /** The command's environment. Default: this process's. */
+  env?: Record<string, string | undefined>;
+  /** The command's working directory. Default: this process's. */
+  cwd?: string;
+  /** Kill everything the command started after this long. Default: 5 minutes. */
+  timeoutMs?: number;
+  /** Receives what the command writes, as it writes it (the CLI passes these through). */
+  onStdout?: (chunk: Buffer) => void;
+  onStderr?: (chunk: Buffer) => void;
+}
+
+/** A plugin option as one side saw it: given, with this value (null for flags). */
+export interface SeenOption {
+  plugin: string;
+  name: string;
+  value: string | null;
+}
+
+/** A built-in option of the command, as given. */
+export interface BuiltinOptionSetting {
+  name: string;
+  value: string | null;
+  source: 'argv' | 'env' | 'script';
+}
+
+/** One call into plugin code in the client process (srun, sbatch or salloc). */
+export interface ClientHookCall {
+  plugin: string;
+  hook: string;
+  context: 'local' | 'allocator';
+  role: 'client';
+  rc?: number;
+  us?: number;
+}
+
+/** What happened in the srun, sbatch or salloc process itself. */
+export interface ClientRecord {
+  command: CommandName;
+  context: 'local' | 'allocator';
+  calls: ClientHookCall[];
+  /** Option callbacks, in order, with the value and where it came from. */
+  optionCallbacks: { plugin: string; name: string; value: string | null; source: string; rc: number }[];
+  items: { plugin: string; hook: string; item: string | number; rc: number; value?: unknown }[];
+  env: { plugin: string; hook: string; op: string; name: string | null; value?: string; rc: number }[];
+  log: { source: 'slurm' | 'plugin'; level: string; message: string; plugin?: string; hook?: string }[];
+  problems: Problem[];
+  builtins: BuiltinOptionSetting[];
+  /** Plugin options given to the command (after env and command line). */
+  options: SeenOption[];
+  /** The job-control environment when the command handed over to the scheduler. */
+  jobControlEnv: Record<string, string>;
+  /** Where the command stopped early, if it did: init, options, init_post_opt, local_user_init, script, help. */
+  stoppedAt?: string;
+}
+
+export interface JobRecord {
+  jobId: number;
+  /** FAILED when the job's exit code is not 0, as slurmctld records it. */
+  state: 'COMPLETED' | 'FAILED';
+  /** The job's exit code (raw status of the batch script, or what srun/salloc reported). */
+  exitCode: number;
+  nodes: string[];
+  /** Nodes Slurm would drain, with the reason. */
+  drained: { node: string; reason: string }[];
+}
+
+export interface CommandResult {
+  command: CommandName;
+  args: string[];
+  /** The command's exit status, as Slurm's command returns it. */
+  exitCode: number;
+  /** What the command printed (task output included for srun). */
+  stdout: string;
+  stderr: string;
+  client: ClientRecord;
+  /** The job, when one was created or joined. */
+  job?: JobRecord;
+  /** The steps run for this command: srun's own; sbatch's batch step and the sruns inside it; salloc's sruns. */
+  steps: StepResult[];
+  /** For sbatch: the batch job's output file and what it holds. */
+  output?: { file: string; text: string };
+}

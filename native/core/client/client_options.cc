@@ -1,0 +1,241 @@
+#include "client/client_options.h"
+
+#include <getopt.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/events.h"
+#include "common/slurm_log.h"
+#include "step/remote_options.h"
+
+namespace plugstack {
+
+namespace {
+
+// Long options without a one-letter form get values above any character.
+constexpr int kLongOnlyBase = 0x100;
+
+// What glibc's getopt would print, sent as console text (opterr is off so
+// that nothing reaches the host's stderr out of order).
+void console(const std::string& text) {
+  emitEvent(Event("console").add("stream", "stderr").add("text", text).urgent());
+}
+
+// One word of an #SBATCH line, with sbatch's quoting rules: quotes group,
+// "\ " is a space, "\x" is x, an unescaped # ends the line. Returns false
+// when there is no further word.
+bool nextScriptWord(const char*& p, std::string* word) {
+  while (*p && std::isspace(static_cast<unsigned char>(*p))) p++;
+  if (!*p) return false;
+  word->clear();
+  bool quoted = false, escaped = false, any = false;
+  char quote = 0;
+  while ((quoted || !std::isspace(static_cast<unsigned char>(*p))) && *p != '\n' && *p) {
+    if (escaped) {
+      escaped = false;
+    } else if (*p == '\\') {
+      p++;
+      if (*p == ' ') {
+        *word += *p++;
+        any = true;
+      } else {
+        escaped = true;
+      }
+      continue;
+    } else if (quoted) {
+      if (*p == quote) {
+        quoted = false;
+        p++;
+        continue;
+      }
+    } else if (*p == '"' || *p == '\'') {
+      quoted = true;
+      quote = *p++;
+      continue;
+    } else if (*p == '#') {
+      break;
+    }
+    *word += *p++;
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace
+
+ClientOptions::ClientOptions(Stack& stack, Command command) : stack_(stack), command_(command) {}
+
+void ClientOptions::buildTable() {
+  int index = 0;
+  shortOptions_ = "+";
+  forEachBuiltinOption(command_, stack_.version(), [&](const BuiltinOption& o) {
+    int val = o.shortName ? o.shortName : kLongOnlyBase + index;
+    table_.push_back({o.name, o.hasArg, val, nullptr, &o});
+    if (o.shortName) {
+      shortOptions_ += o.shortName;
+      if (o.hasArg == 1) shortOptions_ += ":";
+      if (o.hasArg == 2) shortOptions_ += "::";
+    }
+    index++;
+  });
+  for (auto& opt : stack_.options().entries()) {
+    if (opt.disabled) continue;
+    if (findBuiltinOption(command_, stack_.version(), opt.name)) {
+      opt.disabled = true;
+      opt.disabledReason = std::string("the name of one of ") + commandName(command_) + "'s own options";
+      slurmLog(LogLevel::Error, "Ignoring conflicting option \"" + opt.name + "\" in plugin \"" +
+                                    (opt.plugin->name ? opt.plugin->name : "") + "\"");
+      continue;
+    }
+    table_.push_back({opt.name, opt.hasArg, opt.optval, &opt, nullptr});
+  }
+}
+
+int ClientOptions::runPluginOption(CachedOption& opt, const char* arg, const char* source) {
+  return runOptionCallback(opt, arg, 0, source);
+}
+
+void ClientOptions::setBuiltin(const BuiltinOption& opt, const char* arg, const char* source) {
+  if (std::strcmp(opt.name, "help") == 0) help_ = true;
+  builtins_.push_back({opt.name, arg ? std::optional<std::string>(arg) : std::nullopt, source});
+  Event ev("builtin");
+  ev.add("name", opt.name).add("source", source);
+  if (arg) ev.add("value", arg);
+  else ev.addNull("value");
+  emitEvent(ev);
+}
+
+int ClientOptions::processEnvironment() {
+  // Every cached option is looked for, disabled ones included, as Slurm does.
+  for (auto& opt : stack_.options().entries()) {
+    std::string var = "SLURM_SPANK_" + optionEnvName(opt.plugin->name, opt.name);
+    const char* value = std::getenv(var.c_str());
+    if (!value) continue;
+    std::string arg = value;
+    if (runPluginOption(opt, arg.c_str(), "env")) {
+      slurmLog(LogLevel::Error, "Invalid argument (" + arg + ") for environment variable: " + var);
+      return 1;
+    }
+    opt.setByEnv = true;
+  }
+  return 0;
+}
+
+int ClientOptions::processScript(const std::string& script) {
+  std::vector<std::string> words;
+  size_t start = 0;
+  while (start < script.size()) {
+    size_t end = script.find('\n', start);
+    std::string line = script.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    start = end == std::string::npos ? script.size() : end + 1;
+    const char* p = nullptr;
+    if (line.compare(0, 7, "#SBATCH") == 0) {
+      p = line.c_str() + 7;
+    } else if (line.compare(0, 6, "#SLURM") == 0) {
+      p = line.c_str() + 6;
+    } else {
+      // The first line that is neither blank nor a comment ends the
+      // directives.
+      bool command = false;
+      for (char c : line) {
+        if (std::isspace(static_cast<unsigned char>(c))) continue;
+        command = c != '#';
+        break;
+      }
+      if (command) break;
+      continue;
+    }
+    std::string word;
+    while (nextScriptWord(p, &word)) words.push_back(word);
+  }
+  if (words.empty()) return 0;
+  int rc = processArgs(words, "script");
+  if (rc) return rc;
+  if (!positional_.empty()) {
+    slurmLog(LogLevel::Error, "Invalid directive found in batch script: " + positional_[0]);
+    positional_.clear();
+    return 255;
+  }
+  return 0;
+}
+
+template <typename Visit>
+int ClientOptions::scan(const std::vector<std::string>& args, Visit&& visit) {
+  std::vector<struct option> longOptions;
+  for (const auto& e : table_) longOptions.push_back({e.name.c_str(), e.hasArg, nullptr, e.val});
+  longOptions.push_back({nullptr, 0, nullptr, 0});
+
+  const char* program = commandName(command_);
+  std::vector<std::string> storage;
+  storage.reserve(args.size() + 1);
+  storage.emplace_back(program);
+  for (const auto& a : args) storage.push_back(a);
+  std::vector<char*> argv;
+  for (auto& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  const int argc = static_cast<int>(storage.size());
+
+  optind = 0;  // a full reinitialisation, as Slurm does
+  opterr = 0;
+  int c, longIndex = -1;
+  while ((c = getopt_long(argc, argv.data(), shortOptions_.c_str(), longOptions.data(), &longIndex)) != -1) {
+    if (c == '?' || c == ':') {
+      // glibc's wording, then the command's own hint.
+      const char* word = argv[optind - 1];
+      std::string text;
+      if (optopt == 0) text = std::string(program) + ": unrecognized option '" + word + "'\n";
+      else if (std::strncmp(word, "--", 2) == 0)
+        text = std::string(program) + ": option '" + word + "' requires an argument\n";
+      else if (std::strchr(shortOptions_.c_str(), optopt))
+        text = std::string(program) + ": option requires an argument -- '" + static_cast<char>(optopt) + "'\n";
+      else
+        text = std::string(program) + ": invalid option -- '" + static_cast<char>(optopt) + "'\n";
+      console(text + "Try \"" + program + " --help\" for more information\n");
+      return 255;
+    }
+    const TableEntry* entry = nullptr;
+    for (const auto& e : table_)
+      if (e.val == c) entry = &e;
+    if (!entry) continue;
+    if (int rc = visit(*entry, optarg)) return rc;
+  }
+  // argv[0] is the program name, so the first word left is args[optind - 1].
+  size_t first = static_cast<size_t>(optind) - 1;
+  positional_.assign(args.begin() + static_cast<long>(std::min(first, args.size())), args.end());
+  return 0;
+}
+
+int ClientOptions::processArgs(const std::vector<std::string>& args, const char* source) {
+  return scan(args, [&](const TableEntry& entry, const char* arg) {
+    if (!entry.spank) {
+      setBuiltin(*entry.builtin, arg, source);
+      // --help prints and ends the command at once, where it stands.
+      return 0;
+    }
+    // optarg is NULL for flags and for an optional argument not given.
+    std::string kept = arg ? arg : "";
+    if (runPluginOption(*entry.spank, arg ? kept.c_str() : nullptr, source)) {
+      slurmLog(LogLevel::Error, "Invalid --" + entry.name + " argument: " + (arg ? kept : "(null)"));
+      return 255;
+    }
+    return 0;
+  });
+}
+
+ClientOptions::FirstPass ClientOptions::firstPass(const std::vector<std::string>& args) {
+  FirstPass pass;
+  pass.status = scan(args, [&](const TableEntry& entry, const char* arg) {
+    if (!entry.builtin) return 0;
+    if (std::strcmp(entry.builtin->name, "wrap") == 0 && arg) pass.wrap = arg;
+    if (std::strcmp(entry.builtin->name, "help") == 0) pass.help = true;
+    return 0;
+  });
+  pass.positional = positional_;
+  positional_.clear();
+  return pass;
+}
+
+}  // namespace plugstack

@@ -1,0 +1,89 @@
+// Command-line and environment options of srun, sbatch and salloc, as the
+// client commands process them for SPANK (spank-facts §2f):
+//
+//   - the option table: the command's own long options, then every enabled
+//     plugin option; a plugin option named like a built-in one is disabled
+//     ("Ignoring conflicting option");
+//   - plugin options from the environment first
+//     (SLURM_SPANK__SLURM_SPANK_OPTION_<plugin>_<option>), then the command
+//     line through getopt_long, each running the plugin's callback with
+//     remote = 0; sbatch reads its script's #SBATCH lines before both;
+//   - Slurm's exit statuses: 1 for a failing environment option, 255 (exit(-1))
+//     for a failing or unknown command-line option.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rules/builtin_options.h"
+#include "spank/stack.h"
+
+namespace plugstack {
+
+// A built-in option as it was given.
+struct BuiltinSetting {
+  std::string name;                  // long name
+  std::optional<std::string> value;  // NULL for flags
+  std::string source;                // "argv", "env" or "script"
+};
+
+class ClientOptions {
+ public:
+  ClientOptions(Stack& stack, Command command);
+
+  // Disables clashing plugin options (with Slurm's message) and builds the
+  // getopt_long table.
+  void buildTable();
+
+  // spank_process_env_options. Returns 0, or the exit status on failure.
+  int processEnvironment();
+
+  // The #SBATCH lines at the top of a batch script (sbatch only).
+  int processScript(const std::string& script);
+
+  // getopt_long over args (the words after the command name). Returns 0, or
+  // the exit status when the command must stop; positional() then holds the
+  // words after the options.
+  int processArgs(const std::vector<std::string>& args, const char* source);
+
+  // sbatch's first pass: the same scan, only to find the script (or
+  // --wrap) and --help; no plugin callback runs, nothing is recorded.
+  struct FirstPass {
+    std::vector<std::string> positional;
+    std::optional<std::string> wrap;
+    bool help = false;
+    int status = 0;  // non-zero: an unknown option or a missing argument
+  };
+  FirstPass firstPass(const std::vector<std::string>& args);
+
+  const std::vector<BuiltinSetting>& builtins() const { return builtins_; }
+  const std::vector<std::string>& positional() const { return positional_; }
+  bool helpRequested() const { return help_; }
+
+ private:
+  struct TableEntry {
+    std::string name;
+    int hasArg;
+    int val;
+    CachedOption* spank;        // plugin option, or nullptr
+    const BuiltinOption* builtin;
+  };
+
+  int runPluginOption(CachedOption& opt, const char* arg, const char* source);
+  // The getopt_long loop; `visit` gets each option found, returns non-zero
+  // to stop with that status.
+  template <typename Visit>
+  int scan(const std::vector<std::string>& args, Visit&& visit);
+  void setBuiltin(const BuiltinOption& opt, const char* arg, const char* source);
+
+  Stack& stack_;
+  Command command_;
+  std::vector<TableEntry> table_;
+  std::string shortOptions_;
+  std::vector<BuiltinSetting> builtins_;
+  std::vector<std::string> positional_;
+  bool help_ = false;
+};
+
+}  // namespace plugstack

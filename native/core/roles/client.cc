@@ -1,0 +1,308 @@
+// The client role: srun (local context), sbatch and salloc (allocator
+// context), up to the point where the command hands over to slurmctld, and
+// its last callbacks when Node says the job is done (spank-facts §2d, §2f,
+// §2g). The process's environment and working directory are the command's.
+//
+// Conversation: after init and the options, the host reports "ready" and
+// waits; Node may then ask for local_user_init (srun, with the job the
+// launcher got) and finally for exit.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "client/client_options.h"
+#include "common/events.h"
+#include "common/slurm_log.h"
+#include "roles/role.h"
+#include "roles/stack_request.h"
+#include "spank/help_format.h"
+#include "spank/job_records.h"
+#include "spank/stack.h"
+
+extern char** environ;
+
+namespace plugstack {
+
+namespace {
+
+struct ClientSession {
+  Stack* stack = nullptr;
+  Command command = Command::Srun;
+  // sbatch and salloc register spank_fini with atexit right after init;
+  // srun's atexit handler runs the exit callbacks only once its shepherd
+  // exists, i.e. once it got an allocation.
+  bool exitCallbacksArmed = false;
+};
+
+const char* initFailure(Command c) {
+  return c == Command::Srun ? "Plug-in initialization failed" : "Failed to initialize plugin stack";
+}
+
+const char* postOptFailure(Command c) {
+  return c == Command::Srun ? "Plugin stack post-option processing failed."
+                            : "Plugin stack post-option processing failed";
+}
+
+void runExitCallbacks(ClientSession& s) {
+  if (!s.exitCallbacksArmed) return;
+  s.exitCallbacksArmed = false;
+  s.stack->callPass(Phase::Exit, nullptr, nullptr);
+  delete s.stack;
+  s.stack = nullptr;
+}
+
+// The command ends here, with this status, as Slurm's exit() would end it.
+int finish(ClientSession& s, int status, const char* reason) {
+  emitEvent(Event("commandExit").add("status", status).add("reason", reason).urgent());
+  runExitCallbacks(s);
+  emitEvent({{"t", "done"}, {"ok", true}, {"status", status}});
+  return 0;
+}
+
+// srun's init_spank_env: SLURM_SPANK_<NAME>=value in its environment (set by
+// sbatch or salloc) seeds the job-control environment.
+void seedJobControlEnv(Stack& stack) {
+  for (char** e = environ; e && *e; e++) {
+    if (std::strncmp(*e, "SLURM_SPANK_", 12) != 0) continue;
+    const char* entry = *e + 12;
+    const char* eq = std::strchr(entry, '=');
+    if (!eq) continue;
+    stack.jobControlEnv().set(std::string_view(entry, static_cast<size_t>(eq - entry)), eq + 1);
+  }
+}
+
+// _spank_stack_set_remote_options_env: every option that was given goes
+// into this process's environment and into the job-control environment.
+void setRemoteOptionsEnv(Stack& stack) {
+  for (auto& opt : stack.options().entries()) {
+    if (!opt.found) continue;
+    std::string var = optionEnvName(opt.plugin->name, opt.name);
+    setenv(var.c_str(), opt.optarg ? opt.optarg->c_str() : "", 1);
+    // A NULL argument reaches the job-control environment as "(null)".
+    stack.jobControlEnv().set(var, opt.optarg ? *opt.optarg : "(null)");
+  }
+}
+
+// sbatch and salloc: _set_spank_env exports SLURM_SPANK_<NAME>=value.
+void exportJobControlEnv(Stack& stack) {
+  for (const auto& entry : stack.jobControlEnv().entries()) {
+    std::string full = "SLURM_SPANK_" + entry;
+    size_t eq = full.find('=');
+    setenv(full.substr(0, eq).c_str(), full.substr(eq + 1).c_str(), 1);
+  }
+}
+
+json::Array stringArray(const std::vector<std::string>& v) { return json::Array(v.begin(), v.end()); }
+
+json::Array environArray() {
+  json::Array out;
+  for (char** e = environ; e && *e; e++) out.emplace_back(*e);
+  return out;
+}
+
+std::string helpText(Stack& stack, Command command) {
+  std::vector<HelpOption> help;
+  for (const auto& o : stack.options().entries())
+    help.push_back({o.name, o.arginfo, o.usage, !o.disabled});
+  return formatPluginHelp(help, helpColumns(std::getenv("COLUMNS")));
+}
+
+int printHelp(ClientSession& s) {
+  emitEvent(Event("print").add("stream", "stdout").add("what", "help").add("text", helpText(*s.stack, s.command)));
+  return finish(s, 0, "help");
+}
+
+// sbatch reads its script (or builds one from --wrap) and checks it.
+bool readBatchScript(const ClientOptions::FirstPass& first, std::string* script) {
+  if (first.wrap) {
+    *script = "#!/bin/sh\n# This script was created by sbatch --wrap.\n\n" + *first.wrap + "\n";
+    return true;
+  }
+  const char* path = first.positional.empty() ? nullptr : first.positional[0].c_str();
+  int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+  if (fd < 0) {
+    slurmLog(LogLevel::Error, std::string("Unable to open file ") + path);
+    return false;
+  }
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) script->append(buf, static_cast<size_t>(n));
+  if (path) close(fd);
+  bool blank = true;
+  for (char c : *script) blank = blank && std::isspace(static_cast<unsigned char>(c));
+  if (script->empty()) {
+    slurmLog(LogLevel::Error, "Batch script is empty!");
+    return false;
+  }
+  if (blank) {
+    slurmLog(LogLevel::Error, "Batch script contains only whitespace!");
+    return false;
+  }
+  if (script->compare(0, 2, "#!") != 0) {
+    slurmLog(LogLevel::Error, "This does not look like a batch script.  The first");
+    slurmLog(LogLevel::Error, "line must start with #! followed by the path to an interpreter.");
+    slurmLog(LogLevel::Error, "For instance: #!/bin/sh");
+    return false;
+  }
+  if (script->find('\0') != std::string::npos) {
+    slurmLog(LogLevel::Error, "The Slurm controller does not allow scripts that");
+    slurmLog(LogLevel::Error, "contain a NULL character '\\0'.");
+    return false;
+  }
+  return true;
+}
+
+void reportReady(ClientSession& s, const ClientOptions& options, const std::string& script) {
+  json::Array found;
+  for (const auto& opt : s.stack->options().entries()) {
+    if (!opt.found) continue;
+    json::Object o{{"plugin", opt.plugin->name ? opt.plugin->name : ""}, {"name", opt.name},
+                   {"ref", opt.plugin->ref}, {"byEnv", opt.setByEnv}};
+    o.emplace_back("value", opt.optarg ? json::Value(*opt.optarg) : json::Value());
+    found.emplace_back(std::move(o));
+  }
+  json::Array builtins;
+  for (const auto& b : options.builtins())
+    builtins.emplace_back(json::Object{{"name", b.name},
+                                       {"value", b.value ? json::Value(*b.value) : json::Value()},
+                                       {"source", b.source}});
+  emitEvent({{"t", "ready"},
+             {"positional", stringArray(options.positional())},
+             {"builtins", std::move(builtins)},
+             {"options", std::move(found)},
+             {"jobControlEnv", stringArray(s.stack->jobControlEnv().entries())},
+             {"script", script},
+             {"environ", environArray()}});
+  flushEvents();
+}
+
+bool readJob(const json::Value& job, LauncherJobRecord* out, std::string* error) {
+  auto num = [&](const char* k) { return static_cast<uint32_t>(job[k].asNumber()); };
+  for (const char* k : {"uid", "gid", "jobId", "stepId", "nodes", "tasks"})
+    if (!job[k].isNumber()) {
+      *error = std::string("job.") + k + " must be a number";
+      return false;
+    }
+  out->uid = num("uid");
+  out->gid = num("gid");
+  out->jobId = num("jobId");
+  out->stepId = num("stepId");
+  out->nodeCount = num("nodes");
+  out->taskCount = num("tasks");
+  std::vector<std::string> argv;
+  for (const auto& a : job["argv"].asArray()) argv.push_back(a.asString());
+  out->setArgv(argv);
+  return true;
+}
+
+// Waits for Node's next instruction until the command is done.
+int converse(Channel& channel, ClientSession& s) {
+  LauncherJobRecord job;
+  for (;;) {
+    std::string payload, error;
+    json::Value msg;
+    if (!channel.read(&payload, &error) || !json::parse(payload, &msg, &error)) {
+      // Node went away: the command dies with it.
+      return 1;
+    }
+    const std::string& what = msg["t"].asString();
+    if (what == "local_user_init") {
+      if (!readJob(msg["job"], &job, &error)) {
+        emitEvent({{"t", "fatal"}, {"message", error}});
+        return 2;
+      }
+      // From here on srun has its shepherd: its exit callbacks will run.
+      s.exitCallbacksArmed = true;
+      int rc = s.stack->callPass(Phase::LocalUserInit, &job, nullptr).rc;
+      if (s.stack->isFailure(rc)) {
+        slurmLog(LogLevel::Error, "Failure in local plugin stack");
+        emitEvent(Event("result").add("hook", "local_user_init").add("rc", rc).add("failed", true));
+        return finish(s, 1, "local_user_init");
+      }
+      emitEvent(Event("result").add("hook", "local_user_init").add("rc", rc).add("failed", false));
+      flushEvents();
+    } else if (what == "allocated") {
+      // srun got (or joined) an allocation: its shepherd exists now.
+      s.exitCallbacksArmed = true;
+    } else if (what == "exit") {
+      int status = msg["status"].isNumber() ? static_cast<int>(msg["status"].asNumber()) : 0;
+      return finish(s, status, "done");
+    } else {
+      emitEvent({{"t", "fatal"}, {"message", "unknown request " + what}});
+      return 2;
+    }
+  }
+}
+
+}  // namespace
+
+int runClientRole(Channel& channel, const json::Value& request) {
+  StackSettings settings;
+  std::string error;
+  std::optional<Command> command;
+  if (request["command"].isString()) command = commandByName(request["command"].asString());
+  if (!request["conf"].isString()) error = "request.conf must be a path";
+  else if (!command) error = "request.command must be srun, sbatch or salloc";
+  else if (!readStackSettings(request, &settings, &error)) {
+  } else if (settings.context != (*command == Command::Srun ? Context::Local : Context::Allocator)) {
+    error = "srun runs in local context, sbatch and salloc in allocator context";
+  }
+  if (!error.empty()) {
+    emitEvent({{"t", "fatal"}, {"message", error}});
+    return 2;
+  }
+  std::vector<std::string> args;
+  for (const auto& a : request["argv"].asArray()) args.push_back(a.asString());
+
+  ClientSession s;
+  s.command = command.value_or(Command::Srun);
+  ParsedConf parsed = parsePlugstackConf(request["conf"].asString());
+  emitEvent({{"t", "conf"}, {"path", request["conf"].asString()}, {"missing", parsed.missing}});
+  s.stack = new Stack(settings);
+  Stack::setCurrent(s.stack);
+  if (s.command == Command::Srun) seedJobControlEnv(*s.stack);
+
+  if (!s.stack->load(parsed) || s.stack->isFailure(s.stack->callPass(Phase::Init, nullptr, nullptr).rc)) {
+    slurmLog(LogLevel::Error, initFailure(s.command));
+    return finish(s, 1, "init");
+  }
+  s.exitCallbacksArmed = s.command != Command::Srun;
+
+  ClientOptions options(*s.stack, s.command);
+  options.buildTable();
+  int rc = 0;
+  std::string script;
+  if (s.command == Command::Sbatch) {
+    // sbatch's first pass finds the script (or --wrap) and --help without
+    // running any plugin callback; then the script's #SBATCH lines come
+    // first in the real pass.
+    ClientOptions::FirstPass first = options.firstPass(args);
+    if (first.status) return finish(s, first.status, "options");
+    if (first.help) return printHelp(s);
+    if (!readBatchScript(first, &script)) return finish(s, 1, "script");
+    if (!first.wrap) rc = options.processScript(script);
+  }
+  if (!rc) rc = options.processEnvironment();
+  if (!rc) rc = options.processArgs(args, "argv");
+  if (rc) return finish(s, rc, "options");
+  if (options.helpRequested()) return printHelp(s);
+  if (s.command == Command::Srun && options.positional().empty()) {
+    slurmLog(LogLevel::Error, "No command given to execute.", /*fatal=*/true);
+    return finish(s, 1, "options");
+  }
+
+  setRemoteOptionsEnv(*s.stack);
+  if (s.stack->isFailure(s.stack->callPass(Phase::InitPostOpt, nullptr, nullptr).rc)) {
+    slurmLog(LogLevel::Error, postOptFailure(s.command));
+    return finish(s, 1, "init_post_opt");
+  }
+  if (s.command != Command::Srun) exportJobControlEnv(*s.stack);
+  reportReady(s, options, script);
+  return converse(channel, s);
+}
+
+}  // namespace plugstack
