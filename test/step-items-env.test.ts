@@ -159,7 +159,7 @@ describe('options forwarded to the remote side', () => {
     expect(lines.map((l) => l.callback)).toEqual(expect.arrayContaining(['init', 'option', 'init_post_opt']));
     const order = lines.filter((l) => ['init', 'option', 'init_post_opt'].includes(l.callback)).map((l) => l.callback);
     expect(order).toEqual(['init', 'option', 'init_post_opt']);
-    expect(lines.find((l) => l.callback === 'option')!.raw).toBe('option name=color val=42 optarg=blue green remote=1 ctx=2');
+    expect(lines.find((l) => l.callback === 'option')!.raw).toBe('option name=color val=0 optarg=blue green remote=1 ctx=2');
     expect(result.tasks[0]!.stdout).not.toMatch(/^_SLURM_SPANK_OPTION_/m);
     // What sbatch exports for the batch job is not the remote channel: it stays.
     expect(result.tasks[0]!.stdout).toContain('SLURM_SPANK__SLURM_SPANK_OPTION_recorder_color=x');

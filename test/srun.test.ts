@@ -1,0 +1,199 @@
+/**
+ * srun (spank-facts §2d, §2f, §2g): the local context in its own process,
+ * options from the environment and the command line, forwarding to the
+ * remote side, the job-control environment, exit statuses and messages.
+ */
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { byProcess, contextOf, recordCommand } from './helpers/command.js';
+
+const LOCAL = 1;
+const REMOTE = 2;
+
+describe('srun: the local context', () => {
+  it('runs init, the option callbacks, init_post_opt, local_user_init and exit in one process; the step remotely', async () => {
+    const { result, lines } = await recordCommand('srun', ['option=color', 'getopt=color'], ['-n', '2', '--color=red', 'true'], {
+      env: { SLURM_SPANK__SLURM_SPANK_OPTION_recorder_color: 'blue' },
+    });
+    expect(result.exitCode).toBe(0);
+    const local = contextOf(lines, LOCAL);
+    const srunPid = local[0]!.fields.pid!;
+    expect(byProcess(local).get(srunPid)).toEqual(['init', 'init_post_opt', 'local_user_init', 'exit']);
+    // Environment first, then the command line; each with remote=0.
+    expect(lines.filter((l) => l.callback === 'option' && l.fields.remote === '0').map((l) => l.fields.optarg)).toEqual([
+      'blue',
+      'red',
+    ]);
+    const order = lines.map((l) => (l.callback === 'option' ? `option:${l.fields.remote}` : `${l.callback}:${l.fields.ctx}`));
+    expect(order.indexOf('option:0')).toBeGreaterThan(order.indexOf('init:1'));
+    expect(order.lastIndexOf('option:0')).toBeLessThan(order.indexOf('init_post_opt:1'));
+    expect(result.client.optionCallbacks.map((o) => [o.name, o.value, o.source])).toEqual([
+      ['color', 'blue', 'env'],
+      ['color', 'red', 'argv'],
+    ]);
+    // Last value wins, and the remote side gets that one.
+    expect(result.client.options).toEqual([{ plugin: 'recorder', name: 'color', value: 'red' }]);
+    expect(lines.filter((l) => l.callback === 'option' && l.fields.remote === '1').map((l) => l.fields.optarg)).toEqual(['red']);
+    // getopt: NOT_AVAIL in init, init_post_opt and exit; the value in local_user_init.
+    const local1 = (cb: string) => local.find((l) => l.callback === cb)!.fields['getopt.color'];
+    expect([local1('init'), local1('init_post_opt'), local1('local_user_init'), local1('exit')]).toEqual([
+      'ERR3009',
+      'ERR3009',
+      'red',
+      'ERR3009',
+    ]);
+    expect(contextOf(lines, REMOTE).find((l) => l.callback === 'user_init')!.fields['getopt.color']).toBe('red');
+  });
+
+  it('gives local_user_init the job: ids, task and node counts, argv, uid', async () => {
+    const { result, lines } = await recordCommand('srun', ['items'], ['-N', '2', '-n', '3', 'echo', 'hi']);
+    const lui = lines.find((l) => l.callback === 'local_user_init')!.fields;
+    expect(lui.S_JOB_ID).toBe(`0:${result.job!.jobId}`);
+    expect(lui.S_JOB_STEPID).toBe('0:0');
+    expect(lui.S_JOB_NNODES).toBe('0:2');
+    expect(lui.S_JOB_TOTAL_TASK_COUNT).toBe('0:3');
+    expect(lui.S_JOB_ARGV).toBe('0:2');
+    expect(lui.S_JOB_UID).toBe(`0:${process.getuid!()}`);
+    expect(lui.S_JOB_NODEID).toBe('3006:0');
+    const init = lines.find((l) => l.callback === 'init' && l.fields.ctx === '1')!.fields;
+    expect(init.S_JOB_ID).toBe('3009:0');
+    expect(result.steps[0]!.tasks.map((t) => [t.task, t.node, t.stdout])).toEqual([
+      [0, 0, 'hi\n'],
+      [1, 0, 'hi\n'],
+      [2, 1, 'hi\n'],
+    ]);
+  });
+
+  it('handles flags, required and optional arguments as getopt_long does', async () => {
+    const { result, lines } = await recordCommand(
+      'srun',
+      ['option=flag:0', 'option=need:1', 'option=maybe:2'],
+      ['--flag', '--need', 'a value with spaces', '--maybe', '--need=x=y', '--maybe=ünï', 'true'],
+    );
+    expect(result.exitCode).toBe(0);
+    expect(lines.filter((l) => l.callback === 'option' && l.fields.remote === '0').map((l) => l.raw.replace(/ ctx=.*/, ''))).toEqual([
+      'option name=flag val=0 optarg=(null) remote=0',
+      'option name=need val=1 optarg=a value with spaces remote=0',
+      'option name=maybe val=2 optarg=(null) remote=0',
+      'option name=need val=1 optarg=x=y remote=0',
+      'option name=maybe val=2 optarg=ünï remote=0',
+    ]);
+    // Forwarded: the last value of each, and nothing for the flag's argument.
+    expect(result.client.options).toEqual([
+      { plugin: 'recorder', name: 'flag', value: null },
+      { plugin: 'recorder', name: 'need', value: 'x=y' },
+      { plugin: 'recorder', name: 'maybe', value: 'ünï' },
+    ]);
+    expect(lines.filter((l) => l.callback === 'option' && l.fields.remote === '1').map((l) => l.fields.optarg)).toEqual([
+      '(null)',
+      'x=y',
+      'ünï',
+    ]);
+  });
+
+  it('forwards options through the launch list and _SLURM_SPANK_OPTION_* (22.05 runs the callback twice)', async () => {
+    const { result, lines } = await recordCommand('srun', ['option=color'], ['--color=green', 'env'], { slurmVersion: '22.05' });
+    expect(lines.filter((l) => l.callback === 'option' && l.fields.remote === '1').map((l) => l.fields.optarg)).toEqual(['green', 'green']);
+    expect(result.steps[0]!.tasks[0]!.stdout).not.toMatch(/^_SLURM_SPANK_OPTION_/m);
+  });
+
+  it('keeps the job-control environment with Slurm’s rules and seeds it from SLURM_SPANK_* like the next srun does', async () => {
+    const { result, lines } = await recordCommand('srun', ['jcset=init_post_opt:TRACE=1', 'jcget=FROM_BATCH'], ['true'], {
+      env: { SLURM_SPANK_FROM_BATCH: 'yes' },
+    });
+    expect(lines.find((l) => l.callback === 'init_post_opt' && l.fields.ctx === '1')!.fields.jcset).toBe('0');
+    expect(lines.find((l) => l.callback === 'init' && l.fields.ctx === '1')!.fields['jc.FROM_BATCH']).toBe('yes');
+    expect(result.client.jobControlEnv).toEqual({ FROM_BATCH: 'yes', TRACE: '1' });
+    // Remote context: NOT_LOCAL.
+    expect(lines.find((l) => l.callback === 'user_init')!.fields['jc.FROM_BATCH']).toBe('ERR3010');
+  });
+});
+
+describe('srun: exit statuses and messages', () => {
+  it('exits with the highest task exit code and says which tasks failed', async () => {
+    const { result } = await recordCommand('srun', [], ['-n', '3', 'sh', '-c', 'exit $SLURM_PROCID']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe('srun: error: node0: task 1: Exited with exit code 1\nsrun: error: node0: task 2: Exited with exit code 2\n');
+    expect(result.job).toMatchObject({ state: 'FAILED', exitCode: 512 });
+  });
+
+  it('exits 128 + the signal of a killed task', async () => {
+    const { result } = await recordCommand('srun', [], ['-n', '2', 'sh', '-c', '[ $SLURM_PROCID = 1 ] && kill -9 $$; true']);
+    expect(result.exitCode).toBe(137);
+    expect(result.stderr).toContain('srun: error: node0: task 1: Killed\n');
+  });
+
+  it('prints task output, labelled with -l', async () => {
+    const { result } = await recordCommand('srun', [], ['-n', '2', '-l', 'sh', '-c', 'echo a; echo b']);
+    expect(result.stdout.split('\n').sort().join('\n')).toBe(['', '0: a', '0: b', '1: a', '1: b'].join('\n'));
+  });
+
+  it('an unknown option or a missing argument: getopt’s message, the hint, status 255; no exit callback', async () => {
+    const r = await recordCommand('srun', [], ['--bogus', 'true']);
+    expect(r.result.exitCode).toBe(255);
+    expect(r.result.stderr).toBe('srun: unrecognized option \'--bogus\'\nTry "srun --help" for more information\n');
+    expect(r.lines.map((l) => l.callback)).toEqual(['init']);
+    const missing = await recordCommand('srun', ['option=need:1'], ['true', '--need']);
+    expect(missing.result.exitCode).toBe(0);
+    const missing2 = await recordCommand('srun', ['option=need:1'], ['--need']);
+    expect(missing2.result.exitCode).toBe(255);
+    expect(missing2.result.stderr).toContain("srun: option '--need' requires an argument\n");
+  });
+
+  it('a failing option callback: Slurm’s message, 255 from the command line, 1 from the environment', async () => {
+    const argv = await recordCommand('srun', ['option=bad:1:fail'], ['--bad=x', 'true']);
+    expect(argv.result.exitCode).toBe(255);
+    expect(argv.result.stderr).toContain('srun: error: Invalid --bad argument: x\n');
+    const env = await recordCommand('srun', ['option=bad:1:fail'], ['true'], { env: { SLURM_SPANK__SLURM_SPANK_OPTION_recorder_bad: 'y' } });
+    expect(env.result.exitCode).toBe(1);
+    expect(env.result.stderr).toContain(
+      'srun: error: Invalid argument (y) for environment variable: SLURM_SPANK__SLURM_SPANK_OPTION_recorder_bad\n',
+    );
+  });
+
+  it('a plugin that crashes while parsing options takes srun down, reported with plugin and hook', async () => {
+    const { result } = await recordCommand('srun', ['option=boom:0:crash'], ['--boom', 'true']);
+    expect(result.exitCode).toBe(139);
+    expect(result.client.problems).toContainEqual(expect.objectContaining({ code: 'PLUGIN_CRASHED', hook: 'option_cb', signal: 'SIGSEGV' }));
+    expect(result.steps).toEqual([]);
+  });
+
+  it('a plugin option named like one of srun’s own is disabled with Slurm’s message; srun’s own works', async () => {
+    const { result, lines } = await recordCommand('srun', ['option=label:0'], ['--label', 'echo', 'x']);
+    expect(result.stderr).toContain('srun: error: Ignoring conflicting option "label" in plugin "recorder"\n');
+    expect(result.stdout).toBe('0: x\n');
+    expect(lines.some((l) => l.callback === 'option')).toBe(false);
+  });
+
+  it('--help prints the usage and the plugin block, exits 0, runs no exit callback', async () => {
+    const { result, lines } = await recordCommand('srun', ['option=color'], ['--help']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('Usage: srun');
+    expect(result.stdout).toContain('\nOptions provided by plugins:\n      --color=value           recorded option\n');
+    expect(lines.map((l) => l.callback)).toEqual(['init']);
+  });
+
+  it('"No command given to execute." is fatal', async () => {
+    const { result } = await recordCommand('srun', [], ['-n', '1']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toBe('srun: fatal: No command given to execute.\n');
+  });
+
+  it('an empty or a missing plugstack.conf is an empty stack', async () => {
+    const { Plugstack } = await import('../lib/plugstack.js');
+    const { tempDir, writeFile } = await import('./helpers/plugins.js');
+    const dir = tempDir();
+    const empty = await Plugstack.load(writeFile(dir, 'empty.conf', ''));
+    expect((await empty.srun({ args: ['echo', 'ok'], env: { PATH: '/usr/bin:/bin' } })).stdout).toBe('ok\n');
+    const missing = await Plugstack.load(`${dir}/nope.conf`);
+    expect((await missing.srun({ args: ['echo', 'ok'], env: { PATH: '/usr/bin:/bin' } })).exitCode).toBe(0);
+  });
+
+  it('leaves no process behind', async () => {
+    await recordCommand('srun', ['option=boom:0:crash'], ['--boom', 'true']);
+    await recordCommand('srun', [], ['-n', '2', 'sh', '-c', 'sleep 303 & echo']);
+    const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+    expect(ps).not.toContain('sleep 303');
+    expect(ps).not.toContain('plugstack-host');
+  });
+});
