@@ -1,0 +1,142 @@
+/**
+ * sbatch and salloc (spank-facts §2d, §2f, §2g, §3.8): the allocator
+ * context, the batch job and its batch step, the srun inside, the command
+ * run by salloc, and where job-control variables and options end up.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { byProcess, contextOf, recordCommand } from './helpers/command.js';
+
+const ALLOCATOR = 3;
+const SCRIPT = '#!/bin/sh\n#SBATCH --color=from-script\n#SBATCH -n 2\necho batch $SLURM_JOB_ID $ENVIRONMENT\nsrun -l env\n';
+
+describe('sbatch', () => {
+  it('runs the allocator context, exits before the job, then the batch step and the srun inside', async () => {
+    const { result, lines } = await recordCommand(
+      'sbatch',
+      ['option=color', 'jcset=init_post_opt:TRACE=1', 'items'],
+      ['--color=from-argv', 'job.sh', 'arg1'],
+      { files: { 'job.sh': SCRIPT }, env: { SLURM_SPANK__SLURM_SPANK_OPTION_recorder_color: 'from-env' } },
+    );
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(`Submitted batch job ${result.job!.jobId}\n`);
+    const sbatchPid = contextOf(lines, ALLOCATOR)[0]!.fields.pid!;
+    expect(byProcess(lines).get(sbatchPid)).toEqual(['init', 'init_post_opt', 'exit']);
+    // #SBATCH lines, then the environment, then the command line.
+    expect(result.client.optionCallbacks.map((o) => [o.value, o.source])).toEqual([
+      ['from-script', 'script'],
+      ['from-env', 'env'],
+      ['from-argv', 'argv'],
+    ]);
+    // sbatch's exit callback runs before the job starts.
+    const firstRemote = lines.findIndex((l) => l.fields.ctx === '2');
+    expect(lines.findIndex((l) => l.callback === 'exit' && l.fields.ctx === '3')).toBeLessThan(firstRemote);
+    // The batch step: step id SLURM_BATCH_SCRIPT, argv the script, no node count.
+    const batch = result.steps[0]!;
+    expect(batch.stepId).toBe(0xfffffffb);
+    const batchInit = lines.find((l) => l.callback === 'init' && l.fields.S_JOB_STEPID === '0:4294967291')!.fields;
+    expect([batchInit.S_JOB_NNODES, batchInit.S_JOB_TOTAL_TASK_COUNT, batchInit.S_JOB_LOCAL_TASK_COUNT, batchInit.S_JOB_ARGV]).toEqual([
+      '0:0',
+      '0:2',
+      '0:1',
+      '0:2',
+    ]);
+    // The batch step learns the option only from the environment: once.
+    const batchPid = batchInit.pid;
+    expect(lines.filter((l) => l.callback === 'option' && l.fields.remote === '1' && l.fields.pid === batchPid)).toHaveLength(0);
+    // The srun in the script is step 0 of the same job; it picks the option
+    // up from SLURM_SPANK__... that sbatch exported, with remote=0.
+    expect(result.steps.map((s) => s.stepId)).toEqual([0xfffffffb, 0]);
+    expect(result.steps[1]!.jobId).toBe(result.job!.jobId);
+    const innerSrun = lines.filter((l) => l.callback === 'option' && l.fields.remote === '0' && l.fields.ctx === '1');
+    expect(innerSrun.map((l) => l.fields.optarg)).toEqual(['from-argv']);
+    // The job's output file holds the script's and the inner srun's output.
+    expect(result.output!.file).toBe(path.join(path.dirname(result.output!.file), `slurm-${result.job!.jobId}.out`));
+    expect(result.output!.text).toContain(`batch ${result.job!.jobId} BATCH\n`);
+    // Job-control variables reach the batch job as SLURM_SPANK_<NAME>, and
+    // the option variable stays in it.
+    expect(result.output!.text).toContain('0: SLURM_SPANK_TRACE=1\n');
+    expect(result.output!.text).toContain('0: SLURM_SPANK__SLURM_SPANK_OPTION_recorder_color=from-argv\n');
+    expect(result.job).toMatchObject({ state: 'COMPLETED', exitCode: 0, drained: [] });
+  });
+
+  it('--wrap builds a /bin/sh script; -W waits and exits with the job’s exit code', async () => {
+    const { result } = await recordCommand('sbatch', [], ['-W', '--wrap', 'echo wrapped; exit 4']);
+    expect(result.exitCode).toBe(4);
+    expect(result.output!.text).toBe('wrapped\n');
+    expect(result.job).toMatchObject({ state: 'FAILED', exitCode: 4 << 8 });
+  });
+
+  it('a missing script, an empty one, one without #!: Slurm’s errors, exit 1, exit callbacks run', async () => {
+    const missing = await recordCommand('sbatch', [], ['nope.sh']);
+    expect(missing.result.exitCode).toBe(1);
+    expect(missing.result.stderr).toBe('sbatch: error: Unable to open file nope.sh\n');
+    expect(missing.lines.map((l) => l.callback)).toEqual(['init', 'exit']);
+    const bare = await recordCommand('sbatch', [], ['job.sh'], { files: { 'job.sh': 'echo no shebang\n' } });
+    expect(bare.result.exitCode).toBe(1);
+    expect(bare.result.stderr).toContain('sbatch: error: This does not look like a batch script.  The first\n');
+    const empty = await recordCommand('sbatch', [], ['job.sh'], { files: { 'job.sh': '' } });
+    expect(empty.result.stderr).toBe('sbatch: error: Batch script is empty!\n');
+  });
+
+  it('an invalid #SBATCH directive is refused', async () => {
+    const { result } = await recordCommand('sbatch', [], ['job.sh'], { files: { 'job.sh': '#!/bin/sh\n#SBATCH --bogus\ntrue\n' } });
+    expect(result.exitCode).toBe(255);
+    expect(result.stderr).toContain("sbatch: unrecognized option '--bogus'");
+  });
+
+  it('--help shows only registered options (the static table is not loaded in allocator context)', async () => {
+    const { compilePlugin } = await import('./helpers/plugins.js');
+    const options = compilePlugin('options_probe.c', { defines: { ONLY_MAIN: true } });
+    const { result } = await recordCommand('sbatch', [], ['--help'], { extraLines: [`required ${options}`] });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('--reg-opt=[level]');
+    expect(result.stdout).not.toContain('--static-opt');
+  });
+});
+
+describe('salloc', () => {
+  it('runs its command in the allocation; the srun in it joins the job; exit comes after the command', async () => {
+    const { result, lines } = await recordCommand(
+      'salloc',
+      ['option=color', 'jcset=init_post_opt:TRACE=1'],
+      ['-n', '2', '--color=c1', 'sh', '-c', 'echo in $SLURM_JOB_ID $SLURM_SPANK_TRACE; srun -l sh -c "echo \\$SLURM_STEP_ID"'],
+    );
+    expect(result.exitCode).toBe(0);
+    const id = result.job!.jobId;
+    expect(result.stderr).toBe(`salloc: Granted job allocation ${id}\nsalloc: Relinquishing job allocation ${id}\n`);
+    expect(result.stdout.split('\n').sort()).toEqual(['', '0: 0', '1: 0', `in ${id} 1`]);
+    const sallocPid = contextOf(lines, ALLOCATOR)[0]!.fields.pid!;
+    expect(byProcess(lines).get(sallocPid)).toEqual(['init', 'init_post_opt', 'exit']);
+    // salloc's exit callback after the srun's.
+    const exits = lines.filter((l) => l.callback === 'exit').map((l) => l.fields.ctx);
+    expect(exits.at(-1)).toBe('3');
+    expect(result.steps).toHaveLength(1);
+    expect(result.steps[0]!.tasks).toHaveLength(2);
+  });
+
+  it('exits with its command’s exit code; the job fails when the command does', async () => {
+    const { result } = await recordCommand('salloc', [], ['sh', '-c', 'exit 6']);
+    expect(result.exitCode).toBe(6);
+    expect(result.job).toMatchObject({ state: 'FAILED', exitCode: 6 << 8 });
+  });
+
+  it('keeps the job-control env from sbatch to the next srun, through SLURM_SPANK_*', async () => {
+    const { result, lines } = await recordCommand('sbatch', ['jcset=init_post_opt:FROM_SBATCH=1', 'jcget=FROM_SBATCH'], [
+      '-W',
+      '--wrap',
+      'srun true',
+    ]);
+    expect(result.exitCode).toBe(0);
+    expect(result.steps).toHaveLength(2);
+    expect(result.steps[1]!.jobId).toBe(result.job!.jobId);
+    // sbatch set it after its own init ran; the srun in the job has it from
+    // its first callback on.
+    const sbatchInit = lines.find((l) => l.callback === 'init' && l.fields.ctx === '3')!;
+    expect(sbatchInit.fields['jc.FROM_SBATCH']).toBe('ERR3004');
+    const srunInit = lines.find((l) => l.callback === 'init' && l.fields.ctx === '1')!;
+    expect(srunInit.fields['jc.FROM_SBATCH']).toBe('1');
+    expect(fs.existsSync(result.output!.file)).toBe(true);
+  });
+});
