@@ -101,6 +101,7 @@ export async function runSbatch(stack: CommandStack, options: CommandOptions): P
   fs.writeFileSync(stdoutFile, '');
   if (stderrFile !== stdoutFile) fs.writeFileSync(stderrFile, '');
 
+  let io = false;
   const batch: StepResult = await launchStep(
     { conf: stack.conf, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, hostEnv: stack.hostEnv },
     {
@@ -116,7 +117,13 @@ export async function runSbatch(stack: CommandStack, options: CommandOptions): P
       recordCounts: { nnodes: 0, ntasks: ntasks ?? 0 },
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       onEvent: (_node, e) => {
-        if (e.t === 'output') fs.appendFileSync(e.stream === 'stdout' ? stdoutFile : stderrFile, hostStringToBytes(e.data));
+        if (e.t === 'io') io = true;
+        else if (e.t === 'output') fs.appendFileSync(e.stream === 'stdout' ? stdoutFile : stderrFile, hostStringToBytes(e.data));
+        else if (e.t === 'log' && io) {
+          // slurmstepd's errors go to the job's error output once its IO is up.
+          const line = e.bare ? `${e.msg}\n` : e.level === 'error' ? `slurmstepd: error: ${e.msg}\n` : '';
+          if (line) fs.appendFileSync(stderrFile, line);
+        }
       },
     },
   );
