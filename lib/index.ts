@@ -39,3 +39,4 @@ export type {
   BuiltinOptionSetting,
   CommandName,
 } from './commands/types.js';
+export type { OptionValue } from './commands/structured-args.js';

@@ -12,7 +12,8 @@ import { runHost } from './host/host-process.js';
 import { runSalloc } from './commands/salloc.js';
 import { runSbatch } from './commands/sbatch.js';
 import { runSrun } from './commands/srun.js';
-import type { CommandOptions, CommandResult } from './commands/types.js';
+import { structuredArgs } from './commands/structured-args.js';
+import type { CommandOptions, CommandResult, WordCommandOptions } from './commands/types.js';
 import { launchStep } from './step/launch.js';
 import type { StepOptions, StepResult } from './step/types.js';
 import { native } from './native/binding.js';
@@ -218,9 +219,14 @@ export function fileExists(file: string): boolean {
   }
 }
 
-function commandOptions(options: CommandOptions | string[]): CommandOptions {
+/** Either form of a command's options, as the words after the command name. */
+function commandOptions(options: CommandOptions | string[]): WordCommandOptions {
   const o = Array.isArray(options) ? { args: options } : options;
-  if (!o || !Array.isArray(o.args) || o.args.some((a) => typeof a !== 'string'))
-    throw invalidArgument('args', 'an array of strings (the words after the command name)', o?.args);
-  return o;
+  if (!o || typeof o !== 'object') throw invalidArgument('options', 'an object or an array of strings', o);
+  if (o.args === undefined) return { ...o, args: structuredArgs(o) };
+  if (o.options !== undefined || o.command !== undefined)
+    throw invalidArgument('args', 'either args or options/command, not both', o.args);
+  if (!Array.isArray(o.args) || o.args.some((a) => typeof a !== 'string'))
+    throw invalidArgument('args', 'an array of strings (the words after the command name)', o.args);
+  return o as WordCommandOptions;
 }

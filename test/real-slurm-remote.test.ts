@@ -17,7 +17,8 @@ async function traceStep(step: Partial<StepOptions>) {
   const conf = writeFile(dir, 'plugstack.conf', `required ${so} log=${log}\n`);
   const stack = await Plugstack.load(conf, { slurmVersion: '22.05', pluginDir: [] });
   const result = await stack.launchStep({ argv: ['true'], env: { PATH: '/usr/bin:/bin' }, jobId: 2, cwd: dir, ...step });
-  const lines = readLog(log);
+  // The pid is for splitting by process; one step is one process here.
+  const lines = readLog(log).map((l) => l.replace(/ pid=\d+$/, ''));
   const rows = lines
     .filter((l) => / ctx=/.test(l))
     .map((l) => {

@@ -4,8 +4,12 @@
  * remote side, the job-control environment, exit statuses and messages.
  */
 import { execFileSync } from 'node:child_process';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Plugstack } from '../lib/plugstack.js';
 import { byProcess, contextOf, recordCommand } from './helpers/command.js';
+import { tempDir, writeFile } from './helpers/plugins.js';
+import { recorder } from './helpers/step.js';
 
 const LOCAL = 1;
 const REMOTE = 2;
@@ -128,6 +132,18 @@ describe('srun: exit statuses and messages', () => {
     expect(result.stdout.split('\n').sort().join('\n')).toBe(['', '0: a', '0: b', '1: a', '1: b'].join('\n'));
   });
 
+  it('tasks get what srun and slurmd add to the launch (24.11: no SLURM_WORKING_CLUSTER; -O sets SLURM_OVERCOMMIT)', async () => {
+    const { result } = await recordCommand('srun', [], ['-O', 'env']);
+    const env = Object.fromEntries(result.stdout.split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    expect(env).toMatchObject({ SLURM_OVERCOMMIT: '1', SRUN_DEBUG: '3', SLURM_LAUNCH_NODE_IPADDR: '127.0.0.1', SLURM_SRUN_COMM_HOST: '127.0.0.1' });
+    expect(env.SLURM_PRIO_PROCESS).toMatch(/^-?\d+$/);
+    expect(env.SLURM_SRUN_COMM_PORT).toBe(env.SLURM_STEP_LAUNCHER_PORT);
+    expect(env.SLURM_WORKING_CLUSTER).toBeUndefined();
+    const plain = await recordCommand('srun', [], ['-v', 'env']);
+    expect(plain.result.stdout).not.toContain('SLURM_OVERCOMMIT=');
+    expect(plain.result.stdout).toContain('SRUN_DEBUG=4\n');
+  });
+
   it('an unknown option or a missing argument: getopt’s message, the hint, status 255; no exit callback', async () => {
     const r = await recordCommand('srun', [], ['--bogus', 'true']);
     expect(r.result.exitCode).toBe(255);
@@ -195,5 +211,24 @@ describe('srun: exit statuses and messages', () => {
     const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
     expect(ps).not.toContain('sleep 303');
     expect(ps).not.toContain('plugstack-host');
+  });
+});
+
+describe('srun through the API, object form', () => {
+  it('turns { options, command } into the words srun parses: the same run as the argv form', async () => {
+    const dir = tempDir();
+    const log = path.join(dir, 'recorder.log');
+    const conf = writeFile(dir, 'plugstack.conf', `required ${recorder()} log=${log} option=color option=flag:0\n`);
+    const stack = await Plugstack.load(conf, { pluginDir: [] });
+    const env = { PATH: '/usr/bin:/bin' };
+    const result = await stack.srun({ options: { ntasks: 2, label: true, color: 'dark red=1', flag: true, quiet: false }, command: ['printenv', 'SLURM_NTASKS'], env, cwd: dir });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.split('\n').filter(Boolean).sort()).toEqual(['0: 2', '1: 2']);
+    expect(result.client.options).toEqual([
+      { plugin: 'recorder', name: 'color', value: 'dark red=1' },
+      { plugin: 'recorder', name: 'flag', value: null },
+    ]);
+    await expect(stack.srun({ args: ['true'], command: ['true'] })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(stack.srun({ options: { '-n': 2 }, command: ['true'] })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 });

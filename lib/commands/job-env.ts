@@ -7,11 +7,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { compressCounts, compressHostlist } from '../step/layout.js';
+import { CLUSTER_NAME, PARTITION, workingCluster } from '../step/cluster.js';
 import type { Job } from './jobs.js';
-
-/** The cluster plugstack pretends to be. */
-export const CLUSTER_NAME = 'plugstack';
-export const PARTITION = 'debug';
 
 export interface JobEnvInput {
   job: Job;
@@ -81,6 +78,31 @@ export function plugstackEnv(stack: { conf: string; slurmVersion: string; plugin
     PLUGSTACK_PLUGIN_DIR: stack.pluginDirs.join(':'),
     PATH: pathVar ? `${shimDir}${path.delimiter}${pathVar}` : shimDir,
   };
+}
+
+/**
+ * What srun and sbatch write into their own environment before it goes to
+ * the job (set_prio_process_env, _set_umask_env, and for srun setup_env's
+ * flags), so tasks see them. SLURM_UMASK and SRUN_DEBUG keep a value
+ * inherited from an enclosing job.
+ */
+export function commandProcessEnv(
+  command: 'srun' | 'sbatch',
+  current: Record<string, string>,
+  settings: { slurmVersion: string; overcommit?: boolean; verbose?: number; quiet?: boolean },
+): Record<string, string> {
+  const mask = process.umask();
+  const env: Record<string, string> = {
+    SLURM_PRIO_PROCESS: String(os.getPriority()),
+    SLURM_UMASK: current.SLURM_UMASK ?? `0${(mask >> 6) & 7}${(mask >> 3) & 7}${mask & 7}`,
+  };
+  if (command === 'sbatch') return env;
+  // LOG_LEVEL_INFO is 3; -v and -q move it.
+  env.SRUN_DEBUG = current.SRUN_DEBUG ?? String(3 + (settings.verbose ?? 0) - (settings.quiet ? 1 : 0));
+  if (settings.overcommit) env.SLURM_OVERCOMMIT = '1';
+  const cluster = workingCluster(settings.slurmVersion);
+  if (cluster !== undefined) env.SLURM_WORKING_CLUSTER = cluster;
+  return env;
 }
 
 /** Applies NAME=value overrides to an environment list, keeping its order. */

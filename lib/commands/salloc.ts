@@ -12,7 +12,7 @@ import { CommandConsole } from './console.js';
 import { allocationEnv, envList, envRecord, overlayEnv, plugstackEnv } from './job-env.js';
 import { createJob, innerResults, removeJob, srunShim } from './jobs.js';
 import type { CommandStack } from './srun.js';
-import type { CommandOptions, CommandResult } from './types.js';
+import type { CommandResult, WordCommandOptions } from './types.js';
 
 /** salloc's exit status for its command (salloc.c): a user's kill signal counts as success. */
 export function sallocExitCode(status: number): number {
@@ -57,7 +57,7 @@ function runCommand(
   });
 }
 
-export async function runSalloc(stack: CommandStack, options: CommandOptions): Promise<CommandResult> {
+export async function runSalloc(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
   const env = envRecord(envList(options.env ?? process.env));
   const cwd = options.cwd ?? process.cwd();
   const console = new CommandConsole('salloc', options);

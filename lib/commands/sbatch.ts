@@ -17,10 +17,10 @@ import type { StepResult } from '../step/types.js';
 import { readBuiltins } from './builtins.js';
 import { startClient } from './client.js';
 import { CommandConsole } from './console.js';
-import { batchJobEnv, envList, envRecord, overlayEnv, plugstackEnv } from './job-env.js';
+import { batchJobEnv, commandProcessEnv, envList, envRecord, overlayEnv, plugstackEnv } from './job-env.js';
 import { BATCH_STEP, createJob, innerResults, removeJob, srunShim } from './jobs.js';
 import type { CommandStack } from './srun.js';
-import type { CommandOptions, CommandResult } from './types.js';
+import type { CommandResult, WordCommandOptions } from './types.js';
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
@@ -56,7 +56,7 @@ function outputPath(pattern: string, jobId: number, cwd: string): string {
   return path.resolve(cwd, file);
 }
 
-export async function runSbatch(stack: CommandStack, options: CommandOptions): Promise<CommandResult> {
+export async function runSbatch(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
   const env = envRecord(envList(options.env ?? process.env));
   const cwd = options.cwd ?? process.cwd();
   const console = new CommandConsole('sbatch', options);
@@ -94,6 +94,7 @@ export async function runSbatch(stack: CommandStack, options: CommandOptions): P
   const jobName = b.jobName ?? (ready.positional[0] ? path.basename(ready.positional[0]) : 'wrap');
   let jobEnv = exportedEnv(ready.environ, b.export);
   jobEnv = overlayEnv(jobEnv, batchJobEnv({ job, jobName, submitDir: cwd, tasksPerNode: perNode, ...(ntasks !== undefined ? { ntasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }));
+  jobEnv = overlayEnv(jobEnv, commandProcessEnv('sbatch', envRecord(jobEnv), { slurmVersion: stack.slurmVersion }));
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
 
   const stdoutFile = outputPath(b.output ?? 'slurm-%j.out', job.id, workdir);

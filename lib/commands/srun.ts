@@ -13,10 +13,10 @@ import type { StepResult } from '../step/types.js';
 import { readBuiltins } from './builtins.js';
 import { startClient, type StackRef } from './client.js';
 import { CommandConsole, signalText, taskRanges } from './console.js';
-import { allocationEnv, envList, envRecord, overlayEnv } from './job-env.js';
+import { allocationEnv, commandProcessEnv, envList, envRecord, overlayEnv } from './job-env.js';
 import { createJob, findJob, nextStepId, stepResultFile, type Job } from './jobs.js';
 import { serializeResult } from './serialize.js';
-import type { CommandOptions, CommandResult } from './types.js';
+import type { CommandResult, WordCommandOptions } from './types.js';
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
@@ -52,7 +52,7 @@ export function srunExitCode(step: StepResult): { raw: number; exitCode: number 
   return { raw, exitCode };
 }
 
-export async function runSrun(stack: CommandStack, options: CommandOptions): Promise<CommandResult> {
+export async function runSrun(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
   const env = envRecord(envList(options.env ?? process.env));
   const cwd = options.cwd ?? process.cwd();
   const console = new CommandConsole('srun', options);
@@ -120,6 +120,10 @@ export async function runSrun(stack: CommandStack, options: CommandOptions): Pro
     const perNode = names.map((_, i) => Math.floor(ntasks / names.length) + (i < ntasks % names.length ? 1 : 0));
     launchEnv = overlayEnv(launchEnv, allocationEnv({ job, jobName: b.jobName ?? ready.positional[0]!.split('/').pop()!, submitDir: cwd, tasksPerNode: perNode }));
   }
+  launchEnv = overlayEnv(
+    launchEnv,
+    commandProcessEnv('srun', envRecord(launchEnv), { slurmVersion: stack.slurmVersion, overcommit: b.overcommit, verbose: b.verbose, quiet: b.quiet }),
+  );
   if (b.label) launchEnv = overlayEnv(launchEnv, { SLURM_LABELIO: '1' });
 
   const io = new Set<number>();

@@ -1,12 +1,21 @@
 /** srun, sbatch and salloc as plugstack runs them, and what came of them. */
 import type { Problem } from '../check/types.js';
 import type { StepResult } from '../step/types.js';
+import type { OptionValue } from './structured-args.js';
 
 export type CommandName = 'srun' | 'sbatch' | 'salloc';
 
 export interface CommandOptions {
   /** The words after the command name, as typed: ['-n', '2', '--greeting=hi', 'hostname']. */
-  args: string[];
+  args?: string[];
+  /**
+   * Instead of `args`: long options by name, built-in or from a plugin
+   * ({ ntasks: 2, label: true, greeting: 'hi' }; true for a flag, a list to
+   * give an option several times), then `command`.
+   */
+  options?: Record<string, OptionValue>;
+  /** With `options`: srun's and salloc's program and arguments, sbatch's script and arguments. */
+  command?: string[];
   /** The command's environment. Default: this process's. */
   env?: Record<string, string | undefined>;
   /** The command's working directory. Default: this process's. */
@@ -89,3 +98,6 @@ export interface CommandResult {
   /** For sbatch: the batch job's output file and what it holds. */
   output?: { file: string; text: string };
 }
+
+/** CommandOptions with either form turned into the words after the command name. */
+export type WordCommandOptions = CommandOptions & { args: string[] };

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { invalidArgument, PlugstackError } from '../errors.js';
 import { runHost } from '../host/host-process.js';
 import { addNode, finishStep } from './aggregate.js';
+import { LAUNCH_NODE_ADDRESS, launcherPort, workingCluster } from './cluster.js';
 import { launcherEnv } from './launcher-env.js';
 import { blockLayout } from './layout.js';
 import type { StepOptions, StepResult } from './types.js';
@@ -79,8 +80,10 @@ export async function launchStep(stack: StackRef, options: StepOptions): Promise
   const layout = blockLayout(ntasks, names);
   const cwd = options.cwd ?? process.cwd();
 
+  const launched = options.launcherEnv !== false;
+  const port = launcherPort(jobId, stepId);
   let env = envList(options.env);
-  if (options.launcherEnv !== false)
+  if (launched)
     env = overlay(
       env,
       launcherEnv({
@@ -89,6 +92,7 @@ export async function launchStep(stack: StackRef, options: StepOptions): Promise
         layout,
         jobName: path.basename(options.argv[0]!),
         submitDir: cwd,
+        port,
         ...(options.cpusPerTask !== undefined ? { cpusPerTask: options.cpusPerTask } : {}),
       }),
     );
@@ -104,6 +108,7 @@ export async function launchStep(stack: StackRef, options: StepOptions): Promise
     Object.fromEntries(spankOptions.map((o) => [spankOptionEnvName(o.plugin, o.name), o.value ?? ''])),
   );
 
+  const cluster = workingCluster(stack.slurmVersion);
   const result: StepResult = {
     jobId,
     stepId,
@@ -144,6 +149,10 @@ export async function launchStep(stack: StackRef, options: StepOptions): Promise
             env,
             cwd,
             options: spankOptions,
+            // What slurmstepd's setup_env adds from the launch request:
+            // srun's address and port (not for a batch step), the cluster.
+            ...(launched ? { srunCommPort: port, launchNodeAddress: LAUNCH_NODE_ADDRESS } : {}),
+            ...(cluster !== undefined ? { workingCluster: cluster } : {}),
           },
         },
         {

@@ -4,6 +4,7 @@
  * allocation's job variables). slurmstepd adds its own per task
  * (native/core/step/task_env.cc).
  */
+import { LAUNCH_NODE_ADDRESS } from './cluster.js';
 import { compressCounts, compressHostlist, type NodeLayout } from './layout.js';
 
 export interface LauncherEnvInput {
@@ -13,6 +14,8 @@ export interface LauncherEnvInput {
   cpusPerTask?: number;
   jobName: string;
   submitDir: string;
+  /** srun's launch listener (SLURM_STEP_LAUNCHER_PORT, SLURM_SRUN_COMM_PORT). */
+  port: number;
 }
 
 export function launcherEnv(input: LauncherEnvInput): Record<string, string> {
@@ -35,6 +38,11 @@ export function launcherEnv(input: LauncherEnvInput): Record<string, string> {
     SLURM_NNODES: String(input.layout.length),
     SLURM_NTASKS: String(tasks),
     SLURM_NPROCS: String(tasks),
+    SLURM_STEP_LAUNCHER_PORT: String(input.port),
+    SLURM_SRUN_COMM_PORT: String(input.port),
+    // Not srun's: slurmd overwrites it in every launch request it accepts
+    // with the address the request came from.
+    SLURM_SRUN_COMM_HOST: LAUNCH_NODE_ADDRESS,
   };
   // srun launches numbered steps only; the batch, extern and interactive
   // steps (ids from 0xfffffff0 up) get no step id from a launcher.

@@ -92,6 +92,7 @@ bool readStepSpec(const json::Value& step, StepSpec* out, std::string* error) {
   out->oomKillStep = step["oomKillStep"].isBool() && step["oomKillStep"].asBool();
   if (step["srunCommPort"].isNumber()) out->srunCommPort = r.u32("srunCommPort");
   out->launchNodeAddress = r.optString("launchNodeAddress");
+  out->workingCluster = r.optString("workingCluster");
 
   std::vector<std::string> argv = r.strings("argv", true);
   if (r.ok() && argv.empty()) r.fail("step.argv must not be empty");

@@ -29,6 +29,8 @@ struct StepSpec {
   // What srun put in the launch message; each sets a variable when known.
   std::optional<unsigned> srunCommPort;
   std::optional<std::string> launchNodeAddress;
+  // SLURM_WORKING_CLUSTER, which 22.05's setup_env writes for every task.
+  std::optional<std::string> workingCluster;
   bool oomKillStep = false;
 
   JobIdentity identity() const { return {record.uid, record.gid, record.gids}; }

@@ -29,9 +29,10 @@ void setConf(EnvArray& env) {
   env.unset("SLURM_CONF_SERVER");
 }
 
-void setLauncherAddress(EnvArray& env, const StepSpec& spec) {
+void setFromLaunchRequest(EnvArray& env, const StepSpec& spec) {
   if (spec.srunCommPort) setNumber(env, "SLURM_SRUN_COMM_PORT", *spec.srunCommPort);
   if (spec.launchNodeAddress) env.set("SLURM_LAUNCH_NODE_IPADDR", *spec.launchNodeAddress);
+  if (spec.workingCluster) env.set("SLURM_WORKING_CLUSTER", *spec.workingCluster);
 }
 
 void setUser(EnvArray& env, const StepSpec& spec, gid_t gid, bool setGid) {
@@ -62,7 +63,7 @@ void applyTaskEnv(EnvArray& env, const StepSpec& spec, const TaskRecord& task,
     setNumber(env, "SLURM_STEP_ID", step.stepId);
     setNumber(env, "SLURM_STEPID", step.stepId);
   }
-  setLauncherAddress(env, spec);
+  setFromLaunchRequest(env, spec);
   std::string gtids;
   for (const auto& t : step.tasks) gtids += (gtids.empty() ? "" : ",") + std::to_string(t.gtid);
   env.set("SLURM_GTIDS", gtids);
@@ -80,7 +81,7 @@ void applyEpilogTaskEnv(EnvArray& env, const StepSpec& spec, const TaskRecord& t
   setNumber(env, "SLURM_NODEID", spec.record.nodeId);
   setNumber(env, "SLURM_PROCID", task.gtid);
   setNumber(env, "SLURM_LOCALID", task.id);
-  setLauncherAddress(env, spec);
+  setFromLaunchRequest(env, spec);
   setUser(env, spec, 0, version.line() >= 2411);
   env.set("SLURM_SCRIPT_CONTEXT", "epilog_task");
   env.set("SLURMD_NODENAME", spec.nodeName);
