@@ -40,3 +40,12 @@ export type {
   CommandName,
 } from './commands/types.js';
 export type { OptionValue } from './commands/structured-args.js';
+export type {
+  JobScriptMode,
+  JobScriptOptions,
+  JobScriptResult,
+  SlurmdOptions,
+  SlurmdDaemon,
+  SlurmdStop,
+} from './daemon/types.js';
+export type { ProcessRecord, ProcessHookCall, ProcessItemRead, ProcessEnvOperation, ProcessLogLine } from './host/hook-record.js';

@@ -13,6 +13,9 @@ import { runSalloc } from './commands/salloc.js';
 import { runSbatch } from './commands/sbatch.js';
 import { runSrun } from './commands/srun.js';
 import { structuredArgs } from './commands/structured-args.js';
+import { runJobScript } from './daemon/job-script.js';
+import { startSlurmd } from './daemon/slurmd.js';
+import type { JobScriptOptions, JobScriptResult, SlurmdDaemon, SlurmdOptions } from './daemon/types.js';
 import type { CommandOptions, CommandResult, WordCommandOptions } from './commands/types.js';
 import { launchStep } from './step/launch.js';
 import type { StepOptions, StepResult } from './step/types.js';
@@ -168,6 +171,28 @@ export class Plugstack {
   /** salloc: `args` are the words after "salloc" (options, then the command to run in the allocation). */
   async salloc(options: CommandOptions | string[]): Promise<CommandResult> {
     return runSalloc(this.commandStack(), commandOptions(options));
+  }
+
+  /**
+   * One job prolog on one node, as slurmd's helper runs it: a fresh process
+   * in job_script context, only job_prolog, with the environment slurmd
+   * builds from the job.
+   */
+  async prolog(options: JobScriptOptions): Promise<JobScriptResult> {
+    return runJobScript(this.commandStack(), 'prolog', options);
+  }
+
+  /** One job epilog on one node (as prolog; `exitStatus` is the job's). */
+  async epilog(options: JobScriptOptions): Promise<JobScriptResult> {
+    return runJobScript(this.commandStack(), 'epilog', options);
+  }
+
+  /**
+   * Starts an emulated slurmd's SPANK stack: init now (`started` is false
+   * when it failed), slurmd_exit at `stop()`.
+   */
+  async slurmd(options: SlurmdOptions = {}): Promise<SlurmdDaemon> {
+    return startSlurmd(this.commandStack(), options);
   }
 
   private commandStack() {

@@ -15,7 +15,7 @@ import { hostExecutable } from '../native/paths.js';
 import type { DoneEvent, EnterEvent, HostEvent } from './events.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 
-export type HostRole = 'inspect' | 'stepd' | 'client';
+export type HostRole = 'inspect' | 'stepd' | 'client' | 'slurmd' | 'job_script';
 
 export interface HostRunOptions {
   /** Kill the host (and its process group) after this long. */

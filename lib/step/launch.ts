@@ -9,6 +9,7 @@ import { runHost } from '../host/host-process.js';
 import { addNode, finishStep } from './aggregate.js';
 import { LAUNCH_NODE_ADDRESS, launcherPort, workingCluster } from './cluster.js';
 import { launcherEnv } from './launcher-env.js';
+import { uint32 } from '../validate.js';
 import { blockLayout } from './layout.js';
 import type { StepOptions, StepResult } from './types.js';
 
@@ -34,13 +35,6 @@ function envList(env: StepOptions['env']): string[] {
     .map(([k, v]) => `${k}=${v}`);
 }
 
-function nonNegativeInt(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 0xffffffff)
-    throw invalidArgument(name, 'an integer from 0 to 4294967295', value);
-  return value as number;
-}
-
 /** Overwrites or appends NAME=value entries, keeping the order of the rest. */
 function overlay(base: string[], extra: Record<string, string>): string[] {
   const out = [...base];
@@ -61,14 +55,14 @@ export function spankOptionEnvName(plugin: string, option: string): string {
 export async function launchStep(stack: StackRef, options: StepOptions): Promise<StepResult> {
   if (!options || !Array.isArray(options.argv) || options.argv.length === 0 || options.argv.some((a) => typeof a !== 'string'))
     throw invalidArgument('argv', 'a non-empty array of strings', options?.argv);
-  const nodes = nonNegativeInt('nodes', options.nodes, 1);
+  const nodes = uint32('nodes', options.nodes, 1);
   if (nodes < 1) throw invalidArgument('nodes', 'at least 1', nodes);
-  const ntasks = nonNegativeInt('ntasks', options.ntasks, nodes);
-  const jobId = nonNegativeInt('jobId', options.jobId, 1);
-  const stepId = nonNegativeInt('stepId', options.stepId, 0);
-  const uid = nonNegativeInt('uid', options.uid, process.getuid!());
-  const gid = nonNegativeInt('gid', options.gid, process.getgid!());
-  const timeoutMs = nonNegativeInt('timeoutMs', options.timeoutMs, DEFAULT_STEP_TIMEOUT_MS);
+  const ntasks = uint32('ntasks', options.ntasks, nodes);
+  const jobId = uint32('jobId', options.jobId, 1);
+  const stepId = uint32('stepId', options.stepId, 0);
+  const uid = uint32('uid', options.uid, process.getuid!());
+  const gid = uint32('gid', options.gid, process.getgid!());
+  const timeoutMs = uint32('timeoutMs', options.timeoutMs, DEFAULT_STEP_TIMEOUT_MS);
   if ((uid !== process.getuid!() || gid !== process.getgid!()) && process.getuid!() !== 0)
     throw new PlugstackError(
       'PERMISSION_DENIED',

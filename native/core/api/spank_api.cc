@@ -169,7 +169,22 @@ PLUGSTACK_EXPORT spank_err_t spank_option_getopt(spank_t spank, struct spank_opt
     // Cached but never given: ESPANK_ERROR. This is also why a static-table
     // option reads as unset in a prolog: it is cached at load, and the
     // environment is never consulted for it.
-    if (!cached->found) return ESPANK_ERROR;
+    if (!cached->found) {
+      if (spank->stack->context() == Context::JobScript &&
+          cached->source == OptionSource::StaticTable && spank->plugin->name) {
+        std::string var = "SPANK_" + optionEnvName(spank->plugin->name, opt->name);
+        if (getenv(var.c_str()))
+          api::warnPlugin("GETOPT_STATIC_IN_JOB_SCRIPT",
+                          "spank_option_getopt(--" + std::string(opt->name) +
+                              ") answers ESPANK_ERROR in " + phaseInfo(spank->phase).name +
+                              " although " + var +
+                              " is set: the option is in the plugin's static spank_options "
+                              "table, which the prolog/epilog helper caches as not given "
+                              "(init never runs there); register it with "
+                              "spank_option_register() to read it here");
+      }
+      return ESPANK_ERROR;
+    }
     if (opt->has_arg && optarg) *optarg = const_cast<char*>(cached->optargPointer());
     return api::kSuccess;
   }

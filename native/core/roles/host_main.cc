@@ -32,6 +32,8 @@ constexpr RoleEntry kRoles[] = {
     {"inspect", runInspectRole},
     {"stepd", runStepdRole},
     {"client", runClientRole},
+    {"slurmd", runSlurmdRole},
+    {"job_script", runJobScriptRole},
 };
 
 int usage() {

@@ -21,4 +21,12 @@ int runStepdRole(Channel& channel, const json::Value& request);
 // Node asks for (local_user_init, exit).
 int runClientRole(Channel& channel, const json::Value& request);
 
+// A node daemon's SPANK life: init at start, slurmd_exit when Node says
+// stop. Reports whether the stack has job prologs and epilogs.
+int runSlurmdRole(Channel& channel, const json::Value& request);
+
+// One job prolog or epilog on one node, as slurmd's helper process runs it;
+// the exit status is the helper's (1 when the stack failed).
+int runJobScriptRole(Channel& channel, const json::Value& request);
+
 }  // namespace plugstack

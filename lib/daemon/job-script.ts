@@ -1,0 +1,89 @@
+/**
+ * One job prolog or epilog on one node: slurmd's helper process
+ * ("slurmstepd spank prolog|epilog"), a fresh host process in job_script
+ * context with the environment slurmd builds, killed after
+ * PrologEpilogTimeout like run_command does.
+ */
+import { constants } from 'node:os';
+import { PlugstackError, invalidArgument } from '../errors.js';
+import { HookRecorder } from '../host/hook-record.js';
+import { runHost } from '../host/host-process.js';
+import { uint32 } from '../validate.js';
+import { jobScriptEnv } from './job-script-env.js';
+import type { JobScriptMode, JobScriptOptions, JobScriptResult } from './types.js';
+
+export interface JobScriptStack {
+  conf: string;
+  slurmVersion: string;
+  pluginDirs: readonly string[];
+  hostEnv?: NodeJS.ProcessEnv;
+}
+
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+
+const osSignals = constants.signals as Record<string, number>;
+
+export async function runJobScript(stack: JobScriptStack, mode: JobScriptMode, options: JobScriptOptions): Promise<JobScriptResult> {
+  if (!options || typeof options !== 'object') throw invalidArgument('options', 'an object', options);
+  if (options.jobId === undefined) throw invalidArgument('jobId', 'the job id', undefined);
+  const jobId = uint32('jobId', options.jobId, 0);
+  const uid = uint32('uid', options.uid, process.getuid!());
+  const gid = uint32('gid', options.gid, process.getgid!());
+  const exitStatus = options.exitStatus === undefined ? undefined : uint32('exitStatus', options.exitStatus, 0);
+  const ntasks = options.ntasks === undefined ? undefined : uint32('ntasks', options.ntasks, 0);
+  const timeoutMs = uint32('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS);
+  const node = options.node ?? 'node0';
+  if (typeof node !== 'string' || node === '') throw invalidArgument('node', 'a node name', node);
+  const nodes = options.nodes ?? [node];
+  if (!Array.isArray(nodes) || nodes.some((n) => typeof n !== 'string' || n === ''))
+    throw invalidArgument('nodes', 'an array of node names', nodes);
+
+  const slurmConf = (stack.hostEnv ?? process.env).SLURM_CONF;
+  const environment =
+    options.environment ??
+    jobScriptEnv({
+      mode,
+      slurmVersion: stack.slurmVersion,
+      jobId,
+      uid,
+      gid,
+      node,
+      nodes,
+      workDir: options.workDir ?? process.cwd(),
+      jobControlEnv: options.jobControlEnv ?? {},
+      options: options.options ?? [],
+      ...(ntasks !== undefined ? { ntasks } : {}),
+      ...(exitStatus !== undefined ? { exitStatus } : {}),
+      ...(slurmConf !== undefined ? { slurmConf } : {}),
+    });
+
+  const recorder = new HookRecorder('job_script');
+  const run = await runHost(
+    'job_script',
+    { conf: stack.conf, context: 'job_script', mode, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs },
+    // The helper gets exactly the environment slurmd built, nothing of ours.
+    { timeoutMs, env: environment, cwd: '/', onEvent: (e) => recorder.add(e) },
+  );
+  const fatal = run.events.find((e) => e.t === 'fatal');
+  if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the ${mode}: ${fatal.message}`);
+  recorder.addFault(run, `spank ${mode} on ${node}`);
+
+  const timedOut = run.fault?.kind === 'timeout';
+  // run_command reports the wait status; a timed-out helper was SIGKILLed.
+  const waitStatus = timedOut ? osSignals.SIGKILL! : run.signal ? (osSignals[run.signal] ?? 0) : ((run.exitCode ?? 1) & 0xff) << 8;
+  const slurmdLog: string[] = [];
+  if (timedOut) slurmdLog.push(`spank/${mode} timed out`);
+  if (waitStatus !== 0) slurmdLog.push(`spank/${mode} returned status 0x${waitStatus.toString(16).padStart(4, '0')} response=${run.stdout}`);
+  return {
+    mode,
+    jobId,
+    node,
+    status: timedOut || run.signal ? null : run.exitCode,
+    signal: timedOut ? 'SIGKILL' : run.signal,
+    timedOut,
+    ok: waitStatus === 0,
+    environment,
+    slurmdLog,
+    ...recorder.record,
+  };
+}

@@ -1,0 +1,75 @@
+/** slurmd and its prolog/epilog helper, as plugstack plays them. */
+import type { ProcessRecord } from '../host/hook-record.js';
+
+export type JobScriptMode = 'prolog' | 'epilog';
+
+export interface JobScriptOptions {
+  jobId: number;
+  /** The job's user and group. Default: this process's. */
+  uid?: number;
+  gid?: number;
+  /** SLURMD_NODENAME: the node this prolog or epilog runs on. Default: node0. */
+  node?: string;
+  /** The job's nodes (SLURM_NODELIST). Default: [node]. */
+  nodes?: string[];
+  /** SLURM_JOB_WORK_DIR. Default: this process's working directory. */
+  workDir?: string;
+  /** The job-control environment the job was submitted with (spank_job_control_setenv), unprefixed: it reaches the helper as SPANK_<NAME>. */
+  jobControlEnv?: Record<string, string>;
+  /** Plugin options given to the job; they reach the helper as SPANK__SLURM_SPANK_OPTION_<plugin>_<option>. */
+  options?: { plugin: string; name: string; value: string | null }[];
+  /** Tasks of the job (SLURM_JOB_NTASKS), when known. */
+  ntasks?: number;
+  /** Epilog: the job's raw exit status (SLURM_JOB_EXIT_CODE, SLURM_JOB_EXIT_CODE2). */
+  exitStatus?: number;
+  /**
+   * Instead of building slurmd's environment: the helper's whole
+   * environment, as given (what `plugstack prolog` does with its own).
+   */
+  environment?: Record<string, string>;
+  /** PrologEpilogTimeout, in ms: the helper is killed after this long. Default: 5 minutes. */
+  timeoutMs?: number;
+}
+
+export interface JobScriptResult extends ProcessRecord {
+  mode: JobScriptMode;
+  jobId: number;
+  node: string;
+  /** The helper's exit status: 0, or 1 when a required plugin's callback returned < 0; null when killed. */
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  /** What slurmd makes of it: a non-zero status or a kill is a failed prolog/epilog. */
+  ok: boolean;
+  /** The environment the helper ran with. */
+  environment: Record<string, string>;
+  /** The lines slurmd logs about the run (empty when it went well). */
+  slurmdLog: string[];
+}
+
+export interface SlurmdOptions {
+  /** The node this slurmd serves. Default: node0. */
+  node?: string;
+  /** How long init, and later slurmd_exit, may take. Default: 5 minutes. */
+  timeoutMs?: number;
+}
+
+export interface SlurmdStop extends ProcessRecord {
+  /** slurmd_exit's stack result (24.11 logs a failure; it changes nothing). */
+  exitRc: number | null;
+}
+
+/** A running emulated slurmd: its SPANK stack with init done. */
+export interface SlurmdDaemon {
+  node: string;
+  /** False when init (or loading the stack) failed: slurmd does not start. */
+  started: boolean;
+  initRc: number;
+  /** Whether any plugin of plugstack.conf defines job_prolog / job_epilog: slurmd then runs the SPANK helper for prologs / epilogs. */
+  runsJobProlog: boolean;
+  runsJobEpilog: boolean;
+  /** What happened in slurmd's plugin code so far. */
+  record: ProcessRecord;
+  /** Shuts slurmd down: slurmd_exit, then the stack is unloaded. */
+  stop(): Promise<SlurmdStop>;
+}

@@ -1,0 +1,86 @@
+// The job_script role: the helper slurmd runs for each job prolog and
+// epilog on each node ("slurmstepd spank prolog|epilog"). A fresh process
+// each time, so nothing a plugin keeps in memory survives from one run to
+// the next, nor is shared with slurmd or the steps.
+#include <cstdlib>
+#include <string>
+
+#include "common/events.h"
+#include "common/slurm_log.h"
+#include "roles/role.h"
+#include "roles/stack_request.h"
+#include "spank/job_records.h"
+#include "spank/stack.h"
+
+namespace plugstack {
+
+namespace {
+
+// The helper reads the job from its own environment, which slurmd built;
+// each of the three must be present and a plain decimal number.
+bool readIdFromEnv(const char* name, uint32_t* out) {
+  const char* val = std::getenv(name);
+  if (!val) {
+    slurmLog(LogLevel::Error, std::string("Unable to get ") + name + " in env!");
+    return false;
+  }
+  char* end;
+  unsigned long n = std::strtoul(val, &end, 10);
+  if (*end != '\0') {
+    slurmLog(LogLevel::Error, std::string("Invalid ") + name + "=" + val);
+    return false;
+  }
+  *out = static_cast<uint32_t>(n);
+  return true;
+}
+
+int finish(int status, const char* stoppedAt) {
+  emitEvent({{"t", "done"},
+             {"ok", status == 0},
+             {"status", status},
+             {"stoppedAt", stoppedAt ? json::Value(stoppedAt) : json::Value()}});
+  return status;
+}
+
+}  // namespace
+
+int runJobScriptRole(Channel& channel, const json::Value& request) {
+  (void)channel;
+  StackSettings settings;
+  std::string error;
+  const std::string mode = request["mode"].isString() ? request["mode"].asString() : "";
+  if (!request["conf"].isString()) error = "request.conf must be a path";
+  else if (mode != "prolog" && mode != "epilog") error = "request.mode must be prolog or epilog";
+  else if (!readStackSettings(request, &settings, &error)) {
+  } else if (settings.context != Context::JobScript) {
+    error = "the job_script role runs the job_script context";
+  }
+  if (!error.empty()) {
+    emitEvent({{"t", "fatal"}, {"message", error}});
+    return 2;
+  }
+
+  JobScriptRecord job;
+  uint32_t uid = 0, gid = 0;
+  if (!readIdFromEnv("SLURM_JOBID", &job.jobId) || !readIdFromEnv("SLURM_UID", &uid) ||
+      !readIdFromEnv("SLURM_JOB_GID", &gid)) {
+    slurmLog(LogLevel::Error, "spank environment invalid");
+    return finish(1, "environment");
+  }
+  job.uid = static_cast<uid_t>(uid);
+  job.gid = static_cast<gid_t>(gid);
+
+  ParsedConf parsed = parsePlugstackConf(request["conf"].asString());
+  emitEvent({{"t", "conf"}, {"path", request["conf"].asString()}, {"missing", parsed.missing}});
+
+  // spank_job_prolog/epilog: a stack of the plugins that define the
+  // callback, only that callback (no init, no exit), then the stack is
+  // destroyed. Only a negative result fails the helper.
+  Stack stack(settings);
+  Stack::setCurrent(&stack);
+  if (!stack.load(parsed)) return finish(1, "load");
+  int rc = stack.callPass(mode == "prolog" ? Phase::JobProlog : Phase::JobEpilog, &job, nullptr).rc;
+  return finish(stack.isFailure(rc) ? 1 : 0, stack.isFailure(rc) ? mode.c_str() : nullptr);
+}
+
+}  // namespace plugstack

@@ -1,0 +1,69 @@
+// The slurmd role: the SPANK part of a node daemon's life. The stack of
+// the plugins that define init or slurmd_exit is loaded and init runs at
+// start; the process then waits until Node stops it, when slurmd_exit
+// runs. Whether job prologs and epilogs run SPANK at all is decided here,
+// by the scan of the whole plugstack.conf.
+#include <string>
+
+#include "common/events.h"
+#include "common/slurm_log.h"
+#include "rules/slurm_errors.h"
+#include "roles/role.h"
+#include "roles/stack_request.h"
+#include "spank/stack.h"
+
+namespace plugstack {
+
+int runSlurmdRole(Channel& channel, const json::Value& request) {
+  StackSettings settings;
+  std::string error;
+  if (!request["conf"].isString()) error = "request.conf must be a path";
+  else if (!readStackSettings(request, &settings, &error)) {
+  } else if (settings.context != Context::Slurmd) {
+    error = "the slurmd role runs the slurmd context";
+  }
+  if (!error.empty()) {
+    emitEvent({{"t", "fatal"}, {"message", error}});
+    return 2;
+  }
+
+  ParsedConf parsed = parsePlugstackConf(request["conf"].asString());
+  emitEvent({{"t", "conf"}, {"path", request["conf"].asString()}, {"missing", parsed.missing}});
+
+  // Never destroyed when start-up fails: slurmd exit(1)s without fini.
+  auto* stack = new Stack(settings);
+  Stack::setCurrent(stack);
+  bool ok = stack->load(parsed);
+  int initRc = ok ? stack->callPass(Phase::Init, nullptr, nullptr).rc : -1;
+  ok = ok && !stack->isFailure(initRc);
+  if (!ok) slurmLog(LogLevel::Error, "slurmd initialization failed");
+  emitEvent({{"t", "started"},
+             {"ok", ok},
+             {"initRc", initRc},
+             {"anyJobProlog", stack->anyJobProlog()},
+             {"anyJobEpilog", stack->anyJobEpilog()}});
+  if (!ok) {
+    emitEvent({{"t", "done"}, {"ok", false}, {"status", 1}});
+    return 1;
+  }
+  flushEvents();
+
+  // Running until told to stop. A closed channel is a slurmd killed
+  // without notice: no slurmd_exit, as with SIGKILL.
+  std::string payload;
+  json::Value msg;
+  if (!channel.read(&payload, &error) || !json::parse(payload, &msg, &error) ||
+      !msg["t"].isString() || msg["t"].asString() != "stop") {
+    emitEvent({{"t", "done"}, {"ok", true}, {"status", 0}, {"killed", true}});
+    return 0;
+  }
+  int exitRc = stack->callPass(Phase::SlurmdExit, nullptr, nullptr).rc;
+  // 24.11 logs a failing slurmd_exit; 22.05 ignores its result.
+  if (exitRc && stack->version().line() >= 2411)
+    slurmLog(LogLevel::Error, std::string("_slurmd_fini: SPANK slurmd exit failed: ") + slurmErrorText(exitRc));
+  delete stack;
+  emitEvent({{"t", "done"}, {"ok", true}, {"status", 0}, {"exitRc", exitRc}});
+  return 0;
+}
+
+}  // namespace plugstack
