@@ -11,6 +11,7 @@ import { fileExists, Plugstack } from '../plugstack.js';
 import { ALL_CONTEXTS, CLIENT_COMMANDS, type ClientCommand, type SpankContext } from '../spank.js';
 import { parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { runCommand } from './commands.js';
+import { runJobScriptCommand } from './job-script.js';
 import { renderCheck } from './render-check.js';
 
 const USAGE = `usage: plugstack <command> [options]
@@ -21,6 +22,12 @@ commands:
   alloc [STACK] [salloc options] command... salloc: the allocator context, then the command
       STACK: --conf FILE (default $PLUGSTACK_CONF, else /etc/slurm/plugstack.conf),
              --plugin-dir DIRS, --slurm-version V; they come before the command's own options
+  prolog [STACK] [JOB]     the SPANK job prolog of one job on one node, as slurmd's helper runs it
+  epilog [STACK] [JOB]     the same for the job epilog; exit status as the helper's (1 = failed)
+      STACK: --conf FILE, --plugin-dir DIRS, --slurm-version V, as for run
+      JOB: from the environment as slurmd passes it (SLURM_JOBID, SLURM_UID, SLURM_JOB_GID, SPANK_*, ...),
+           or --job-id N [--uid U] [--gid G] [--node NAME] [--exit-status RAW] to build it;
+           --timeout SECONDS as PrologEpilogTimeout
   check <plugstack.conf>   load the stack in every SPANK context as Slurm would, report problems
       --plugin-dir DIRS      Slurm's PluginDir (':'-separated) for relative plugin paths
       --slurm-version V      emulate Slurm 24.11 (default) or 22.05
@@ -124,6 +131,9 @@ export async function main(argv: string[], out: Out = { stdout: process.stdout, 
         return await runCommand('sbatch', rest);
       case 'alloc':
         return await runCommand('salloc', rest);
+      case 'prolog':
+      case 'epilog':
+        return await runJobScriptCommand(command, rest, out);
       case '--version': {
         const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
         out.stdout.write(`plugstack ${pkg.version}\n`);

@@ -29,7 +29,7 @@ export async function runJobScript(stack: JobScriptStack, mode: JobScriptMode, o
   const jobId = uint32('jobId', options.jobId, 0);
   const uid = uint32('uid', options.uid, process.getuid!());
   const gid = uint32('gid', options.gid, process.getgid!());
-  const exitStatus = options.exitStatus === undefined ? undefined : uint32('exitStatus', options.exitStatus, 0);
+  const jobStatus = options.exitStatus === undefined ? undefined : uint32('exitStatus', options.exitStatus, 0);
   const ntasks = options.ntasks === undefined ? undefined : uint32('ntasks', options.ntasks, 0);
   const timeoutMs = uint32('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS);
   const node = options.node ?? 'node0';
@@ -53,7 +53,7 @@ export async function runJobScript(stack: JobScriptStack, mode: JobScriptMode, o
       jobControlEnv: options.jobControlEnv ?? {},
       options: options.options ?? [],
       ...(ntasks !== undefined ? { ntasks } : {}),
-      ...(exitStatus !== undefined ? { exitStatus } : {}),
+      ...(jobStatus !== undefined ? { exitStatus: jobStatus } : {}),
       ...(slurmConf !== undefined ? { slurmConf } : {}),
     });
 
@@ -66,11 +66,14 @@ export async function runJobScript(stack: JobScriptStack, mode: JobScriptMode, o
   );
   const fatal = run.events.find((e) => e.t === 'fatal');
   if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the ${mode}: ${fatal.message}`);
-  recorder.addFault(run, `spank ${mode} on ${node}`);
+  // A helper that reported and ended is not a fault, whatever its status.
+  if (!(run.done && run.fault?.kind === 'exit')) recorder.addFault(run, `spank ${mode} on ${node}`);
 
   const timedOut = run.fault?.kind === 'timeout';
   // run_command reports the wait status; a timed-out helper was SIGKILLed.
-  const waitStatus = timedOut ? osSignals.SIGKILL! : run.signal ? (osSignals[run.signal] ?? 0) : ((run.exitCode ?? 1) & 0xff) << 8;
+  const reported = run.done && typeof run.done.status === 'number' ? run.done.status : undefined;
+  const exitStatus = reported ?? run.exitCode ?? 1;
+  const waitStatus = timedOut ? osSignals.SIGKILL! : run.signal ? (osSignals[run.signal] ?? 0) : (exitStatus & 0xff) << 8;
   const slurmdLog: string[] = [];
   if (timedOut) slurmdLog.push(`spank/${mode} timed out`);
   if (waitStatus !== 0) slurmdLog.push(`spank/${mode} returned status 0x${waitStatus.toString(16).padStart(4, '0')} response=${run.stdout}`);
@@ -78,7 +81,7 @@ export async function runJobScript(stack: JobScriptStack, mode: JobScriptMode, o
     mode,
     jobId,
     node,
-    status: timedOut || run.signal ? null : run.exitCode,
+    status: timedOut || run.signal ? null : exitStatus,
     signal: timedOut ? 'SIGKILL' : run.signal,
     timedOut,
     ok: waitStatus === 0,

@@ -34,12 +34,15 @@ bool readIdFromEnv(const char* name, uint32_t* out) {
   return true;
 }
 
+// The helper's exit status travels in the report; the host process itself
+// ends with 0 once it has reported, so that only a plugin's exit(), crash
+// or hang shows up as a fault.
 int finish(int status, const char* stoppedAt) {
   emitEvent({{"t", "done"},
              {"ok", status == 0},
              {"status", status},
              {"stoppedAt", stoppedAt ? json::Value(stoppedAt) : json::Value()}});
-  return status;
+  return 0;
 }
 
 }  // namespace
