@@ -90,8 +90,14 @@ describe('scenario 01: srun -n 3 -O --trace-opt=hello env', () => {
     expect(result.exitCode).toBe(0);
     const seq = sequences(trace);
     expect(seq[0]).toEqual(['init', 'OPTION_CB(hello,remote=0)', 'init_post_opt', 'local_user_init', 'exit']);
-    expect(seq.slice(1).sort()).toEqual(remoteSequences(3, 'hello').sort());
+    expect(seq.slice(1).sort()).toEqual([...remoteSequences(3, 'hello'), ['job_prolog'], ['job_epilog']].sort());
     expect(raw).toContain('option_register=0');
+    // The prolog after local_user_init and before the step; the epilog after srun's exit.
+    const prolog = trace.find((t) => t.callback === 'job_prolog')!;
+    const epilog = trace.find((t) => t.callback === 'job_epilog')!;
+    expect(at(trace, trace.find((t) => t.callback === 'local_user_init')!)).toBeLessThan(at(trace, prolog));
+    expect(at(trace, prolog)).toBeLessThan(at(trace, trace.find((t) => t.fields.ctx === REMOTE)!));
+    expect(at(trace, trace.find((t) => t.callback === 'exit' && t.fields.ctx === SRUN)!)).toBeLessThan(at(trace, epilog));
     expect(raw).toContain('job_control_setenv(TRACE,1)=0');
     // srun's exit runs after the step daemon's exit.
     const srunExit = trace.find((t) => t.callback === 'exit' && t.fields.ctx === SRUN)!;
@@ -113,6 +119,16 @@ describe('scenario 01: srun -n 3 -O --trace-opt=hello env', () => {
       JOB_ID: String(result.job!.jobId), STEPID: '0', NNODES: '1', TTASKS: '3', UID: String(process.getuid!()), ARGV: '1:env',
       getopt: 'hello',
     });
+    // JOB_SCRIPT row: the job id and uid only; getenv not remote; the option
+    // found through SPANK__SLURM_SPANK_OPTION_*; job control as SPANK_TRACE.
+    for (const cb of ['job_prolog', 'job_epilog']) {
+      expect(trace.find((t) => t.callback === cb)!.fields).toMatchObject({
+        ctx: '5', remote: '0', JOB_ID: String(result.job!.jobId), STEPID: 'ERR3009', NNODES: 'ERR3009', NODEID: 'ERR3009',
+        LTASKS: 'ERR3009', TTASKS: 'ERR3009', UID: String(process.getuid!()), ARGV: 'ERR3009', TASK_ID: 'ERR3009',
+        GTASK: 'ERR3009', TPID: 'ERR3009', EXIT: 'ERR3009', getenv: 'ERR3006', getopt: 'hello',
+        'penv.SPANK_TRACE': '1', 'penv.OPT': 'hello',
+      });
+    }
   });
 
   it('01b (-l): every task gets the variables the real task 0 had, TMPDIR only task 0, no option variable', async () => {
@@ -161,7 +177,8 @@ describe('scenario 02: SLURM_SPANK__SLURM_SPANK_OPTION_trace_trace_opt=hello sru
     expect(result.exitCode).toBe(0);
     const seq = sequences(trace);
     expect(seq[0]).toEqual(['init', 'OPTION_CB(hello,remote=0)', 'init_post_opt', 'local_user_init', 'exit']);
-    expect(seq.slice(1).sort()).toEqual(remoteSequences(3, 'hello').sort());
+    expect(seq.slice(1).sort()).toEqual([...remoteSequences(3, 'hello'), ['job_prolog'], ['job_epilog']].sort());
+    expect(trace.find((t) => t.callback === 'job_prolog')!.fields['penv.OPT']).toBe('hello');
     expect(processWith(trace, 'init', SRUN).find((t) => t.callback === 'local_user_init')!.fields.getopt).toBe('hello');
   });
 });
@@ -195,8 +212,17 @@ describe("scenario 03: sbatch --trace-opt=x --wrap 'srun -n 2 true'", () => {
     expect(names(step)).toEqual(remoteSequences(2, 'x')[0]);
     expect(step[0]!.fields.getenv).toBe('yes');
 
-    // Order: sbatch exit before the batch step; inner srun exit before the batch step's task_exit.
+    // Order: sbatch exit, the one prolog (the inner srun's step finds it
+    // done), the batch step; inner srun exit before the batch step's
+    // task_exit; the epilog last.
     const i = (t: TraceLine) => at(trace, t);
+    const prologs = trace.filter((t) => t.callback === 'job_prolog');
+    const epilogs = trace.filter((t) => t.callback === 'job_epilog');
+    expect([prologs.length, epilogs.length]).toEqual([1, 1]);
+    expect(prologs[0]!.fields).toMatchObject({ JOB_ID: String(result.job!.jobId), getopt: 'x', 'penv.SPANK_TRACE': '1', 'penv.OPT': 'x' });
+    expect(i(sbatch.at(-1)!)).toBeLessThan(i(prologs[0]!));
+    expect(i(prologs[0]!)).toBeLessThan(i(batch[0]!));
+    expect(i(batch.at(-1)!)).toBeLessThan(i(epilogs[0]!));
     expect(i(sbatch.at(-1)!)).toBeLessThan(i(batch[0]!));
     expect(i(srun.at(-1)!)).toBeLessThan(i(batch.find((t) => t.callback === 'task_exit')!));
     expect(i(step.at(-1)!)).toBeLessThan(i(srun.at(-1)!));
@@ -210,8 +236,9 @@ describe("scenario 04: srun -n 1 sh -c 'exit 3'", () => {
     expect(result.stderr).toMatch(/^srun: error: \S+: task 0: Exited with exit code 3\n$/);
     const seq = sequences(trace);
     expect(seq[0]).toEqual(['init', 'init_post_opt', 'local_user_init', 'exit']);
-    expect(seq.slice(1).sort()).toEqual(remoteSequences(1, null).sort());
+    expect(seq.slice(1).sort()).toEqual([...remoteSequences(1, null), ['job_prolog'], ['job_epilog']].sort());
     expect(trace.find((t) => t.callback === 'local_user_init')!.fields.getopt).toBe('ERR3000');
+    expect(trace.find((t) => t.callback === 'job_prolog')!.fields.getopt).toBe('ERR3000');
     expect(trace.find((t) => t.callback === 'task_exit')!.fields.EXIT).toBe('768');
   });
 });
@@ -229,8 +256,15 @@ describe("scenario 05: salloc -n 2 --trace-opt=alloc srun -n 2 sh -c 'echo ...'"
     expect(names(salloc)).toEqual(['init', 'OPTION_CB(alloc,remote=0)', 'init_post_opt', 'exit']);
     expect(names(srun)).toEqual(['init', 'OPTION_CB(alloc,remote=0)', 'init_post_opt', 'local_user_init', 'exit']);
     expect(names(step)).toEqual(remoteSequences(2, 'alloc')[0]);
-    // The allocator's exit comes after srun's.
+    // The allocator's exit comes after srun's and before the epilog; the
+    // prolog runs when srun launches the job's first step.
+    const prolog = trace.find((t) => t.callback === 'job_prolog')!;
+    const epilog = trace.find((t) => t.callback === 'job_epilog')!;
+    expect(at(trace, srun.find((t) => t.callback === 'local_user_init')!)).toBeLessThan(at(trace, prolog));
+    expect(at(trace, prolog)).toBeLessThan(at(trace, step[0]!));
     expect(at(trace, srun.at(-1)!)).toBeLessThan(at(trace, salloc.at(-1)!));
+    expect(at(trace, salloc.at(-1)!)).toBeLessThan(at(trace, epilog));
+    expect(epilog.fields).toMatchObject({ 'penv.SPANK_TRACE': '1', 'penv.OPT': 'alloc' });
     expect(result.stdout.split('\n').filter((l) => l.startsWith('task')).sort()).toEqual([
       'task 0 TRACE_SET=yes SPANK_TRACE=unset',
       'task 1 TRACE_SET=yes SPANK_TRACE=unset',

@@ -10,6 +10,7 @@ import { readBuiltins } from './builtins.js';
 import { startClient } from './client.js';
 import { CommandConsole } from './console.js';
 import { allocationEnv, envList, envRecord, overlayEnv, plugstackEnv } from './job-env.js';
+import { drainedBy, runEpilogs } from './job-scripts.js';
 import { createJob, innerResults, removeJob, srunShim } from './jobs.js';
 import type { CommandStack } from './srun.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
@@ -64,7 +65,7 @@ export async function runSalloc(stack: CommandStack, options: WordCommandOptions
   const client = startClient(stack, 'salloc', options.args, env, cwd, (e) => console.clientEvent(e), (s, c) =>
     s === 'stdout' ? console.stdout(c) : console.stderr(c),
   );
-  const result: CommandResult = { command: 'salloc', args: options.args, exitCode: 1, stdout: '', stderr: '', client: client.record, steps: [] };
+  const result: CommandResult = { command: 'salloc', args: options.args, exitCode: 1, stdout: '', stderr: '', client: client.record, steps: [], jobScripts: [] };
   const finish = async (exitCode: number) => {
     const run = await client.finished;
     result.exitCode = run.signal ? 128 + (os.constants.signals[run.signal] ?? 0) : exitCode;
@@ -95,10 +96,27 @@ export async function runSalloc(stack: CommandStack, options: WordCommandOptions
 
   const status = await runCommand(command, jobEnv, b.chdir ?? cwd, console, options.timeoutMs ?? 5 * 60_000);
   console.log('info', `Relinquishing job allocation ${job.id}`);
-  for (const inner of innerResults(job)) result.steps.push(...inner.steps);
-  result.job = { jobId: job.id, state: status === 0 ? 'COMPLETED' : 'FAILED', exitCode: status, nodes: names, drained: [] };
-  removeJob(job);
   const exitCode = sallocExitCode(status);
   client.exit(exitCode);
-  return finish(exitCode);
+  await finish(exitCode);
+
+  // The job ends with salloc: the prologs the sruns inside ran, then the
+  // epilog on every node, after salloc's exit callbacks.
+  for (const inner of innerResults(job)) {
+    result.steps.push(...inner.steps);
+    result.jobScripts.push(...(inner.jobScripts ?? []));
+  }
+  const context = { uid: process.getuid!(), gid: process.getgid!(), workDir: b.chdir ?? cwd, jobControlEnv: client.record.jobControlEnv };
+  result.jobScripts.push(...(await runEpilogs(stack, job, status, context)));
+  const prologFailed = result.jobScripts.some((r) => r.mode === 'prolog' && !r.ok);
+  result.job = {
+    jobId: job.id,
+    state: status === 0 && !prologFailed ? 'COMPLETED' : 'FAILED',
+    exitCode: status,
+    nodes: names,
+    drained: drainedBy(result.jobScripts),
+    ...(prologFailed ? { reason: 'Prolog failure' } : {}),
+  };
+  removeJob(job);
+  return result;
 }

@@ -18,6 +18,7 @@ import { readBuiltins } from './builtins.js';
 import { startClient } from './client.js';
 import { CommandConsole } from './console.js';
 import { batchJobEnv, commandProcessEnv, envList, envRecord, overlayEnv, plugstackEnv } from './job-env.js';
+import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from './job-scripts.js';
 import { BATCH_STEP, createJob, innerResults, removeJob, srunShim } from './jobs.js';
 import type { CommandStack } from './srun.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
@@ -63,7 +64,7 @@ export async function runSbatch(stack: CommandStack, options: WordCommandOptions
   const client = startClient(stack, 'sbatch', options.args, env, cwd, (e) => console.clientEvent(e), (s, c) =>
     s === 'stdout' ? console.stdout(c) : console.stderr(c),
   );
-  const result: CommandResult = { command: 'sbatch', args: options.args, exitCode: 1, stdout: '', stderr: '', client: client.record, steps: [] };
+  const result: CommandResult = { command: 'sbatch', args: options.args, exitCode: 1, stdout: '', stderr: '', client: client.record, steps: [], jobScripts: [] };
   const finish = async (exitCode: number) => {
     const run = await client.finished;
     result.exitCode = run.signal ? 128 + (os.constants.signals[run.signal] ?? 0) : exitCode;
@@ -83,7 +84,10 @@ export async function runSbatch(stack: CommandStack, options: WordCommandOptions
   console.stdout(`Submitted batch job ${job.id}\n`);
   // Without --wait, sbatch ends right after the submission: its exit
   // callbacks run before the job starts.
-  if (!b.wait) client.exit(0);
+  if (!b.wait) {
+    client.exit(0);
+    await client.finished;
+  }
 
   const workdir = b.chdir ? path.resolve(cwd, b.chdir) : cwd;
   const script = path.join(job.dir, 'slurm_script');
@@ -96,6 +100,29 @@ export async function runSbatch(stack: CommandStack, options: WordCommandOptions
   jobEnv = overlayEnv(jobEnv, batchJobEnv({ job, jobName, submitDir: cwd, tasksPerNode: perNode, ...(ntasks !== undefined ? { ntasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }));
   jobEnv = overlayEnv(jobEnv, commandProcessEnv('sbatch', envRecord(jobEnv), { slurmVersion: stack.slurmVersion }));
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
+
+  // slurmd runs the job prolog on the batch host before the batch step.
+  const scriptContext: JobScriptContext = {
+    uid: process.getuid!(),
+    gid: process.getgid!(),
+    workDir: workdir,
+    jobControlEnv: client.record.jobControlEnv,
+    ...(ntasks !== undefined ? { ntasks } : {}),
+  };
+  const prologs = await runPrologs(stack, job, [names[0]!], scriptContext);
+  result.jobScripts.push(...prologs);
+  if (prologs.some((p) => !p.ok)) {
+    // The launch fails; slurmctld requeues the job and holds it. plugstack
+    // does not keep jobs, so the job ends here, with its epilogs.
+    result.jobScripts.push(...(await runEpilogs(stack, job, 0, scriptContext)));
+    result.job = { jobId: job.id, state: 'FAILED', exitCode: 0, nodes: names, drained: drainedBy(result.jobScripts), reason: 'launch failed requeued held' };
+    removeJob(job);
+    if (b.wait) {
+      client.exit(1);
+      return finish(1);
+    }
+    return finish(0);
+  }
 
   const stdoutFile = outputPath(b.output ?? 'slurm-%j.out', job.id, workdir);
   const stderrFile = b.error ? outputPath(b.error, job.id, workdir) : stdoutFile;
@@ -129,7 +156,10 @@ export async function runSbatch(stack: CommandStack, options: WordCommandOptions
     },
   );
   result.steps.push(batch);
-  for (const inner of innerResults(job)) result.steps.push(...inner.steps);
+  for (const inner of innerResults(job)) {
+    result.steps.push(...inner.steps);
+    result.jobScripts.push(...(inner.jobScripts ?? []));
+  }
 
   const status = batch.tasks[0]?.status ?? 0;
   const node = batch.nodes[0]!;
@@ -143,6 +173,13 @@ export async function runSbatch(stack: CommandStack, options: WordCommandOptions
     // reports it to slurmctld, which drains the node.
     drained: launchFailed ? [{ node: node.name, reason: DRAIN_REASON }] : [],
   };
+  // The job has ended: the epilog on each of its nodes.
+  result.jobScripts.push(...(await runEpilogs(stack, job, status, scriptContext)));
+  result.job.drained.push(...drainedBy(result.jobScripts));
+  if (result.jobScripts.some((r) => r.mode === 'prolog' && !r.ok)) {
+    result.job.state = 'FAILED';
+    result.job.reason = 'Prolog failure';
+  }
   result.output = { file: stdoutFile, text: fs.readFileSync(stdoutFile, 'utf8') };
   removeJob(job);
 

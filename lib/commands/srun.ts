@@ -14,11 +14,15 @@ import { readBuiltins } from './builtins.js';
 import { startClient, type StackRef } from './client.js';
 import { CommandConsole, signalText, taskRanges } from './console.js';
 import { allocationEnv, commandProcessEnv, envList, envRecord, overlayEnv } from './job-env.js';
-import { createJob, findJob, nextStepId, stepResultFile, type Job } from './jobs.js';
+import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from './job-scripts.js';
+import { createJob, findJob, nextStepId, removeJob, stepResultFile, type Job } from './jobs.js';
 import { serializeResult } from './serialize.js';
-import type { CommandResult, WordCommandOptions } from './types.js';
+import type { CommandResult, JobRecord, WordCommandOptions } from './types.js';
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+
+/** slurm_errno.h: the launch response of a node whose prolog failed. */
+const ESLURMD_PROLOG_FAILED = 4022;
 
 export interface CommandStack extends StackRef {
   hostEnv?: NodeJS.ProcessEnv;
@@ -73,6 +77,7 @@ export async function runSrun(stack: CommandStack, options: WordCommandOptions):
     stderr: '',
     client: client.record,
     steps: [],
+    jobScripts: [],
   };
   const done = async (exitCode: number): Promise<CommandResult> => {
     const run = await client.finished;
@@ -98,19 +103,49 @@ export async function runSrun(stack: CommandStack, options: WordCommandOptions):
   const uid = process.getuid!();
   const gid = process.getgid!();
 
+  const scriptContext: JobScriptContext = {
+    uid,
+    gid,
+    workDir: b.chdir ?? cwd,
+    jobControlEnv: client.record.jobControlEnv,
+    ...(b.ntasks !== undefined ? { ntasks: b.ntasks } : {}),
+  };
+  // The end of the job srun made (epilogs, the job's record) or, inside
+  // someone else's job, the step's result left for the job's owner.
+  const endJob = async (job: Job, state: JobRecord['state'], exitCode: number, reason?: string): Promise<CommandResult> => {
+    if (existing) {
+      fs.writeFileSync(stepResultFile(job, stepId), serializeResult(result));
+      return result;
+    }
+    result.jobScripts.push(...(await runEpilogs(stack, job, exitCode, scriptContext)));
+    result.job = { jobId: job.id, state, exitCode, nodes: names, drained: drainedBy(result.jobScripts), ...(reason ? { reason } : {}) };
+    removeJob(job);
+    return result;
+  };
+
   const lui = await client.localUserInit({ uid, gid, jobId: job.id, stepId, nodes: names.length, tasks: ntasks, argv: ready.positional });
   if (lui.failed) {
     await done(1);
-    if (!existing)
-      result.job = {
-        jobId: job.id,
-        // 24.11 records the job failed; 22.05 let it complete (test7.24).
-        state: stack.slurmVersion.startsWith('22.') ? 'COMPLETED' : 'FAILED',
-        exitCode: 1,
-        nodes: names,
-        drained: [],
-      };
-    return result;
+    // 24.11 records the job failed; 22.05 let it complete (test7.24).
+    return endJob(job, stack.slurmVersion.startsWith('22.') ? 'COMPLETED' : 'FAILED', 1);
+  }
+
+  // slurmd runs the job prolog on each node before the job's first step
+  // there; where it fails, the launch fails and the node is drained.
+  const prologs = await runPrologs(stack, job, names, scriptContext);
+  result.jobScripts.push(...prologs);
+  const failedPrologs = prologs.filter((p) => !p.ok);
+  if (failedPrologs.length) {
+    for (const p of failedPrologs)
+      console.log('error', `Task launch for StepId=${job.id}.${stepId} failed on node ${p.node}: Job prolog failed`);
+    console.log('error', 'Application launch failed: Job prolog failed');
+    // srun keeps the launch error (ESLURMD_PROLOG_FAILED) as its global rc
+    // and fini_srun reads it as a wait status: 4022 "is" signal 54.
+    const rc = ESLURMD_PROLOG_FAILED;
+    const code = (rc & 0x7f) === 0 ? (rc >> 8) & 0xff : 128 + (rc & 0x7f);
+    client.exit(code);
+    await done(code);
+    return endJob(job, 'FAILED', rc, 'Prolog failure');
   }
 
   // srun's own environment after init_post_opt (with the option variables),
@@ -176,10 +211,5 @@ export async function runSrun(stack: CommandStack, options: WordCommandOptions):
   const { raw, exitCode } = srunExitCode(step);
   client.exit(exitCode);
   await done(exitCode);
-  if (!existing) result.job = { jobId: job.id, state: raw === 0 ? 'COMPLETED' : 'FAILED', exitCode: raw, nodes: names, drained: [] };
-  if (existing) {
-    // The command that owns the job collects the steps run inside it.
-    fs.writeFileSync(stepResultFile(job, stepId), serializeResult(result));
-  }
-  return result;
+  return endJob(job, raw === 0 ? 'COMPLETED' : 'FAILED', raw);
 }

@@ -1,5 +1,6 @@
 /** srun, sbatch and salloc as plugstack runs them, and what came of them. */
 import type { Problem } from '../check/types.js';
+import type { JobScriptResult } from '../daemon/types.js';
 import type { StepResult } from '../step/types.js';
 import type { OptionValue } from './structured-args.js';
 
@@ -80,6 +81,8 @@ export interface JobRecord {
   nodes: string[];
   /** Nodes Slurm would drain, with the reason. */
   drained: { node: string; reason: string }[];
+  /** Why the job ended without running normally (e.g. "Prolog failure"). */
+  reason?: string;
 }
 
 export interface CommandResult {
@@ -95,6 +98,8 @@ export interface CommandResult {
   job?: JobRecord;
   /** The steps run for this command: srun's own; sbatch's batch step and the sruns inside it; salloc's sruns. */
   steps: StepResult[];
+  /** Job prologs and epilogs run for this command (and the sruns inside its job), in order. */
+  jobScripts: JobScriptResult[];
   /** For sbatch: the batch job's output file and what it holds. */
   output?: { file: string; text: string };
 }

@@ -107,13 +107,16 @@ int runInspectRole(Channel& channel, const json::Value& request) {
     Stack stack(settings);
     Stack::setCurrent(&stack);
     ok = stack.load(parsed);
-    if (ok && runsInit(settings.context)) {
+    // A scan is what slurmd does with the file at start, short of init:
+    // which plugins load and whether any has a job prolog or epilog.
+    const bool scanOnly = request["scanOnly"].isBool() && request["scanOnly"].asBool();
+    if (ok && runsInit(settings.context) && !scanOnly) {
       StepRecord step = inspectionStep();
       void* job = settings.context == Context::Remote ? &step : nullptr;
       initRc = stack.callPass(Phase::Init, job, nullptr).rc;
       ok = !stack.isFailure(initRc);
     }
-    if (ok) {
+    if (ok && !scanOnly) {
       const char* columnsEnv = std::getenv("COLUMNS");
       for (Command c : commandsOf(settings.context))
         reportHelp(stack, c, helpColumns(columnsEnv));

@@ -1,0 +1,98 @@
+/**
+ * The job prolog and epilog around a command's job, as slurmd runs them
+ * with the default PrologFlags: the prolog on a node when the job's first
+ * step (or batch script) is launched there, the epilog on every node of the
+ * job once it has ended. Whether SPANK takes part at all is what slurmd
+ * learned scanning plugstack.conf: some plugin defines job_prolog /
+ * job_epilog. A failing prolog or epilog drains the node.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { runJobScript } from '../daemon/job-script.js';
+import type { JobScriptResult } from '../daemon/types.js';
+import { runHost } from '../host/host-process.js';
+import type { CommandStack } from './srun.js';
+import type { Job } from './jobs.js';
+
+export const PROLOG_DRAIN_REASON = 'Prolog error';
+export const EPILOG_DRAIN_REASON = 'Epilog error';
+
+const SCAN_TIMEOUT_MS = 60_000;
+
+interface SlurmdScan {
+  prolog: boolean;
+  epilog: boolean;
+}
+
+/**
+ * slurmd's scan of plugstack.conf, done once per job (the job's slurmds
+ * started before it) and kept in the job's directory for the sruns inside.
+ */
+async function slurmdScan(stack: CommandStack, job: Job): Promise<SlurmdScan> {
+  const file = path.join(job.dir, 'slurmd-scan.json');
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as SlurmdScan;
+  } catch {
+    // not scanned yet
+  }
+  const run = await runHost(
+    'inspect',
+    { conf: stack.conf, context: 'slurmd', slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, scanOnly: true },
+    { timeoutMs: SCAN_TIMEOUT_MS, ...(stack.hostEnv ? { env: stack.hostEnv } : {}) },
+  );
+  const scan = { prolog: run.done?.anyJobProlog === true, epilog: run.done?.anyJobEpilog === true };
+  fs.writeFileSync(file, JSON.stringify(scan));
+  return scan;
+}
+
+/** The first caller for a node gets true: that one runs the node's prolog. */
+function claimProlog(job: Job, node: string): boolean {
+  try {
+    fs.writeFileSync(path.join(job.dir, `prolog-${node}`), '', { flag: 'wx' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface JobScriptContext {
+  uid: number;
+  gid: number;
+  workDir: string;
+  /** The job-control environment the command hands over (option variables included). */
+  jobControlEnv: Record<string, string>;
+  ntasks?: number;
+  timeoutMs?: number;
+}
+
+function options(job: Job, node: string, ctx: JobScriptContext) {
+  return {
+    jobId: job.id,
+    uid: ctx.uid,
+    gid: ctx.gid,
+    node,
+    nodes: job.nodes,
+    workDir: ctx.workDir,
+    jobControlEnv: ctx.jobControlEnv,
+    ...(ctx.ntasks !== undefined ? { ntasks: ctx.ntasks } : {}),
+    ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}),
+  };
+}
+
+/** Prologs for the nodes a launch is about to use that have not had theirs. */
+export async function runPrologs(stack: CommandStack, job: Job, nodes: string[], ctx: JobScriptContext): Promise<JobScriptResult[]> {
+  if (!(await slurmdScan(stack, job)).prolog) return [];
+  const mine = nodes.filter((n) => claimProlog(job, n));
+  return Promise.all(mine.map((node) => runJobScript(stack, 'prolog', options(job, node, ctx))));
+}
+
+/** Epilogs on every node of the job, with its raw exit status. */
+export async function runEpilogs(stack: CommandStack, job: Job, exitStatus: number, ctx: JobScriptContext): Promise<JobScriptResult[]> {
+  if (!(await slurmdScan(stack, job)).epilog) return [];
+  return Promise.all(job.nodes.map((node) => runJobScript(stack, 'epilog', { ...options(job, node, ctx), exitStatus })));
+}
+
+/** The nodes slurmctld drains for these runs, with its reasons. */
+export function drainedBy(runs: JobScriptResult[]): { node: string; reason: string }[] {
+  return runs.filter((r) => !r.ok).map((r) => ({ node: r.node, reason: r.mode === 'prolog' ? PROLOG_DRAIN_REASON : EPILOG_DRAIN_REASON }));
+}

@@ -1,0 +1,75 @@
+/**
+ * Job prologs and epilogs around srun, sbatch and salloc jobs: when they
+ * run, on which nodes, and what a failure does (the node drained, the
+ * launch failed, the command's exit status).
+ */
+import { describe, expect, it } from 'vitest';
+import { Plugstack } from '../lib/plugstack.js';
+import { recordCommand } from './helpers/command.js';
+import { compilePlugin, tempDir, writeFile } from './helpers/plugins.js';
+
+const names = (lines: { callback: string }[]) => lines.map((l) => l.callback);
+
+describe('job prolog and epilog in commands', () => {
+  it('srun: the prolog on each node before the step, the epilog on each after srun’s exit', async () => {
+    const { result, lines } = await recordCommand('srun', [], ['-N', '2', 'true']);
+    expect(result.exitCode).toBe(0);
+    expect(result.jobScripts.map((r) => `${r.mode} ${r.node} ${r.ok}`).sort()).toEqual([
+      'epilog node0 true', 'epilog node1 true', 'prolog node0 true', 'prolog node1 true',
+    ]);
+    const seq = names(lines);
+    expect(seq.lastIndexOf('job_prolog')).toBeLessThan(seq.indexOf('user_init'));
+    expect(seq.lastIndexOf('exit')).toBeLessThan(seq.indexOf('job_epilog'));
+    expect(result.job).toMatchObject({ state: 'COMPLETED', drained: [] });
+  });
+
+  it('srun: a failing prolog fails the launch with srun’s errors, drains the node, runs no step', async () => {
+    const { result, lines } = await recordCommand('srun', ['fail=job_prolog'], ['true']);
+    const job = result.job!;
+    expect(result.stderr).toBe(
+      `srun: error: Task launch for StepId=${job.jobId}.0 failed on node node0: Job prolog failed\n` +
+        'srun: error: Application launch failed: Job prolog failed\n',
+    );
+    // ESLURMD_PROLOG_FAILED (4022) read as a wait status by fini_srun.
+    expect(result.exitCode).toBe(182);
+    expect(result.steps).toEqual([]);
+    expect(names(lines)).toEqual(['init', 'init_post_opt', 'local_user_init', 'job_prolog', 'exit', 'job_epilog']);
+    expect(job).toMatchObject({ state: 'FAILED', reason: 'Prolog failure', drained: [{ node: 'node0', reason: 'Prolog error' }] });
+  });
+
+  it('srun: a failing epilog drains the node; the job keeps its state', async () => {
+    const { result } = await recordCommand('srun', ['fail=job_epilog'], ['-N', '2', 'true']);
+    expect(result.exitCode).toBe(0);
+    expect(result.job).toMatchObject({
+      state: 'COMPLETED',
+      drained: [{ node: 'node0', reason: 'Epilog error' }, { node: 'node1', reason: 'Epilog error' }],
+    });
+  });
+
+  it('no plugin with job_prolog/job_epilog: slurmd runs no SPANK helper', async () => {
+    const probe = compilePlugin('options_probe.c', { defines: { ONLY_MAIN: true } });
+    const stack = await Plugstack.load(writeFile(tempDir(), 'plugstack.conf', `required ${probe}\n`), { pluginDir: [] });
+    const result = await stack.srun({ args: ['true'], env: { PATH: '/usr/bin:/bin' } });
+    expect(result.exitCode).toBe(0);
+    expect(result.jobScripts).toEqual([]);
+  });
+
+  it('sbatch: one prolog on the batch host for the batch step and the srun inside; a failing one holds the job unrun', async () => {
+    const ok = await recordCommand('sbatch', [], ['-N', '2', '--wrap', 'srun -N 2 true']);
+    expect(ok.result.job).toMatchObject({ state: 'COMPLETED', drained: [] });
+    expect(ok.result.jobScripts.map((r) => `${r.mode} ${r.node}`)).toEqual(['prolog node0', 'prolog node1', 'epilog node0', 'epilog node1']);
+    const failing = await recordCommand('sbatch', ['fail=job_prolog'], ['--wrap', 'true']);
+    expect(failing.result.exitCode).toBe(0);
+    expect(failing.result.steps).toEqual([]);
+    expect(failing.result.output).toBeUndefined();
+    expect(failing.result.job).toMatchObject({ state: 'FAILED', reason: 'launch failed requeued held', drained: [{ node: 'node0', reason: 'Prolog error' }] });
+  });
+
+  it('salloc: the srun inside runs the prologs; the epilogs come after salloc’s exit callbacks', async () => {
+    const { result, lines } = await recordCommand('salloc', ['fail=job_prolog'], ['srun', 'true']);
+    const seq = lines.map((l) => `${l.callback}:${l.fields.ctx}`);
+    expect(seq.indexOf('exit:3')).toBeLessThan(seq.indexOf('job_epilog:5'));
+    expect(result.exitCode).toBe(182);
+    expect(result.job).toMatchObject({ state: 'FAILED', reason: 'Prolog failure', drained: [{ node: 'node0', reason: 'Prolog error' }] });
+  });
+});
