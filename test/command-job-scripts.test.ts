@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { Plugstack } from '../lib/plugstack.js';
 import { recordCommand } from './helpers/command.js';
-import { compilePlugin, tempDir, writeFile } from './helpers/plugins.js';
+import { compilePlugin, readLog, tempDir, writeFile } from './helpers/plugins.js';
 
 const names = (lines: { callback: string }[]) => lines.map((l) => l.callback);
 
@@ -71,5 +71,18 @@ describe('job prolog and epilog in commands', () => {
     expect(seq.indexOf('exit:3')).toBeLessThan(seq.indexOf('job_epilog:5'));
     expect(result.exitCode).toBe(182);
     expect(result.job).toMatchObject({ state: 'FAILED', reason: 'Prolog failure', drained: [{ node: 'node0', reason: 'Prolog error' }] });
+  });
+
+  it('keeps plugin state apart: the prolog, the step daemon and the next prolog each start from scratch', async () => {
+    const dir = tempDir();
+    const log = `${dir}/probe.log`;
+    const probe = compilePlugin('job_script_probe.c');
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', `required ${probe} log=${log}\n`), { pluginDir: [] });
+    await stack.srun({ args: ['true'], env: { PATH: '/usr/bin:/bin' }, cwd: dir });
+    await stack.srun({ args: ['true'], env: { PATH: '/usr/bin:/bin' }, cwd: dir });
+    const seen = readLog(log).map((l) => `${l.split(' ')[0]}:${/ seq=(\d+)/.exec(l)![1]}`);
+    // init in srun (local), job_prolog, init + user_init in the stepd, job_epilog; twice.
+    const once = ['init:1', 'job_prolog:1', 'init:1', 'user_init:2', 'job_epilog:1'];
+    expect(seen).toEqual([...once, ...once]);
   });
 });
