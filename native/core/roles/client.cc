@@ -260,8 +260,7 @@ int runClientRole(Channel& channel, const json::Value& request) {
 
   ClientSession s;
   s.command = command.value_or(Command::Srun);
-  ParsedConf parsed = parsePlugstackConf(request["conf"].asString());
-  emitEvent({{"t", "conf"}, {"path", request["conf"].asString()}, {"missing", parsed.missing}});
+  ParsedConf parsed = readRequestConf(request);
   s.stack = new Stack(settings);
   Stack::setCurrent(s.stack);
   if (s.command == Command::Srun) seedJobControlEnv(*s.stack);

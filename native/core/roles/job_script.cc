@@ -52,12 +52,8 @@ int runJobScriptRole(Channel& channel, const json::Value& request) {
   StackSettings settings;
   std::string error;
   const std::string mode = request["mode"].isString() ? request["mode"].asString() : "";
-  if (!request["conf"].isString()) error = "request.conf must be a path";
-  else if (mode != "prolog" && mode != "epilog") error = "request.mode must be prolog or epilog";
-  else if (!readStackSettings(request, &settings, &error)) {
-  } else if (settings.context != Context::JobScript) {
-    error = "the job_script role runs the job_script context";
-  }
+  if (mode != "prolog" && mode != "epilog") error = "request.mode must be prolog or epilog";
+  else readRoleStack(request, Context::JobScript, "job_script", &settings, &error);
   if (!error.empty()) {
     emitEvent({{"t", "fatal"}, {"message", error}});
     return 2;
@@ -73,8 +69,7 @@ int runJobScriptRole(Channel& channel, const json::Value& request) {
   job.uid = static_cast<uid_t>(uid);
   job.gid = static_cast<gid_t>(gid);
 
-  ParsedConf parsed = parsePlugstackConf(request["conf"].asString());
-  emitEvent({{"t", "conf"}, {"path", request["conf"].asString()}, {"missing", parsed.missing}});
+  ParsedConf parsed = readRequestConf(request);
 
   // spank_job_prolog/epilog: a stack of the plugins that define the
   // callback, only that callback (no init, no exit), then the stack is

@@ -17,18 +17,11 @@ namespace plugstack {
 int runSlurmdRole(Channel& channel, const json::Value& request) {
   StackSettings settings;
   std::string error;
-  if (!request["conf"].isString()) error = "request.conf must be a path";
-  else if (!readStackSettings(request, &settings, &error)) {
-  } else if (settings.context != Context::Slurmd) {
-    error = "the slurmd role runs the slurmd context";
-  }
-  if (!error.empty()) {
+  if (!readRoleStack(request, Context::Slurmd, "slurmd", &settings, &error)) {
     emitEvent({{"t", "fatal"}, {"message", error}});
     return 2;
   }
-
-  ParsedConf parsed = parsePlugstackConf(request["conf"].asString());
-  emitEvent({{"t", "conf"}, {"path", request["conf"].asString()}, {"missing", parsed.missing}});
+  ParsedConf parsed = readRequestConf(request);
 
   // Never destroyed when start-up fails: slurmd exit(1)s without fini.
   auto* stack = new Stack(settings);

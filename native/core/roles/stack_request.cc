@@ -1,5 +1,7 @@
 #include "roles/stack_request.h"
 
+#include "common/events.h"
+
 namespace plugstack {
 
 bool readStackSettings(const json::Value& request, StackSettings* out, std::string* error) {
@@ -28,6 +30,27 @@ bool readStackSettings(const json::Value& request, StackSettings* out, std::stri
     out->pluginDirs.push_back(dir.asString());
   }
   return true;
+}
+
+bool readRoleStack(const json::Value& request, Context expected, const char* role,
+                   StackSettings* out, std::string* error) {
+  if (!request["conf"].isString()) {
+    *error = "request.conf must be a path";
+    return false;
+  }
+  if (!readStackSettings(request, out, error)) return false;
+  if (out->context != expected) {
+    *error = std::string("the ") + role + " role runs the " + contextName(expected) + " context";
+    return false;
+  }
+  return true;
+}
+
+ParsedConf readRequestConf(const json::Value& request) {
+  const std::string& path = request["conf"].asString();
+  ParsedConf parsed = parsePlugstackConf(path);
+  emitEvent({{"t", "conf"}, {"path", path}, {"missing", parsed.missing}});
+  return parsed;
 }
 
 }  // namespace plugstack

@@ -12,4 +12,13 @@ namespace plugstack {
 // False with *error set when a field is missing or invalid.
 bool readStackSettings(const json::Value& request, StackSettings* out, std::string* error);
 
+// The stack part of a role's request, whose context must be `expected`:
+// false with *error set (naming `role`) when it is not acceptable.
+bool readRoleStack(const json::Value& request, Context expected, const char* role,
+                   StackSettings* out, std::string* error);
+
+// Reads the request's plugstack.conf (Slurm re-reads it for every
+// process) and reports it as a "conf" event.
+ParsedConf readRequestConf(const json::Value& request);
+
 }  // namespace plugstack

@@ -14,10 +14,7 @@ int runStepdRole(Channel& channel, const json::Value& request) {
   StackSettings settings;
   StepSpec spec;
   std::string error;
-  if (!request["conf"].isString()) error = "request.conf must be a path";
-  else if (!readStackSettings(request, &settings, &error)) {
-  } else if (settings.context != Context::Remote) {
-    error = "the stepd role runs the remote context";
+  if (!readRoleStack(request, Context::Remote, "stepd", &settings, &error)) {
   } else if (!readStepSpec(request["step"], &spec, &error)) {
   } else if (getuid() != 0 && (spec.record.uid != getuid() || spec.record.gid != getgid())) {
     error = "a step of uid " + std::to_string(spec.record.uid) + " gid " +
@@ -29,8 +26,7 @@ int runStepdRole(Channel& channel, const json::Value& request) {
     return 2;
   }
 
-  ParsedConf parsed = parsePlugstackConf(request["conf"].asString());
-  emitEvent({{"t", "conf"}, {"path", request["conf"].asString()}, {"missing", parsed.missing}});
+  ParsedConf parsed = readRequestConf(request);
 
   // Heap-allocated because on the early-failure paths Slurm never destroys
   // the stack (no fini(), no dlclose): neither do we.
