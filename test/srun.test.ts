@@ -124,7 +124,16 @@ describe('srun: exit statuses and messages', () => {
   it('exits 128 + the signal of a killed task', async () => {
     const { result } = await recordCommand('srun', [], ['-n', '2', 'sh', '-c', '[ $SLURM_PROCID = 1 ] && kill -9 $$; true']);
     expect(result.exitCode).toBe(137);
-    expect(result.stderr).toContain('srun: error: node0: task 1: Killed\n');
+    // A task ended by SIGKILL or SIGTERM: srun adds "Force Terminated" at the end.
+    expect(result.stderr).toBe(`srun: error: node0: task 1: Killed\nsrun: Force Terminated StepId=${result.job!.jobId}.0\n`);
+    const other = await recordCommand('srun', [], ['sh', '-c', 'kill -INT $$']);
+    expect(other.result.stderr).toBe('srun: error: node0: task 0: Interrupt\n');
+  });
+
+  it('a node whose user_init fails answers the launch with ESLURMD_EXECVE_FAILED', async () => {
+    const { result } = await recordCommand('srun', ['fail=user_init'], ['-n', '2', 'true'], { slurmVersion: '22.05' });
+    expect(result.stderr).toContain('srun: error: task 0 launch failed: Slurmd could not execve job\nsrun: error: task 1 launch failed: Slurmd could not execve job\n');
+    expect(result.exitCode).toBe(0);
   });
 
   it('prints task output, labelled with -l', async () => {

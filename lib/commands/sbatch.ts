@@ -146,6 +146,7 @@ export async function runSbatch(stack: CommandStack, options: WordCommandOptions
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       onEvent: (_node, e) => {
         if (e.t === 'io') io = true;
+        else if (e.t === 'io_end') io = false;
         else if (e.t === 'output') fs.appendFileSync(e.stream === 'stdout' ? stdoutFile : stderrFile, hostStringToBytes(e.data));
         else if (e.t === 'log' && io) {
           // slurmstepd's errors go to the job's error output once its IO is up.

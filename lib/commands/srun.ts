@@ -21,8 +21,14 @@ import type { CommandResult, JobRecord, WordCommandOptions } from './types.js';
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
-/** slurm_errno.h: the launch response of a node whose prolog failed. */
-const ESLURMD_PROLOG_FAILED = 4022;
+/** The errno srun is left with when a node's prolog failed the launch. */
+const EAGAIN = 11;
+
+/** Slurm's texts for the launch errors a node's slurmstepd can answer here. */
+const LAUNCH_ERRORS: Record<number, string> = {
+  1011: 'Plugin initialization failed', // SLURM_PLUGIN_NAME_INVALID: init or init_post_opt failed
+  4020: 'Slurmd could not execve job', // ESLURMD_EXECVE_FAILED: user_init, a fork or task_post_fork failed
+};
 
 export interface CommandStack extends StackRef {
   hostEnv?: NodeJS.ProcessEnv;
@@ -37,7 +43,7 @@ function joinedJob(jobIdOption: number | undefined, env: Record<string, string>)
 /**
  * srun's exit status from the task statuses: the highest exit code, unless
  * a task was killed, then the highest signal (launch.c); WEXITSTATUS or
- * 128 + signal of that (fini_srun); 1 when the launch itself failed.
+ * 128 + signal of that (fini_srun).
  */
 export function srunExitCode(step: StepResult): { raw: number; exitCode: number } {
   let raw = 0;
@@ -51,8 +57,8 @@ export function srunExitCode(step: StepResult): { raw: number; exitCode: number 
       raw = t.status;
     }
   }
-  let exitCode = (raw & 0x7f) === 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f);
-  if (exitCode === 0 && step.nodes.some((n) => n.launchRc !== 0)) exitCode = 1;
+  // A launch that failed on a node does not change it (seen on a real 22.05).
+  const exitCode = (raw & 0x7f) === 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f);
   return { raw, exitCode };
 }
 
@@ -136,12 +142,14 @@ export async function runSrun(stack: CommandStack, options: WordCommandOptions):
   result.jobScripts.push(...prologs);
   const failedPrologs = prologs.filter((p) => !p.ok);
   if (failedPrologs.length) {
+    // What a real 22.05 srun printed: the launch error per node, then the
+    // launch's errno (EAGAIN), which becomes srun's global rc; fini_srun reads
+    // it as a wait status ("signal" 11): exit status 139.
     for (const p of failedPrologs)
       console.log('error', `Task launch for StepId=${job.id}.${stepId} failed on node ${p.node}: Job prolog failed`);
-    console.log('error', 'Application launch failed: Job prolog failed');
-    // srun keeps the launch error (ESLURMD_PROLOG_FAILED) as its global rc
-    // and fini_srun reads it as a wait status: 4022 "is" signal 54.
-    const rc = ESLURMD_PROLOG_FAILED;
+    console.log('error', 'Application launch failed: Resource temporarily unavailable');
+    console.log('info', 'Job step aborted');
+    const rc = EAGAIN;
     const code = (rc & 0x7f) === 0 ? (rc >> 8) & 0xff : 128 + (rc & 0x7f);
     client.exit(code);
     await done(code);
@@ -179,6 +187,7 @@ export async function runSrun(stack: CommandStack, options: WordCommandOptions):
       ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}),
       onEvent: (node, e) => {
         if (e.t === 'io') io.add(node.nodeId);
+        else if (e.t === 'io_end') io.delete(node.nodeId);
         else if (e.t === 'output') console.taskOutput(node.gtids[e.task]!, e.stream, hostStringToBytes(e.data), b.label);
         else if (e.t === 'log' && io.has(node.nodeId)) console.stepdLog(e.level, e.msg, e.bare === true);
       },
@@ -190,7 +199,7 @@ export async function runSrun(stack: CommandStack, options: WordCommandOptions):
   for (const n of step.nodes) {
     if (n.launchRc !== 0) {
       for (const t of step.tasks.filter((x) => x.node === n.node))
-        console.log('error', `task ${t.task} launch failed: Plugin initialization failed`);
+        console.log('error', `task ${t.task} launch failed: ${LAUNCH_ERRORS[n.launchRc] ?? `Unknown error ${n.launchRc}`}`);
     }
   }
   const groups = new Map<string, number[]>();
@@ -207,6 +216,10 @@ export async function runSrun(stack: CommandStack, options: WordCommandOptions):
     const what = (status & 0x7f) === 0 ? `Exited with exit code ${(status >> 8) & 0xff}` : signalText(step.tasks.find((t) => t.status === status)!.signal!);
     console.log('error', `${host}: ${word} ${taskRanges(tasks)}: ${what}`);
   }
+
+  // A task ended by SIGTERM or SIGKILL makes srun say so once all are done.
+  if (step.tasks.some((t) => t.signal === 'SIGTERM' || t.signal === 'SIGKILL'))
+    console.log('info', `Force Terminated StepId=${job.id}.${stepId}`);
 
   const { raw, exitCode } = srunExitCode(step);
   client.exit(exitCode);

@@ -114,7 +114,7 @@ export interface ExitEvent { t: 'exit'; task: number; gtid: number; pid: number;
 /** spank_prepend_task_argv changed a task's argv. */
 export interface ArgvEvent { t: 'argv'; ref: number; hook: string; task: number; argv: string[] }
 /** slurmstepd has set up the step's IO: its errors reach srun from here on. */
-export interface IoEvent { t: 'io' }
+export interface IoEvent { t: 'io' | 'io_end' }
 /** What a client command's getopt would print, or its --help text. */
 export interface ConsoleEvent { t: 'console' | 'print'; stream: 'stdout' | 'stderr'; text: string; what?: string }
 /** A built-in option the client command saw. */

@@ -238,6 +238,9 @@ export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): v
   }
 }
 
+/** The launch error of a node whose plugin stack did not start (init, init_post_opt). */
+const SLURM_PLUGIN_NAME_INVALID = 1011;
+
 /** The step as a whole, once every node is in. */
 export function finishStep(result: StepResult): StepResult {
   result.nodes.sort((a, b) => a.node - b.node);
@@ -245,10 +248,10 @@ export function finishStep(result: StepResult): StepResult {
   result.exitCode = Math.max(0, ...result.nodes.map((n) => n.exitCode));
   // Slurm's verdict as srun sees it: the plugin stack started on every
   // node, and every task that reported an exit status reported 0. (A 22.05
-  // user_init failure runs no task and reports none: that step does not
-  // fail.)
+  // user_init or task_post_fork failure fails the launch, ESLURMD_EXECVE_FAILED,
+  // runs no task and reports none: srun says so, but that step does not fail.)
   result.ok =
-    result.nodes.every((n) => n.launchRc === 0 && n.failedAt !== 'host') &&
+    result.nodes.every((n) => n.launchRc !== SLURM_PLUGIN_NAME_INVALID && n.failedAt !== 'host') &&
     result.tasks.every((t) => t.status === null || t.status === 0);
   return result;
 }

@@ -25,7 +25,8 @@ function headersDigest(dir: string): string {
       else hash.update(p).update(fs.readFileSync(p));
     }
   };
-  walk(dir);
+  // Only the Slurm headers matter (and /usr/include is large).
+  walk(fs.existsSync(path.join(dir, 'slurm')) ? path.join(dir, 'slurm') : dir);
   return hash.digest('hex');
 }
 

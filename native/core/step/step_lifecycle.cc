@@ -49,6 +49,14 @@ json::Array taskSummary(const StepRecord& step) {
 void StepLifecycle::fail(const char* where, const std::string& message) {
   outcome_.failedAt = where;
   slurmLog(LogLevel::Error, message);
+  failLaunch();
+}
+
+// Whatever fails inside _fork_all_tasks (user_init, a fork, task_post_fork)
+// becomes ESLURMD_EXECVE_FAILED in the launch response srun gets; a batch
+// step sends none.
+void StepLifecycle::failLaunch() {
+  if (!spec_.batch()) outcome_.launchRc = ESLURMD_EXECVE_FAILED;
 }
 
 bool StepLifecycle::startStack(const ParsedConf& conf) {
@@ -85,6 +93,7 @@ bool StepLifecycle::runUserInit() {
   if (stack_.isFailure(rc)) {
     outcome_.failedAt = "user_init";
     slurmLog(LogLevel::Error, "spank_user failed.");
+    failLaunch();
     if (stack_.version().line() >= 2411) {
       // 24.11 marks the step failed through task 0; 22.05 did not.
       TaskRecord& first = spec_.record.tasks[0];
@@ -152,7 +161,8 @@ bool StepLifecycle::postForkAndRelease() {
   for (auto& t : tasks_) {
     char go = '\0';
     if (write(t.barrier, &go, 1) != 1)
-      slurmLog(LogLevel::Error, "exec_wait_signal: " + std::string(std::strerror(errno)));
+      slurmLog(LogLevel::Error, "write to unblock task " + std::to_string(t.index) +
+                                    " failed: " + std::strerror(errno));
     close(t.barrier);
     t.barrier = -1;
   }
@@ -327,6 +337,9 @@ StepOutcome StepLifecycle::run(const ParsedConf& conf) {
 
   killLeftovers();
   closeAll();
+  // The step's IO is shut down before the exit callbacks: what slurmstepd
+  // logs from here on no longer reaches srun (seen on a real 22.05).
+  emitEvent(Event("io_end"));
   // fail2 in job_manager: the exit callbacks run whatever happened after
   // init_post_opt.
   if (stack_.isFailure(stack_.callPass(Phase::Exit, &spec_.record, nullptr).rc))

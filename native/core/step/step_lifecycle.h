@@ -54,6 +54,7 @@ class StepLifecycle {
   void killLeftovers();
   void closeAll();
   int exitCode() const;
+  void failLaunch();
   void fail(const char* where, const std::string& message);
 
   Stack& stack_;

@@ -1,0 +1,60 @@
+/**
+ * The conformance scenarios: each runs on a real Slurm 22.05 and on
+ * plugstack in 22.05 mode, and what the trace plugin and the command show
+ * must be the same once ids, pids and ports are normalised.
+ */
+
+/** One line of plugstack.conf: the trace plugin with these arguments. */
+export interface TraceLine {
+  keyword: 'required' | 'optional';
+  /** Arguments after log=...: fail=CB@CTX, ... */
+  args?: string[];
+}
+
+export interface Scenario {
+  name: string;
+  /** The plugstack.conf, as trace plugin lines (slurmd is restarted when it changes). */
+  stack: TraceLine[];
+  command: 'srun' | 'sbatch' | 'salloc';
+  args: string[];
+  env?: Record<string, string>;
+  /** The command prints `-l env`: compare the task environments instead of the lines. */
+  taskEnv?: boolean;
+  /** Restart slurmd after the command (scenario 07). */
+  restartSlurmd?: boolean;
+}
+
+const trace: TraceLine[] = [{ keyword: 'required' }];
+const failing = (cb: string, ctx: number, keyword: TraceLine['keyword'] = 'required'): TraceLine[] => [{ keyword, args: [`fail=${cb}@${ctx}`] }];
+const ECHO = 'echo task $SLURM_PROCID TRACE_SET=$TRACE_SET SPANK_TRACE=${SPANK_TRACE-unset}';
+
+export const scenarios: Scenario[] = [
+  { name: '01b srun -n 3 -O --trace-opt=hello -l env', stack: trace, command: 'srun', args: ['-n', '3', '-O', '--trace-opt=hello', '-l', 'env'], taskEnv: true },
+  {
+    name: '02 option from SLURM_SPANK__SLURM_SPANK_OPTION_trace_trace_opt',
+    stack: trace,
+    command: 'srun',
+    args: ['-n', '3', '-O', '-l', 'env'],
+    env: { SLURM_SPANK__SLURM_SPANK_OPTION_trace_trace_opt: 'hello' },
+    taskEnv: true,
+  },
+  { name: "03 sbatch --trace-opt=x --wrap 'srun -n 2 true'", stack: trace, command: 'sbatch', args: ['--trace-opt=x', '--wrap', 'srun -n 2 true'] },
+  { name: "04 srun -n 1 sh -c 'exit 3'", stack: trace, command: 'srun', args: ['-n', '1', 'sh', '-c', 'exit 3'] },
+  { name: '05 salloc -n 2 --trace-opt=alloc srun -n 2 ...', stack: trace, command: 'salloc', args: ['-n', '2', '--trace-opt=alloc', 'srun', '-n', '2', 'sh', '-c', ECHO] },
+  { name: "06 srun -n 2 sh -c 'echo ...'", stack: trace, command: 'srun', args: ['-n', '2', 'sh', '-c', 'echo task $SLURM_PROCID TRACE_SET=$TRACE_SET'] },
+  { name: '07 slurmd restart', stack: trace, command: 'srun', args: ['true'], restartSlurmd: true },
+  { name: 'exit codes of several tasks', stack: trace, command: 'srun', args: ['-n', '2', 'sh', '-c', 'exit $((SLURM_PROCID + 4))'] },
+  { name: 'a task killed by a signal', stack: trace, command: 'srun', args: ['-n', '2', 'sh', '-c', '[ $SLURM_PROCID = 1 ] && kill -TERM $$; true'] },
+  { name: 'sbatch job-control env in the batch job', stack: trace, command: 'sbatch', args: ['--wrap', 'env | grep -E "^(SLURM_SPANK|TRACE_SET|SPANK)" | sort'] },
+  { name: 'required: init fails remotely', stack: failing('init', 2), command: 'srun', args: ['true'] },
+  { name: 'required: user_init fails', stack: failing('user_init', 2), command: 'srun', args: ['true'] },
+  { name: 'required: task_init_privileged fails', stack: failing('task_init_privileged', 2), command: 'srun', args: ['true'] },
+  { name: 'required: task_post_fork fails', stack: failing('task_post_fork', 2), command: 'srun', args: ['true'] },
+  { name: 'required: task_init fails', stack: failing('task_init', 2), command: 'srun', args: ['true'] },
+  { name: 'required: task_exit fails', stack: failing('task_exit', 2), command: 'srun', args: ['true'] },
+  { name: 'required: exit fails remotely', stack: failing('exit', 2), command: 'srun', args: ['true'] },
+  { name: 'required: local_user_init fails', stack: failing('local_user_init', 1), command: 'srun', args: ['true'] },
+  { name: 'optional: user_init fails', stack: failing('user_init', 2, 'optional'), command: 'srun', args: ['true'] },
+  { name: 'required: job_prolog fails', stack: failing('job_prolog', 5), command: 'srun', args: ['true'] },
+  { name: 'required: job_epilog fails', stack: failing('job_epilog', 5), command: 'srun', args: ['true'] },
+];
