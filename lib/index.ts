@@ -49,3 +49,4 @@ export type {
   SlurmdStop,
 } from './daemon/types.js';
 export type { ProcessRecord, ProcessHookCall, ProcessItemRead, ProcessEnvOperation, ProcessLogLine } from './host/hook-record.js';
+export type { SlurmInstallation } from './backend/slurm.js';

@@ -13,6 +13,7 @@ import { runSalloc } from './commands/salloc.js';
 import { runSbatch } from './commands/sbatch.js';
 import { runSrun } from './commands/srun.js';
 import { structuredArgs } from './commands/structured-args.js';
+import { runOnSlurm, type SlurmInstallation } from './backend/slurm.js';
 import { runJobScript } from './daemon/job-script.js';
 import { startSlurmd } from './daemon/slurmd.js';
 import type { JobScriptOptions, JobScriptResult, SlurmdDaemon, SlurmdOptions } from './daemon/types.js';
@@ -38,6 +39,13 @@ export interface LoadOptions {
    * Plugins read it with getenv(); COLUMNS sets the --help width.
    */
   env?: Record<string, string | undefined>;
+  /**
+   * Who runs srun, sbatch and salloc: plugstack (default), or the real
+   * Slurm installation described by `slurm` (its commands and cluster; the
+   * stack is then whatever that cluster's PlugStackConfig names).
+   */
+  backend?: 'plugstack' | 'slurm';
+  slurm?: SlurmInstallation;
 }
 
 export interface CheckOptions {
@@ -62,6 +70,9 @@ export class Plugstack {
   readonly config: ParsedConfig;
   private readonly timeoutMs: number;
   private readonly env: NodeJS.ProcessEnv | undefined;
+
+  /** Set when srun, sbatch and salloc go to a real Slurm (backend: 'slurm'). */
+  private realSlurm: SlurmInstallation | undefined;
 
   private constructor(
     conf: string,
@@ -95,8 +106,10 @@ export class Plugstack {
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw invalidArgument('timeoutMs', 'a positive integer', timeoutMs);
     if (options.env !== undefined && (typeof options.env !== 'object' || options.env === null))
       throw invalidArgument('env', 'an object of strings', options.env);
+    const backend = options.backend ?? 'plugstack';
+    if (backend !== 'plugstack' && backend !== 'slurm') throw invalidArgument('backend', '"plugstack" or "slurm"', backend);
     const absolute = path.resolve(conf);
-    return new Plugstack(
+    const stack = new Plugstack(
       absolute,
       parsed.text,
       pluginDirList(options.pluginDir),
@@ -104,6 +117,8 @@ export class Plugstack {
       options.env === undefined ? undefined : { ...options.env },
       parseConfig(absolute),
     );
+    if (backend === 'slurm') stack.realSlurm = { ...(options.slurm ?? {}) };
+    return stack;
   }
 
   /** What each context of the emulated Slurm would make of this stack. */
@@ -157,6 +172,7 @@ export class Plugstack {
    * and the result holds both sides.
    */
   async srun(options: CommandOptions | string[]): Promise<CommandResult> {
+    if (this.realSlurm) return runOnSlurm('srun', commandOptions(options), this.realSlurm);
     return runSrun(this.commandStack(), commandOptions(options));
   }
 
@@ -165,11 +181,13 @@ export class Plugstack {
    * and its arguments, or --wrap). Resolves once the batch job has run.
    */
   async sbatch(options: CommandOptions | string[]): Promise<CommandResult> {
+    if (this.realSlurm) return runOnSlurm('sbatch', commandOptions(options), this.realSlurm);
     return runSbatch(this.commandStack(), commandOptions(options));
   }
 
   /** salloc: `args` are the words after "salloc" (options, then the command to run in the allocation). */
   async salloc(options: CommandOptions | string[]): Promise<CommandResult> {
+    if (this.realSlurm) return runOnSlurm('salloc', commandOptions(options), this.realSlurm);
     return runSalloc(this.commandStack(), commandOptions(options));
   }
 

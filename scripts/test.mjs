@@ -2,6 +2,8 @@
 // `npm test`: builds what the tests need, runs the suite against the local
 // build, then packs the prebuilt artifacts (npm run prebuild) and runs the
 // suite again with PREBUILDS_ONLY=1, so that what ships is what is tested.
+// With PLUGSTACK_CONFORMANCE=1 (CI sets it; needs root) it then runs the
+// conformance suite against a real Slurm 22.05 (npm run test:conformance).
 // Ends with one plain line "N passed, N failed".
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,7 +18,7 @@ function run(cmd, args, env = {}) {
   return r.status ?? 1;
 }
 
-function vitest(label, env, resultsFile) {
+function vitest(label, env, resultsFile, extra = []) {
   console.log(`\n=== ${label} ===`);
   fs.rmSync(resultsFile, { force: true });
   run(process.execPath, [
@@ -25,6 +27,7 @@ function vitest(label, env, resultsFile) {
     '--reporter=default',
     '--reporter=json',
     `--outputFile.json=${resultsFile}`,
+    ...extra,
     ...process.argv.slice(2),
   ], env);
   if (!fs.existsSync(resultsFile)) return { passed: 0, failed: 1 };
@@ -46,7 +49,15 @@ let prebuilt = { passed: 0, failed: 0 };
 if (run(npm, ['run', 'prebuild', '--silent']) !== 0) failedSetup++;
 else prebuilt = vitest('tests against prebuilds/ only (PREBUILDS_ONLY=1)', { PREBUILDS_ONLY: '1' }, path.join(root, '.vitest-results.json'));
 
-const passed = local.passed + prebuilt.passed;
-const failed = local.failed + prebuilt.failed + failedSetup;
+let conformance = { passed: 0, failed: 0 };
+if (process.env.PLUGSTACK_CONFORMANCE === '1')
+  conformance = vitest('conformance against a real Slurm 22.05', {}, path.join(root, '.vitest-conformance.json'), [
+    '--config',
+    'vitest.conformance.config.ts',
+  ]);
+else console.log('\n(conformance against a real Slurm skipped: PLUGSTACK_CONFORMANCE=1 runs it, as root)');
+
+const passed = local.passed + prebuilt.passed + conformance.passed;
+const failed = local.failed + prebuilt.failed + conformance.failed + failedSetup;
 console.log(`${passed} passed, ${failed} failed`);
 process.exitCode = failed === 0 ? 0 : 1;

@@ -2,7 +2,7 @@
  * Running a scenario on the real Slurm and on plugstack, with the trace
  * plugin compiled against each one's headers.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Plugstack } from '../../lib/plugstack.js';
@@ -52,18 +52,6 @@ async function until(test: () => boolean, ms: number, what: string): Promise<voi
   }
 }
 
-function runProcess(cmd: string, args: string[], env: Record<string, string>, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code: code ?? 128 + (signal ? 15 : 0), stdout, stderr }));
-  });
-}
-
 let currentStack = '';
 
 export async function runReal(scenario: Scenario, cwd: string): Promise<RawRun> {
@@ -76,16 +64,11 @@ export async function runReal(scenario: Scenario, cwd: string): Promise<RawRun> 
   }
   fs.writeFileSync(REAL_LOG, '');
   fs.chmodSync(REAL_LOG, 0o666);
-  const r = await runProcess(scenario.command, scenario.args, slurmEnv(scenario.env), cwd);
-  let jobOutput: string | undefined;
-  if (scenario.command === 'sbatch') {
-    const id = /Submitted batch job (\d+)/.exec(r.stdout)?.[1];
-    if (id) {
-      await until(() => spawnSync('squeue', ['-h', '-j', id], { encoding: 'utf8', env: slurmEnv() }).stdout.trim() === '', 60_000, `job ${id} not done`);
-      const file = path.join(cwd, `slurm-${id}.out`);
-      jobOutput = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
-    }
-  }
+  // Through plugstack's real-Slurm backend: the installed commands.
+  const real = await Plugstack.load(REAL_PLUGSTACK, { backend: 'slurm', slurm: { conf: SLURM_CONF } });
+  const result = await real[scenario.command]({ args: scenario.args, env: slurmEnv(scenario.env), cwd });
+  const r = { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+  const jobOutput = result.output?.text;
   // The epilog runs after the job: wait until the node has finished with it.
   await until(() => /^(idle|drained)$/.test(nodeState().state), 60_000, 'node not idle');
   const { state, reason } = nodeState();

@@ -1,0 +1,150 @@
+/**
+ * The real-Slurm backend: srun, sbatch and salloc run as the installed
+ * commands against a real cluster (SLURM_CONF), and the result has the
+ * shape of plugstack's own, filled as far as the real system shows it:
+ * exit status, output, the job's state and exit code (scontrol), the
+ * batch output file, and the nodes left drained. What happens inside
+ * plugins (calls, items, environments) is not visible from outside; put
+ * a tracing plugin in the stack to see it.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { CommandName, CommandResult, JobRecord, WordCommandOptions } from '../commands/types.js';
+
+export interface SlurmInstallation {
+  /** slurm.conf of the cluster (SLURM_CONF). Default: the commands' own default. */
+  conf?: string;
+  /** Where srun, sbatch, salloc, squeue, scontrol and sinfo are. Default: PATH. */
+  binDir?: string;
+  /** How long to wait for a batch job and for its nodes to finish the epilog. Default: 10 minutes. */
+  jobTimeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+const DEFAULT_JOB_TIMEOUT_MS = 10 * 60_000;
+const POLL_MS = 100;
+
+function tool(slurm: SlurmInstallation, name: string): string {
+  return slurm.binDir ? path.join(slurm.binDir, name) : name;
+}
+
+function envOf(options: WordCommandOptions, slurm: SlurmInstallation): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) };
+  if (slurm.conf) env.SLURM_CONF = slurm.conf;
+  return env;
+}
+
+function query(slurm: SlurmInstallation, env: NodeJS.ProcessEnv, name: string, args: string[]): string {
+  const r = spawnSync(tool(slurm, name), args, { encoding: 'utf8', env });
+  return r.status === 0 ? r.stdout : '';
+}
+
+async function until(test: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+  return true;
+}
+
+/** scontrol show job -o, as NAME=value pairs. */
+function jobFields(slurm: SlurmInstallation, env: NodeJS.ProcessEnv, id: number): Record<string, string> {
+  const text = query(slurm, env, 'scontrol', ['show', 'job', '-o', String(id)]);
+  return Object.fromEntries(
+    text
+      .trim()
+      .split(/\s+/)
+      .filter((kv) => kv.includes('='))
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
+}
+
+/** The job's nodes once they are done with it (epilog included), and those left drained. */
+async function drainedNodes(slurm: SlurmInstallation, env: NodeJS.ProcessEnv, nodeList: string, ms: number) {
+  const nodes = () =>
+    query(slurm, env, 'sinfo', ['-h', '-N', '-n', nodeList, '-o', '%N|%T|%E'])
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const [node = '', state = '', reason = ''] = l.split('|');
+        return { node, state, reason };
+      });
+  await until(() => nodes().every((n) => !/comp|alloc|mix/.test(n.state)), ms);
+  return nodes()
+    .filter((n) => /drain/.test(n.state))
+    .map((n) => ({ node: n.node, reason: n.reason }));
+}
+
+export async function runOnSlurm(command: CommandName, options: WordCommandOptions, slurm: SlurmInstallation = {}): Promise<CommandResult> {
+  const env = envOf(options, slurm);
+  const cwd = options.cwd ?? process.cwd();
+  const jobTimeout = slurm.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
+  const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(tool(slurm, command), options.args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      options.onStdout?.(c);
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      options.onStderr?.(c);
+    });
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      // As a shell reports it.
+      const signals: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
+      resolve({ code: code ?? 128 + (signal ? (signals[signal] ?? 0) : 0), stdout, stderr });
+    });
+  });
+
+  const context = command === 'srun' ? 'local' : 'allocator';
+  const result: CommandResult = {
+    command,
+    args: options.args,
+    exitCode: run.code,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    client: { command, context, calls: [], optionCallbacks: [], items: [], env: [], log: [], problems: [], builtins: [], options: [], jobControlEnv: {} },
+    steps: [],
+    jobScripts: [],
+  };
+
+  const id = Number(
+    (command === 'sbatch' ? /Submitted batch job (\d+)/.exec(run.stdout) : /(?:Granted job allocation|jobid) (\d+)/.exec(run.stderr))?.[1],
+  );
+  if (!Number.isInteger(id) || id <= 0) return result;
+  let fields = jobFields(slurm, env, id);
+  const stdoutFile = fields.StdOut;
+  if (command === 'sbatch') {
+    await until(() => query(slurm, env, 'squeue', ['-h', '-j', String(id)]).trim() === '', jobTimeout);
+    fields = jobFields(slurm, env, id);
+  }
+  const [code = '0', signal = '0'] = (fields.ExitCode ?? '0:0').split(':');
+  const nodeList = fields.NodeList && fields.NodeList !== '(null)' ? fields.NodeList : '';
+  const nodes = nodeList ? query(slurm, env, 'scontrol', ['show', 'hostnames', nodeList]).trim().split('\n').filter(Boolean) : [];
+  const job: JobRecord = {
+    jobId: id,
+    state: fields.JobState === 'COMPLETED' ? 'COMPLETED' : 'FAILED',
+    exitCode: (Number(code) << 8) | Number(signal),
+    nodes,
+    drained: nodeList ? await drainedNodes(slurm, env, nodeList, jobTimeout) : [],
+  };
+  if (fields.JobState && fields.JobState !== 'COMPLETED' && fields.JobState !== 'FAILED') job.reason = fields.JobState;
+  result.job = job;
+  if (command === 'sbatch' && stdoutFile && fs.existsSync(stdoutFile))
+    result.output = { file: stdoutFile, text: fs.readFileSync(stdoutFile, 'utf8') };
+  return result;
+}
