@@ -145,8 +145,9 @@ export async function runSbatch(stack: CommandStack, options: WordCommandOptions
       recordCounts: { nnodes: 0, ntasks: ntasks ?? 0 },
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       onEvent: (_node, e) => {
+        // The batch step's error file stays open to the end (unlike an
+        // srun step's IO): everything slurmstepd logs from user_init on.
         if (e.t === 'io') io = true;
-        else if (e.t === 'io_end') io = false;
         else if (e.t === 'output') fs.appendFileSync(e.stream === 'stdout' ? stdoutFile : stderrFile, hostStringToBytes(e.data));
         else if (e.t === 'log' && io) {
           // slurmstepd's errors go to the job's error output once its IO is up.

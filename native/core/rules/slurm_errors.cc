@@ -20,6 +20,13 @@ PLUGSTACK_EXPORT slurm_errtab_t slurm_errtab[] = {
      const_cast<char*>("MPI plugin's pre-launch setup failed")},
     {SLURM_PLUGIN_NAME_INVALID, const_cast<char*>("SLURM_PLUGIN_NAME_INVALID"),
      const_cast<char*>("Plugin initialization failed")},
+    // slurmd's launch errors that plugstack's slurmstepd and slurmd report.
+    {ESLURMD_EXECVE_FAILED, const_cast<char*>("ESLURMD_EXECVE_FAILED"),
+     const_cast<char*>("Slurmd could not execve job")},
+    {ESLURMD_PROLOG_FAILED, const_cast<char*>("ESLURMD_PROLOG_FAILED"),
+     const_cast<char*>("Job prolog failed")},
+    {ESLURMD_EPILOG_FAILED, const_cast<char*>("ESLURMD_EPILOG_FAILED"),
+     const_cast<char*>("Job epilog failed")},
     {ESPANK_ERROR, const_cast<char*>("ESPANK_ERROR"), const_cast<char*>("Generic error")},
     {ESPANK_BAD_ARG, const_cast<char*>("ESPANK_BAD_ARG"), const_cast<char*>("Bad argument")},
     {ESPANK_NOT_TASK, const_cast<char*>("ESPANK_NOT_TASK"),

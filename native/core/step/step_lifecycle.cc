@@ -1,5 +1,7 @@
 #include "step/step_lifecycle.h"
 
+#include "rules/slurm_errors.h"
+
 #include <dirent.h>
 #include <poll.h>
 #include <signal.h>
@@ -56,6 +58,7 @@ void StepLifecycle::fail(const char* where, const std::string& message) {
 // becomes ESLURMD_EXECVE_FAILED in the launch response srun gets; a batch
 // step sends none.
 void StepLifecycle::failLaunch() {
+  outcome_.managerRc = ESLURMD_EXECVE_FAILED;
   if (!spec_.batch()) outcome_.launchRc = ESLURMD_EXECVE_FAILED;
 }
 
@@ -345,6 +348,10 @@ StepOutcome StepLifecycle::run(const ParsedConf& conf) {
   if (stack_.isFailure(stack_.callPass(Phase::Exit, &spec_.record, nullptr).rc))
     slurmLog(LogLevel::Error, "spank_fini failed");
   outcome_.exitCallbacksRan = true;
+  // A batch step still writes this to the job's error file; an srun step's
+  // IO is closed by now.
+  if (outcome_.managerRc)
+    slurmLog(LogLevel::Error, std::string("job_manager: exiting abnormally: ") + slurmErrorText(outcome_.managerRc));
   outcome_.exitCode = exitCode();
   emitEvent({{"t", "tasks"}, {"tasks", taskSummary(spec_.record)}});
   return outcome_;

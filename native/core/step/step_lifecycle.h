@@ -33,8 +33,13 @@ struct StepOutcome {
   int stepRc = 0;
   // What slurmstepd reports as the step's exit code (_get_exit_code).
   int exitCode = 0;
-  // SLURM_PLUGIN_NAME_INVALID when the plugin stack could not start.
+  // The launch response srun gets: SLURM_PLUGIN_NAME_INVALID when the
+  // plugin stack could not start, ESLURMD_EXECVE_FAILED when user_init, a
+  // fork or task_post_fork failed (a batch step sends none).
   int launchRc = 0;
+  // job_manager's own rc: ESLURMD_EXECVE_FAILED when something inside
+  // _fork_all_tasks failed (logged as "exiting abnormally" at the end).
+  int managerRc = 0;
   bool exitCallbacksRan = false;
 };
 
