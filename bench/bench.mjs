@@ -3,13 +3,17 @@
 // same tasks take to fork, exec and be reaped with nothing else (the floor),
 // measured in the same run. Reported as medians and ratios. Where a real
 // Slurm is running (srun answers), its time for the same step is measured
-// too. Not a test: nothing here asserts a duration.
+// too; as root with Debian's Slurm installed, the bench starts a one-node
+// cluster itself (scripts/real-slurm.mjs) with the same plugins compiled
+// against Slurm's own header, and stops it at the end (BENCH_REAL_SLURM=0
+// skips that). Not a test: nothing here asserts a duration.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Plugstack } from '../dist/index.js';
+import { start as startSlurm, stop as stopSlurm } from '../scripts/real-slurm.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -63,7 +67,28 @@ function slurmAvailable() {
 }
 
 const stack = await Plugstack.load(conf, { pluginDir: [] });
-const haveSlurm = slurmAvailable();
+let haveSlurm = slurmAvailable();
+let ownCluster;
+const installed = spawnSync('sh', ['-c', 'command -v slurmd && command -v slurmctld && test -f /usr/include/slurm/spank.h']).status === 0;
+if (!haveSlurm && installed && process.getuid?.() === 0 && process.env.BENCH_REAL_SLURM !== '0') {
+  // The same stack for the real Slurm, built against its own spank.h.
+  const real = (name, src) => {
+    const out = path.join(work, `real-${name}.so`);
+    cc(['-shared', '-fPIC', '-O2', '-w', '-I/usr/include', '-o', out, path.join(root, src)]);
+    return out;
+  };
+  const realHello = real('hello', 'examples/hello/hello.c');
+  const realRecorder = real('recorder', 'test/fixtures/plugins/recorder.c');
+  const realConf = path.join(work, 'real-plugstack.conf');
+  fs.writeFileSync(
+    realConf,
+    [`required ${realHello}`, `required ${realRecorder} getenv=PATH`, `optional ${realRecorder} getenv=HELLO_GREETING`].join('\n') + '\n',
+  );
+  ownCluster = path.join(work, 'slurm');
+  await startSlurm(ownCluster, realConf);
+  process.env.SLURM_CONF = path.join(ownCluster, 'slurm.conf');
+  haveSlurm = slurmAvailable();
+}
 const rows = [];
 for (const n of TASKS) {
   const floor = await measure(() => {
@@ -95,4 +120,6 @@ for (const r of rows) {
   console.log(`| ${cells.join(' | ')} |`);
 }
 if (!haveSlurm) console.log('\nreal Slurm: not running here (no srun answering), so not measured');
+else if (ownCluster) console.log('\nreal Slurm: a one-node Debian Slurm started for this run (CPUs=2, so -O), the same plugins built against its spank.h');
+if (ownCluster) await stopSlurm(ownCluster);
 fs.rmSync(work, { recursive: true, force: true });
