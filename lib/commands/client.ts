@@ -3,7 +3,7 @@
  * happened in it. The process's environment and working directory are the
  * command's, as for the real command.
  */
-import type { Problem } from '../check/types.js';
+import { HookRecorder } from '../host/hook-record.js';
 import { startHost, type HostHandle, type HostRun } from '../host/host-process.js';
 import type { HostEvent } from '../host/events.js';
 import type { ClientRecord, CommandName } from './types.js';
@@ -59,31 +59,35 @@ export function startClient(
   onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => void,
 ): ClientProcess {
   const context = command === 'srun' ? 'local' : 'allocator';
+  // Item reads, environment operations, log lines and problems are
+  // recorded as for any single host process; calls and option callbacks
+  // carry the client's own details.
+  const recorder = new HookRecorder(context);
   const record: ClientRecord = {
     command,
     context,
     calls: [],
     optionCallbacks: [],
-    items: [],
-    env: [],
-    log: [],
-    problems: [],
+    items: recorder.record.items,
+    env: recorder.record.env,
+    log: recorder.record.log,
+    problems: recorder.record.problems,
     builtins: [],
     options: [],
     jobControlEnv: {},
   };
-  const plugins = new Map<number, string>();
-  const pluginOf = (ref: number | undefined) => (ref === undefined ? '' : (plugins.get(ref) ?? String(ref)));
+  const pluginOf = (ref: number | undefined) => recorder.plugin(ref);
   const optionEnters: { option?: string; value?: string; source?: string }[] = [];
   let resolveReady!: (e: ReadyEvent | CommandExitEvent) => void;
   const ready = new Promise<ReadyEvent | CommandExitEvent>((r) => (resolveReady = r));
   let pendingResult: ((r: { rc: number; failed: boolean }) => void) | undefined;
 
   const handleEvent = (e: HostEvent | ReadyEvent | CommandExitEvent | { t: 'result'; rc: number; failed: boolean }) => {
+    if (e.t === 'line' || e.t === 'item' || e.t === 'env' || e.t === 'log' || e.t === 'problem' || e.t === 'warning') {
+      recorder.add(e);
+      return;
+    }
     switch (e.t) {
-      case 'line':
-        plugins.set(e.ref, e.configPath);
-        break;
       case 'enter':
         optionEnters.push(e.hook === 'option_cb' ? { option: e.option!, value: e.value!, source: e.source! } : {});
         break;
@@ -100,34 +104,6 @@ export function startClient(
             source: enter.source ?? '',
             rc: e.rc ?? 0,
           });
-        break;
-      }
-      case 'item': {
-        const read: ClientRecord['items'][number] = { plugin: pluginOf(e.ref), hook: e.hook, item: e.item, rc: e.rc };
-        if ('value' in e) read.value = e.value;
-        record.items.push(read);
-        break;
-      }
-      case 'env': {
-        const change: ClientRecord['env'][number] = { plugin: pluginOf(e.ref), hook: e.hook, op: e.op, name: e.name, rc: e.rc };
-        if (e.value !== undefined) change.value = e.value;
-        record.env.push(change);
-        break;
-      }
-      case 'log': {
-        const line: ClientRecord['log'][number] = { source: e.source, level: e.level, message: e.msg };
-        if (e.ref !== undefined) line.plugin = pluginOf(e.ref);
-        if (e.hook !== undefined) line.hook = e.hook;
-        record.log.push(line);
-        break;
-      }
-      case 'problem':
-      case 'warning': {
-        const p: Problem = { severity: e.t === 'warning' ? 'warning' : e.severity, code: e.code, message: e.message, context };
-        if (e.ref !== undefined) p.plugin = pluginOf(e.ref);
-        if (e.hook !== undefined) p.hook = e.hook;
-        if (e.t === 'problem' && e.rc !== undefined) p.rc = e.rc;
-        record.problems.push(p);
         break;
       }
       case 'ready':
@@ -165,20 +141,7 @@ export function startClient(
   );
   const finished = handle.finished.then((run) => {
     if (run.fault) {
-      const open = [...run.openHooks.values()].flat();
-      const top = open[open.length - 1];
-      const p: Problem = {
-        severity: 'error',
-        code: run.fault.kind === 'signal' ? 'PLUGIN_CRASHED' : run.fault.kind === 'exit' ? 'PLUGIN_EXITED' : 'HOST_FAILED',
-        message: `${command}${top ? `: ${pluginOf(top.ref)} in ${top.hook}` : ''}: ${run.fault.message}`,
-        context,
-      };
-      if (top) {
-        p.plugin = pluginOf(top.ref);
-        p.hook = top.hook;
-      }
-      if (run.fault.signal) p.signal = run.fault.signal;
-      record.problems.push(p);
+      recorder.addFault(run, command);
       record.stoppedAt ??= 'crash';
     }
     // A client that died (a plugin crash while parsing options, say) never
