@@ -7,9 +7,9 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { readBuiltins } from './builtins.js';
-import { startClient } from './client.js';
+import { beginCommand } from './command-run.js';
 import { CommandConsole } from './console.js';
-import { allocationEnv, envList, envRecord, overlayEnv, plugstackEnv } from './job-env.js';
+import { allocationEnv, envRecord, overlayEnv, plugstackEnv } from './job-env.js';
 import { drainedBy, runEpilogs } from './job-scripts.js';
 import { createJob, innerResults, removeJob, srunShim } from './jobs.js';
 import type { CommandStack } from './srun.js';
@@ -59,20 +59,7 @@ function runCommand(
 }
 
 export async function runSalloc(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
-  const env = envRecord(envList(options.env ?? process.env));
-  const cwd = options.cwd ?? process.cwd();
-  const console = new CommandConsole('salloc', options);
-  const client = startClient(stack, 'salloc', options.args, env, cwd, (e) => console.clientEvent(e), (s, c) =>
-    s === 'stdout' ? console.stdout(c) : console.stderr(c),
-  );
-  const result: CommandResult = { command: 'salloc', args: options.args, exitCode: 1, stdout: '', stderr: '', client: client.record, steps: [], jobScripts: [] };
-  const finish = async (exitCode: number) => {
-    const run = await client.finished;
-    result.exitCode = run.signal ? 128 + (os.constants.signals[run.signal] ?? 0) : exitCode;
-    result.stdout = console.stdoutText;
-    result.stderr = console.stderrText;
-    return result;
-  };
+  const { env, cwd, console, client, result, finish } = beginCommand(stack, 'salloc', options);
 
   const ready = await client.ready;
   if (ready.t === 'commandExit') return finish(ready.status);

@@ -9,15 +9,13 @@
  * itself waits and exits with the job's exit code, as in Slurm.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep } from '../step/launch.js';
 import type { StepResult } from '../step/types.js';
 import { readBuiltins } from './builtins.js';
-import { startClient } from './client.js';
-import { CommandConsole } from './console.js';
-import { batchJobEnv, commandProcessEnv, envList, envRecord, overlayEnv, plugstackEnv } from './job-env.js';
+import { beginCommand } from './command-run.js';
+import { batchJobEnv, commandProcessEnv, envRecord, overlayEnv, plugstackEnv } from './job-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from './job-scripts.js';
 import { BATCH_STEP, createJob, innerResults, removeJob, srunShim } from './jobs.js';
 import type { CommandStack } from './srun.js';
@@ -58,20 +56,7 @@ function outputPath(pattern: string, jobId: number, cwd: string): string {
 }
 
 export async function runSbatch(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
-  const env = envRecord(envList(options.env ?? process.env));
-  const cwd = options.cwd ?? process.cwd();
-  const console = new CommandConsole('sbatch', options);
-  const client = startClient(stack, 'sbatch', options.args, env, cwd, (e) => console.clientEvent(e), (s, c) =>
-    s === 'stdout' ? console.stdout(c) : console.stderr(c),
-  );
-  const result: CommandResult = { command: 'sbatch', args: options.args, exitCode: 1, stdout: '', stderr: '', client: client.record, steps: [], jobScripts: [] };
-  const finish = async (exitCode: number) => {
-    const run = await client.finished;
-    result.exitCode = run.signal ? 128 + (os.constants.signals[run.signal] ?? 0) : exitCode;
-    result.stdout = console.stdoutText;
-    result.stderr = console.stderrText;
-    return result;
-  };
+  const { cwd, console, client, result, finish } = beginCommand(stack, 'sbatch', options);
 
   const ready = await client.ready;
   if (ready.t === 'commandExit') return finish(ready.status);

@@ -6,14 +6,14 @@
  * its next step.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep } from '../step/launch.js';
 import type { StepResult } from '../step/types.js';
 import { readBuiltins } from './builtins.js';
-import { startClient, type StackRef } from './client.js';
-import { CommandConsole, signalText, taskRanges } from './console.js';
-import { allocationEnv, commandProcessEnv, envList, envRecord, overlayEnv } from './job-env.js';
+import type { StackRef } from './client.js';
+import { beginCommand } from './command-run.js';
+import { signalText, taskRanges } from './console.js';
+import { allocationEnv, commandProcessEnv, envRecord, overlayEnv } from './job-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from './job-scripts.js';
 import { createJob, findJob, nextStepId, removeJob, stepResultFile, type Job } from './jobs.js';
 import { serializeResult } from './serialize.js';
@@ -63,35 +63,7 @@ export function srunExitCode(step: StepResult): { raw: number; exitCode: number 
 }
 
 export async function runSrun(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
-  const env = envRecord(envList(options.env ?? process.env));
-  const cwd = options.cwd ?? process.cwd();
-  const console = new CommandConsole('srun', options);
-  const client = startClient(
-    stack,
-    'srun',
-    options.args,
-    env,
-    cwd,
-    (e) => console.clientEvent(e),
-    (s, c) => (s === 'stdout' ? console.stdout(c) : console.stderr(c)),
-  );
-  const result: CommandResult = {
-    command: 'srun',
-    args: options.args,
-    exitCode: 1,
-    stdout: '',
-    stderr: '',
-    client: client.record,
-    steps: [],
-    jobScripts: [],
-  };
-  const done = async (exitCode: number): Promise<CommandResult> => {
-    const run = await client.finished;
-    result.exitCode = run.signal ? 128 + (os.constants.signals[run.signal] ?? 0) : exitCode;
-    result.stdout = console.stdoutText;
-    result.stderr = console.stderrText;
-    return result;
-  };
+  const { env, cwd, console, client, result, finish: done } = beginCommand(stack, 'srun', options);
 
   const ready = await client.ready;
   if (ready.t === 'commandExit') return done(ready.status);
