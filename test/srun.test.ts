@@ -130,6 +130,19 @@ describe('srun: exit statuses and messages', () => {
     expect(other.result.stderr).toBe('srun: error: node0: task 0: Interrupt\n');
   });
 
+  it('--export filters what the tasks inherit; -J names the job', async () => {
+    const none = await recordCommand('srun', [], ['--export=NONE,FOO=bar', '/usr/bin/env'], { env: { KEEP: 'no' } });
+    expect(none.result.stdout).toContain('FOO=bar\n');
+    expect(none.result.stdout).not.toContain('KEEP=');
+    expect(none.result.stdout).not.toContain('PATH=');
+    // Without PATH, a bare command name is not found: execve fails, exit 2 (ENOENT).
+    const lost = await recordCommand('srun', [], ['--export=NONE', 'sh', '-c', 'true']);
+    expect(lost.result.exitCode).toBe(2);
+    expect(lost.result.stderr).toContain('execve(): sh: No such file or directory');
+    const named = await recordCommand('srun', [], ['-J', 'named', 'printenv', 'SLURM_JOB_NAME']);
+    expect(named.result.stdout).toBe('named\n');
+  });
+
   it('a node whose user_init fails answers the launch with ESLURMD_EXECVE_FAILED', async () => {
     const { result } = await recordCommand('srun', ['fail=user_init'], ['-n', '2', 'true'], { slurmVersion: '22.05' });
     expect(result.stderr).toContain('srun: error: task 0 launch failed: Slurmd could not execve job\nsrun: error: task 1 launch failed: Slurmd could not execve job\n');

@@ -105,6 +105,33 @@ export function commandProcessEnv(
   return env;
 }
 
+/**
+ * --export of srun and sbatch: ALL (default); NONE and NIL keep only
+ * SLURM_* (and the SPANK variables); NAME,... or ALL,NAME=value,... add those.
+ */
+export function exportedEnv(environ: string[], exportOption: string | undefined): string[] {
+  if (!exportOption) return environ;
+  const [first, ...rest] = exportOption.split(',');
+  const upper = first!.toUpperCase();
+  const slurmOnly = (e: string) => e.startsWith('SLURM') || e.startsWith('_SLURM_SPANK_OPTION_') || e.startsWith('SPANK_');
+  let base: string[];
+  const extra: string[] = [];
+  if (upper === 'ALL') base = environ;
+  else if (upper === 'NONE' || upper === 'NIL') base = environ.filter(slurmOnly);
+  else {
+    base = environ.filter(slurmOnly);
+    rest.unshift(first!);
+  }
+  for (const item of rest) {
+    if (item.includes('=')) extra.push(item);
+    else {
+      const found = environ.find((e) => e.startsWith(`${item}=`));
+      if (found) extra.push(found);
+    }
+  }
+  return overlayEnv(base, Object.fromEntries(extra.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])));
+}
+
 /** Applies NAME=value overrides to an environment list, keeping its order. */
 export function overlayEnv(list: string[], extra: Record<string, string>): string[] {
   const out = [...list];

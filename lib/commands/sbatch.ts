@@ -15,7 +15,7 @@ import { launchStep } from '../step/launch.js';
 import type { StepResult } from '../step/types.js';
 import { readBuiltins } from './builtins.js';
 import { beginCommand } from './command-run.js';
-import { batchJobEnv, commandProcessEnv, envRecord, overlayEnv, plugstackEnv } from './job-env.js';
+import { batchJobEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv, plugstackEnv } from './job-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from './job-scripts.js';
 import { BATCH_STEP, createJob, innerResults, removeJob, srunShim } from './jobs.js';
 import type { CommandStack } from './srun.js';
@@ -26,29 +26,6 @@ const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 /** Why slurmctld drains a node whose batch step could not start its script. */
 const DRAIN_REASON = 'batch job complete failure';
 
-/** --export: ALL (default), NONE and NIL keep only SLURM_* (and the SPANK variables), or ALL,NAME=value,... */
-export function exportedEnv(environ: string[], exportOption: string | undefined): string[] {
-  if (!exportOption) return environ;
-  const [first, ...rest] = exportOption.split(',');
-  const upper = first!.toUpperCase();
-  const slurmOnly = (e: string) => e.startsWith('SLURM') || e.startsWith('_SLURM_SPANK_OPTION_') || e.startsWith('SPANK_');
-  let base: string[];
-  const extra: string[] = [];
-  if (upper === 'ALL') base = environ;
-  else if (upper === 'NONE' || upper === 'NIL') base = environ.filter(slurmOnly);
-  else {
-    base = environ.filter(slurmOnly);
-    rest.unshift(first!);
-  }
-  for (const item of rest) {
-    if (item.includes('=')) extra.push(item);
-    else {
-      const found = environ.find((e) => e.startsWith(`${item}=`));
-      if (found) extra.push(found);
-    }
-  }
-  return overlayEnv(base, Object.fromEntries(extra.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])));
-}
 
 function outputPath(pattern: string, jobId: number, cwd: string): string {
   const file = pattern.replace(/%j/g, String(jobId)).replace(/%x/g, 'job').replace(/%%/g, '%');

@@ -13,7 +13,7 @@ import { readBuiltins } from './builtins.js';
 import type { StackRef } from './client.js';
 import { beginCommand } from './command-run.js';
 import { signalText, taskRanges } from './console.js';
-import { allocationEnv, commandProcessEnv, envRecord, overlayEnv } from './job-env.js';
+import { allocationEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv } from './job-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from './job-scripts.js';
 import { createJob, findJob, nextStepId, removeJob, stepResultFile, type Job } from './jobs.js';
 import { serializeResult } from './serialize.js';
@@ -130,7 +130,7 @@ export async function runSrun(stack: CommandStack, options: WordCommandOptions):
 
   // srun's own environment after init_post_opt (with the option variables),
   // plus the allocation's variables when srun made it.
-  let launchEnv = ready.environ;
+  let launchEnv = exportedEnv(ready.environ, b.export);
   if (!existing) {
     const perNode = names.map((_, i) => Math.floor(ntasks / names.length) + (i < ntasks % names.length ? 1 : 0));
     launchEnv = overlayEnv(launchEnv, allocationEnv({ job, jobName: b.jobName ?? ready.positional[0]!.split('/').pop()!, submitDir: cwd, tasksPerNode: perNode }));
@@ -157,6 +157,7 @@ export async function runSrun(stack: CommandStack, options: WordCommandOptions):
       spankOptions: ready.options.map((o) => ({ plugin: o.plugin, name: o.name, value: o.value })),
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}),
+      ...(b.jobName !== undefined ? { jobName: b.jobName } : {}),
       onEvent: (node, e) => {
         if (e.t === 'io') io.add(node.nodeId);
         else if (e.t === 'io_end') io.delete(node.nodeId);

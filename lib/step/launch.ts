@@ -84,7 +84,7 @@ export async function launchStep(stack: StackRef, options: StepOptions): Promise
         jobId,
         stepId,
         layout,
-        jobName: path.basename(options.argv[0]!),
+        jobName: options.jobName ?? path.basename(options.argv[0]!),
         submitDir: cwd,
         port,
         ...(options.cpusPerTask !== undefined ? { cpusPerTask: options.cpusPerTask } : {}),

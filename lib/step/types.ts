@@ -37,6 +37,8 @@ export interface StepOptions {
   /** CPUs on each node (S_JOB_NCPUS, SLURM_CPUS_ON_NODE); default: the node's task count. */
   cpusPerNode?: number;
   cpusPerTask?: number;
+  /** SLURM_JOB_NAME of the launch environment. Default: the program's name. */
+  jobName?: string;
   /** Plugin options the launcher resolved, forwarded as srun does (option list and env). */
   spankOptions?: SpankOptionValue[];
   /** Kill the whole step after this long. Default 60 s. */

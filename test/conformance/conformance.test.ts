@@ -21,6 +21,8 @@ describe('plugstack and a real Slurm 22.05 agree', () => {
       const realDir = tempDir('conformance-real-');
       fs.chmodSync(realDir, 0o777);
       const oursDir = tempDir('conformance-ours-');
+      for (const [name, text] of Object.entries(scenario.files ?? {}))
+        for (const dir of [realDir, oursDir]) fs.writeFileSync(path.join(dir, name), text, { mode: 0o755 });
       const real = observe(await runReal(scenario, realDir), scenario, realDir);
       const ours = observe(await runPlugstack(scenario, oursDir), scenario, oursDir);
       expect(applyAllowlist(ours, scenario.name, allowlist)).toEqual(applyAllowlist(real, scenario.name, allowlist));

@@ -77,7 +77,7 @@ export function observe(run: RawRun, scenario: Scenario, cwd: string): Observati
     callbacks.push(
       jobs
         .text(l.replace(/ pid=\d+$/, ''))
-        .replace(/ARGV=1:\S*\/slurm_script\b/, 'ARGV=1:slurm_script'),
+        .replace(/ARGV=(\d+):\S*\/slurm_script\b/, 'ARGV=$1:slurm_script'),
     );
   }
   // Each side compiles the trace plugin under its own hashed name.

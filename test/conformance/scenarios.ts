@@ -20,6 +20,8 @@ export interface Scenario {
   env?: Record<string, string>;
   /** The command prints `-l env`: compare the task environments instead of the lines. */
   taskEnv?: boolean;
+  /** Files to create in the working directory first (a batch script, say). */
+  files?: Record<string, string>;
   /** Restart slurmd after the command (scenario 07). */
   restartSlurmd?: boolean;
 }
@@ -52,6 +54,17 @@ export const scenarios: Scenario[] = [
   { name: 'no command given', stack: trace, command: 'srun', args: ['-n', '1'] },
   { name: "salloc's command fails", stack: trace, command: 'salloc', args: ['sh', '-c', 'exit 5'] },
   { name: 'sbatch with a script that does not exist', stack: trace, command: 'sbatch', args: ['no-such-script.sh'] },
+  {
+    name: 'sbatch: #SBATCH lines, then the inner srun sees the option',
+    stack: trace,
+    command: 'sbatch',
+    args: ['job.sh', 'arg1'],
+    files: { 'job.sh': '#!/bin/sh\n#SBATCH --trace-opt=fromscript\n#SBATCH -J scripted\necho name=$SLURM_JOB_NAME args=$*\nsrun sh -c \'echo inner $SLURM_STEP_ID $SLURM_SPANK__SLURM_SPANK_OPTION_trace_trace_opt\'\n' },
+  },
+  { name: 'sbatch -o and -W with a failing script', stack: trace, command: 'sbatch', args: ['-W', '-o', 'out-%j.txt', '--wrap', 'echo failing; exit 6'] },
+  { name: 'srun --export=NONE,FOO=bar', stack: trace, command: 'srun', args: ['--export=NONE,FOO=bar', 'sh', '-c', 'echo FOO=$FOO HOME=${HOME-unset}'], env: { HOME: '/root' } },
+  { name: 'srun -l with stdout and stderr', stack: trace, command: 'srun', args: ['-n', '2', '-l', 'sh', '-c', 'echo out $SLURM_PROCID; echo err $SLURM_PROCID >&2'] },
+  { name: 'srun -D, -J and -c', stack: trace, command: 'srun', args: ['-D', '/tmp', '-J', 'named', '-c', '2', 'sh', '-c', 'echo $(pwd) $SLURM_JOB_NAME $SLURM_CPUS_PER_TASK'] },
   { name: 'required: init fails remotely', stack: failing('init', 2), command: 'srun', args: ['true'] },
   { name: 'required: init_post_opt fails remotely', stack: failing('init_post_opt', 2), command: 'srun', args: ['true'] },
   { name: 'required: user_init fails', stack: failing('user_init', 2), command: 'srun', args: ['true'] },
