@@ -107,13 +107,16 @@ export function commandProcessEnv(
 
 /**
  * --export of srun and sbatch: ALL (default); NONE and NIL keep only
- * SLURM_* (and the SPANK variables); NAME,... or ALL,NAME=value,... add those.
+ * SLURM_*; NAME,... or ALL,NAME=value,... add those.
  */
 export function exportedEnv(environ: string[], exportOption: string | undefined): string[] {
   if (!exportOption) return environ;
   const [first, ...rest] = exportOption.split(',');
   const upper = first!.toUpperCase();
-  const slurmOnly = (e: string) => e.startsWith('SLURM') || e.startsWith('_SLURM_SPANK_OPTION_') || e.startsWith('SPANK_');
+  // Only SLURM_* survive: the remote option variables (_SLURM_SPANK_OPTION_*)
+  // do not, so a batch step then gets no option callback (seen on a real
+  // 22.05), while SLURM_SPANK_* still carry the options to inner sruns.
+  const slurmOnly = (e: string) => e.startsWith('SLURM');
   let base: string[];
   const extra: string[] = [];
   if (upper === 'ALL') base = environ;
