@@ -266,6 +266,8 @@ export function fileExists(file: string): boolean {
 function commandOptions(options: CommandOptions | string[]): WordCommandOptions {
   const o = Array.isArray(options) ? { args: options } : options;
   if (!o || typeof o !== 'object') throw invalidArgument('options', 'an object or an array of strings', o);
+  if (!Array.isArray(options) && o.script !== undefined && typeof o.script !== 'string')
+    throw invalidArgument('script', 'the batch script as a string', o.script);
   if (o.args === undefined) return { ...o, args: structuredArgs(o) };
   if (o.options !== undefined || o.command !== undefined)
     throw invalidArgument('args', 'either args or options/command, not both', o.args);

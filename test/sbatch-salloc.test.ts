@@ -61,6 +61,18 @@ describe('sbatch', () => {
     expect(result.job).toMatchObject({ state: 'COMPLETED', exitCode: 0, drained: [] });
   });
 
+  it('reads the script from standard input when none is named (API: `script`)', async () => {
+    const { Plugstack } = await import('../lib/plugstack.js');
+    const { tempDir, writeFile } = await import('./helpers/plugins.js');
+    const dir = tempDir();
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [] });
+    const r = await stack.sbatch({ args: [], script: '#!/bin/sh\n#SBATCH -J fromstdin\necho name=$SLURM_JOB_NAME\n', cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+    expect(r.exitCode).toBe(0);
+    expect(r.output!.text).toBe('name=fromstdin\n');
+    const none = await stack.sbatch({ args: [], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+    expect(none.stderr).toBe('sbatch: error: Batch script is empty!\n');
+  });
+
   it('--wrap builds a /bin/sh script; -W waits and exits with the job’s exit code', async () => {
     const { result } = await recordCommand('sbatch', [], ['-W', '--wrap', 'echo wrapped; exit 4']);
     expect(result.exitCode).toBe(4);

@@ -83,14 +83,23 @@ export async function runOnSlurm(command: CommandName, options: WordCommandOptio
   const cwd = options.cwd ?? process.cwd();
   const jobTimeout = slurm.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
   const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(tool(slurm, command), options.args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(tool(slurm, command), options.args, {
+      env,
+      cwd,
+      stdio: [options.script === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    if (options.script !== undefined && child.stdin) {
+      child.stdin.on('error', () => {});
+      child.stdin.end(options.script);
+    }
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
+    child.stdout!.on('data', (c: Buffer) => {
       stdout += c.toString();
       options.onStdout?.(c);
     });
-    child.stderr.on('data', (c: Buffer) => {
+    child.stderr!.on('data', (c: Buffer) => {
       stderr += c.toString();
       options.onStderr?.(c);
     });

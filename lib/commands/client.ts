@@ -57,6 +57,7 @@ export function startClient(
   cwd: string,
   onEvent: (event: HostEvent) => void,
   onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => void,
+  stdin?: string,
 ): ClientProcess {
   const context = command === 'srun' ? 'local' : 'allocator';
   // Item reads, environment operations, log lines and problems are
@@ -136,6 +137,7 @@ export function startClient(
         handleEvent(e as Parameters<typeof handleEvent>[0]);
         onEvent(e);
       },
+      ...(stdin !== undefined ? { stdin } : {}),
       onOutput,
     },
   );

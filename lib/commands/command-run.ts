@@ -35,6 +35,7 @@ export function beginCommand(stack: StackRef, command: CommandName, options: Wor
     cwd,
     (e) => console.clientEvent(e),
     (s, c) => (s === 'stdout' ? console.stdout(c) : console.stderr(c)),
+    options.script,
   );
   const result: CommandResult = {
     command,

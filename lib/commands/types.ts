@@ -17,6 +17,11 @@ export interface CommandOptions {
   options?: Record<string, OptionValue>;
   /** With `options`: srun's and salloc's program and arguments, sbatch's script and arguments. */
   command?: string[];
+  /**
+   * sbatch: the batch script's text, which sbatch reads from its standard
+   * input when no script file is named.
+   */
+  script?: string;
   /** The command's environment. Default: this process's. */
   env?: Record<string, string | undefined>;
   /** The command's working directory. Default: this process's. */

@@ -22,6 +22,8 @@ export interface HostRunOptions {
   timeoutMs: number;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** What the host reads on its stdin (default: nothing, /dev/null). */
+  stdin?: string | Buffer;
   /** Called for each event as it arrives. */
   onEvent?: (event: HostEvent) => void;
   /** Called with the host's own stdout and stderr as they arrive. */
@@ -102,12 +104,17 @@ export function startHost(role: HostRole, request: object, options: HostRunOptio
   let handle: Omit<HostHandle, 'finished'> = { send: () => {}, kill: () => {} };
   const finished = new Promise<HostRun>((resolve, reject) => {
     const child = spawn(executable, [role, '--fd', '3'], {
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe'],
       detached: true,
       env: options.env ?? process.env,
       cwd: options.cwd,
     });
     const channel = child.stdio[3] as Socket;
+    if (options.stdin !== undefined && child.stdin) {
+      // A host that stops reading early must not fail the run.
+      child.stdin.on('error', () => {});
+      child.stdin.end(options.stdin);
+    }
     const stdout = capture(child.stdout, options.onOutput && ((c) => options.onOutput!('stdout', c)));
     const stderr = capture(child.stderr, options.onOutput && ((c) => options.onOutput!('stderr', c)));
     const events: HostEvent[] = [];

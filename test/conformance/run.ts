@@ -66,7 +66,7 @@ export async function runReal(scenario: Scenario, cwd: string): Promise<RawRun> 
   fs.chmodSync(REAL_LOG, 0o666);
   // Through plugstack's real-Slurm backend: the installed commands.
   const real = await Plugstack.load(REAL_PLUGSTACK, { backend: 'slurm', slurm: { conf: SLURM_CONF } });
-  const result = await real[scenario.command]({ args: scenario.args, env: slurmEnv(scenario.env), cwd });
+  const result = await real[scenario.command]({ args: scenario.args, env: slurmEnv(scenario.env), cwd, ...(scenario.script !== undefined ? { script: scenario.script } : {}) });
   const r = { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
   const jobOutput = result.output?.text;
   // The epilog runs after the job: wait until the node has finished with it.
@@ -86,7 +86,7 @@ export async function runPlugstack(scenario: Scenario, cwd: string): Promise<Raw
   // The slurmd of scenario 07 was running before the command.
   const slurmd = scenario.restartSlurmd ? await stack.slurmd() : undefined;
   const before = fs.existsSync(log) ? readLog(log).length : 0;
-  const result = await stack[scenario.command]({ args: scenario.args, env: slurmEnv(scenario.env), cwd });
+  const result = await stack[scenario.command]({ args: scenario.args, env: slurmEnv(scenario.env), cwd, ...(scenario.script !== undefined ? { script: scenario.script } : {}) });
   if (slurmd) {
     await slurmd.stop();
     await (await stack.slurmd()).stop();

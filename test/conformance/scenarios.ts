@@ -20,6 +20,8 @@ export interface Scenario {
   env?: Record<string, string>;
   /** The command prints `-l env`: compare the task environments instead of the lines. */
   taskEnv?: boolean;
+  /** sbatch: the batch script given on standard input. */
+  script?: string;
   /** Files to create in the working directory first (a batch script, say). */
   files?: Record<string, string>;
   /** Restart slurmd after the command (scenario 07). */
@@ -94,6 +96,13 @@ export const scenarios: Scenario[] = [
   },
   { name: 'built-in options that change nothing here', stack: trace, command: 'srun', args: ['--mpi=none', '-t', '1', '-p', 'debug', '--overcommit', 'true'] },
   { name: 'srun -n 4 -O -l with task exit codes', stack: trace, command: 'srun', args: ['-n', '4', '-O', '-l', 'sh', '-c', 'echo $SLURM_LOCALID; exit $((SLURM_PROCID % 2))'] },
+  {
+    name: 'sbatch reading its script from standard input',
+    stack: trace,
+    command: 'sbatch',
+    args: ['--trace-opt=stdin'],
+    script: '#!/bin/sh\n#SBATCH -J fromstdin\necho name=$SLURM_JOB_NAME\n',
+  },
   { name: 'required: init fails remotely', stack: failing('init', 2), command: 'srun', args: ['true'] },
   { name: 'required: init_post_opt fails remotely', stack: failing('init_post_opt', 2), command: 'srun', args: ['true'] },
   { name: 'required: user_init fails', stack: failing('user_init', 2), command: 'srun', args: ['true'] },
