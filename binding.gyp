@@ -37,6 +37,8 @@
         "native/core/common/hook_scope.cc",
         "native/core/common/problem.cc",
         "native/core/common/slurm_log.cc",
+        "native/core/lifecycle/containment.cc",
+        "native/core/lifecycle/process_tree.cc",
         "native/core/client/client_options.cc",
         "native/core/roles/client.cc",
         "native/core/roles/host_main.cc",

@@ -48,5 +48,5 @@ export type {
   SlurmdDaemon,
   SlurmdStop,
 } from './daemon/types.js';
-export type { ProcessRecord, ProcessHookCall, ProcessItemRead, ProcessEnvOperation, ProcessLogLine } from './host/hook-record.js';
+export type { ProcessRecord, ProcessHookCall, ProcessItemRead, ProcessEnvOperation, ProcessLogLine } from './host/process-record.js';
 export type { SlurmInstallation } from './backend/slurm.js';

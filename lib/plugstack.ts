@@ -226,7 +226,7 @@ export class Plugstack {
     const run = await runHost(
       'inspect',
       { conf: this.conf, context, slurmVersion: this.slurmVersion, pluginDirs: this.pluginDirs },
-      { timeoutMs: this.timeoutMs, ...(this.env ? { env: this.env } : {}) },
+      { label: `${context} context`, timeoutMs: this.timeoutMs, ...(this.env ? { env: this.env } : {}) },
     );
     const fatal = run.events.find((e) => e.t === 'fatal');
     if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the request: ${fatal.message}`);

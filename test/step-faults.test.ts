@@ -49,7 +49,7 @@ describe('faults in the stepd', () => {
     const started = Date.now();
     const { result } = await recordStep(['hang=task_exit', 'only=0'], { ntasks: 2, argv: ['true'], timeoutMs: 700 });
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(result.problems).toContainEqual(expect.objectContaining({ code: 'STEP_TIMEOUT', hook: 'slurm_spank_task_exit' }));
+    expect(result.problems).toContainEqual(expect.objectContaining({ code: 'PLUGIN_TIMEOUT', hook: 'slurm_spank_task_exit' }));
     expect(await eventually('plugstack-host')).toEqual([]);
   });
 });

@@ -23,6 +23,8 @@ export interface Problem {
   signal?: string;
   option?: string;
   command?: ClientCommand;
+  /** A process plugin code left behind (PLUGIN_LEFT_PROCESS). */
+  pid?: number;
 }
 
 /** One call into plugin code: loading, generic init()/fini(), or a SPANK callback. */

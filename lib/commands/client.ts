@@ -3,31 +3,17 @@
  * happened in it. The process's environment and working directory are the
  * command's, as for the real command.
  */
-import { HookRecorder } from '../host/hook-record.js';
 import { startHost, type HostHandle, type HostRun } from '../host/host-process.js';
-import type { HostEvent } from '../host/events.js';
+import { processRecord } from '../host/process-record.js';
+import type { CommandExitEvent, HostEvent, ReadyEvent } from '../host/protocol.js';
 import type { ClientRecord, CommandName } from './types.js';
+
+export type { CommandExitEvent, ReadyEvent } from '../host/protocol.js';
 
 export interface StackRef {
   conf: string;
   slurmVersion: string;
   pluginDirs: readonly string[];
-}
-
-export interface ReadyEvent {
-  t: 'ready';
-  positional: string[];
-  builtins: { name: string; value: string | null; source: 'argv' | 'env' | 'script' }[];
-  options: { plugin: string; name: string; value: string | null; ref: number; byEnv: boolean }[];
-  jobControlEnv: string[];
-  environ: string[];
-  script: string;
-}
-
-export interface CommandExitEvent {
-  t: 'commandExit';
-  status: number;
-  reason: string;
 }
 
 export interface ClientProcess {
@@ -41,7 +27,6 @@ export interface ClientProcess {
   /** The command ends: exit callbacks where Slurm runs them. */
   exit(status: number): void;
   finished: Promise<HostRun>;
-  /** Renders a log event of this process as the command prints it, or undefined if it prints nothing. */
   handle: HostHandle;
 }
 
@@ -55,58 +40,31 @@ export function startClient(
   args: string[],
   env: NodeJS.ProcessEnv,
   cwd: string,
+  timeoutMs: number,
   onEvent: (event: HostEvent) => void,
   onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => void,
   stdin?: string,
 ): ClientProcess {
   const context = command === 'srun' ? 'local' : 'allocator';
-  // Item reads, environment operations, log lines and problems are
-  // recorded as for any single host process; calls and option callbacks
-  // carry the client's own details.
-  const recorder = new HookRecorder(context);
   const record: ClientRecord = {
     command,
     context,
     calls: [],
     optionCallbacks: [],
-    items: recorder.record.items,
-    env: recorder.record.env,
-    log: recorder.record.log,
-    problems: recorder.record.problems,
+    items: [],
+    env: [],
+    log: [],
+    problems: [],
     builtins: [],
     options: [],
     jobControlEnv: {},
   };
-  const pluginOf = (ref: number | undefined) => recorder.plugin(ref);
-  const optionEnters: { option?: string; value?: string; source?: string }[] = [];
   let resolveReady!: (e: ReadyEvent | CommandExitEvent) => void;
   const ready = new Promise<ReadyEvent | CommandExitEvent>((r) => (resolveReady = r));
   let pendingResult: ((r: { rc: number; failed: boolean }) => void) | undefined;
 
-  const handleEvent = (e: HostEvent | ReadyEvent | CommandExitEvent | { t: 'result'; rc: number; failed: boolean }) => {
-    if (e.t === 'line' || e.t === 'item' || e.t === 'env' || e.t === 'log' || e.t === 'problem' || e.t === 'warning') {
-      recorder.add(e);
-      return;
-    }
+  const handleEvent = (e: HostEvent) => {
     switch (e.t) {
-      case 'enter':
-        optionEnters.push(e.hook === 'option_cb' ? { option: e.option!, value: e.value!, source: e.source! } : {});
-        break;
-      case 'leave': {
-        const enter = optionEnters.pop();
-        const call: ClientRecord['calls'][number] = { plugin: pluginOf(e.ref), hook: e.hook, context, role: 'client', us: e.us };
-        if (e.rc !== undefined) call.rc = e.rc;
-        record.calls.push(call);
-        if (e.hook === 'option_cb' && enter?.option !== undefined)
-          record.optionCallbacks.push({
-            plugin: pluginOf(e.ref),
-            name: enter.option,
-            value: enter.value ?? null,
-            source: enter.source ?? '',
-            rc: e.rc ?? 0,
-          });
-        break;
-      }
       case 'ready':
         record.builtins = e.builtins;
         record.options = e.options.map((o) => ({ plugin: o.plugin, name: o.name, value: o.value }));
@@ -124,28 +82,39 @@ export function startClient(
       default:
         break;
     }
+    onEvent(e);
   };
 
   const handle = startHost(
     'client',
     { conf: stack.conf, context, command, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, argv: args },
     {
-      timeoutMs: 0,
+      label: command,
+      timeoutMs,
       env,
       cwd,
-      onEvent: (e) => {
-        handleEvent(e as Parameters<typeof handleEvent>[0]);
-        onEvent(e);
-      },
+      onEvent: handleEvent,
       ...(stdin !== undefined ? { stdin } : {}),
       onOutput,
     },
   );
   const finished = handle.finished.then((run) => {
-    if (run.fault) {
-      recorder.addFault(run, command);
-      record.stoppedAt ??= 'crash';
+    // Calls, option callbacks, items, environment operations, log lines and
+    // problems, as the shared reducer and classifier have them.
+    const whole = processRecord(run, context);
+    record.items = whole.items;
+    record.env = whole.env;
+    record.log = whole.log;
+    record.problems = whole.problems;
+    for (const c of run.record.calls) {
+      const call: ClientRecord['calls'][number] = { plugin: c.plugin, hook: c.hook, context, role: 'client' };
+      if (c.rc !== undefined) call.rc = c.rc;
+      if (c.us !== undefined) call.us = c.us;
+      record.calls.push(call);
+      if (c.hook === 'option_cb' && c.option !== undefined)
+        record.optionCallbacks.push({ plugin: c.plugin, name: c.option, value: c.value ?? null, source: c.source ?? '', rc: c.rc ?? 0 });
     }
+    if (run.fault && run.fault.kind !== 'cancelled') record.stoppedAt ??= 'crash';
     // A client that died (a plugin crash while parsing options, say) never
     // reported its end: it ends here, like the process did.
     resolveReady({ t: 'commandExit', status: run.signal ? 128 : (run.exitCode ?? 1), reason: 'crash' });

@@ -9,6 +9,9 @@ import { CommandConsole } from './console.js';
 import { envList, envRecord } from './job-env.js';
 import type { CommandName, CommandResult, WordCommandOptions } from './types.js';
 
+/** How long a command may run, everything it starts included, unless timeoutMs says otherwise. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 5 * 60_000;
+
 export interface CommandRun {
   /** The command's environment and working directory. */
   env: Record<string, string>;
@@ -33,6 +36,7 @@ export function beginCommand(stack: StackRef, command: CommandName, options: Wor
     options.args,
     env,
     cwd,
+    options.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
     (e) => console.clientEvent(e),
     (s, c) => (s === 'stdout' ? console.stdout(c) : console.stderr(c)),
     options.script,

@@ -4,7 +4,7 @@
  * output (with -l labels), and srun's lines about task ends.
  */
 import os from 'node:os';
-import type { HostEvent } from '../host/events.js';
+import type { HostEvent } from '../host/protocol.js';
 import type { CommandName } from './types.js';
 import { builtinUsage } from './usage.js';
 
@@ -55,7 +55,7 @@ export class CommandConsole {
 
   /** Events of the client process: its log lines, getopt's messages, --help. */
   clientEvent(e: HostEvent): void {
-    const ev = e as HostEvent | { t: 'console'; stream: string; text: string } | { t: 'print'; stream: string; text: string };
+    const ev = e;
     if (ev.t === 'log') {
       // slurm_spank_log: error level, printed bare.
       if (ev.bare) this.stderr(`${ev.msg}\n`);

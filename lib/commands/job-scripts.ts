@@ -38,7 +38,7 @@ async function slurmdScan(stack: CommandStack, job: Job): Promise<SlurmdScan> {
   const run = await runHost(
     'inspect',
     { conf: stack.conf, context: 'slurmd', slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, scanOnly: true },
-    { timeoutMs: SCAN_TIMEOUT_MS, ...(stack.hostEnv ? { env: stack.hostEnv } : {}) },
+    { label: `slurmd's scan of ${stack.conf}`, timeoutMs: SCAN_TIMEOUT_MS, ...(stack.hostEnv ? { env: stack.hostEnv } : {}) },
   );
   const scan = { prolog: run.done?.anyJobProlog === true, epilog: run.done?.anyJobEpilog === true };
   fs.writeFileSync(file, JSON.stringify(scan));

@@ -6,8 +6,8 @@
  */
 import { constants } from 'node:os';
 import { PlugstackError, invalidArgument } from '../errors.js';
-import { HookRecorder } from '../host/hook-record.js';
 import { runHost } from '../host/host-process.js';
+import { processRecord } from '../host/process-record.js';
 import { uint32 } from '../validate.js';
 import { jobScriptEnv } from './job-script-env.js';
 import type { JobScriptMode, JobScriptOptions, JobScriptResult } from './types.js';
@@ -57,17 +57,16 @@ export async function runJobScript(stack: JobScriptStack, mode: JobScriptMode, o
       ...(slurmConf !== undefined ? { slurmConf } : {}),
     });
 
-  const recorder = new HookRecorder('job_script');
   const run = await runHost(
     'job_script',
     { conf: stack.conf, context: 'job_script', mode, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs },
     // The helper gets exactly the environment slurmd built, nothing of ours.
-    { timeoutMs, env: environment, cwd: '/', onEvent: (e) => recorder.add(e) },
+    { label: `spank ${mode} on ${node}`, timeoutMs, env: environment, cwd: '/' },
   );
   const fatal = run.events.find((e) => e.t === 'fatal');
   if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the ${mode}: ${fatal.message}`);
   // A helper that reported and ended is not a fault, whatever its status.
-  if (!(run.done && run.fault?.kind === 'exit')) recorder.addFault(run, `spank ${mode} on ${node}`);
+  const record = processRecord(run, 'job_script', { ignoreFault: run.done !== undefined && run.fault?.kind === 'exit' });
 
   const timedOut = run.fault?.kind === 'timeout';
   // run_command reports the wait status; a timed-out helper was SIGKILLed.
@@ -87,6 +86,6 @@ export async function runJobScript(stack: JobScriptStack, mode: JobScriptMode, o
     ok: waitStatus === 0,
     environment,
     slurmdLog,
-    ...recorder.record,
+    ...record,
   };
 }

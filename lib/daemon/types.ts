@@ -1,5 +1,5 @@
 /** slurmd and its prolog/epilog helper, as plugstack plays them. */
-import type { ProcessRecord } from '../host/hook-record.js';
+import type { ProcessRecord } from '../host/process-record.js';
 
 export type JobScriptMode = 'prolog' | 'epilog';
 

@@ -1,48 +1,78 @@
 /**
- * Running one plugstack-host process: spawn it, send the request, collect
- * its events, and make sure nothing of it outlives the run.
+ * Running one plugstack-host process: spawn it, send its request, read
+ * and check its events, and make sure nothing of it outlives the run.
  *
  * The host leads its own process group (spawned detached), so when the run
  * ends, for whatever reason, one kill of the group takes any process a
- * plugin started along with it. A crash, exit() or hang inside a plugin is
- * attributed to the plugin and hook of the last "enter" event that has no
- * "leave": the host sends "enter" before calling plugin code.
+ * plugin started along with it; the host itself dies with Node (it asks
+ * for a parent-death signal and watches its channel), and a Node process
+ * that exits kills every host still running. A crash, exit() or hang
+ * inside a plugin is attributed to the plugin and hook of the last "enter"
+ * without a "leave": the host sends "enter" before calling plugin code.
+ *
+ * Every frame is checked against the protocol catalogue before use: a
+ * malformed frame, or one this role does not send, ends the run as a
+ * protocol fault naming the role and the last hook, never an exception.
  */
 import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { PlugstackError } from '../errors.js';
 import { hostExecutable } from '../native/paths.js';
-import type { DoneEvent, EnterEvent, HostEvent } from './events.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
+import {
+  checkCommand,
+  checkRequest,
+  eventError,
+  helloError,
+  type DoneEvent,
+  type HostCommand,
+  type HostEvent,
+  type HostRole,
+  type RoleRequests,
+} from './protocol.js';
+import { HostReducer } from './reducer.js';
 
-export type HostRole = 'inspect' | 'stepd' | 'client' | 'slurmd' | 'job_script';
+export type { HostRole } from './protocol.js';
 
 export interface HostRunOptions {
-  /** Kill the host (and its process group) after this long. */
+  /** Who the host plays, for messages: "srun", "node 0 (node0)", "spank prolog on node0". */
+  label: string;
+  /**
+   * Kill the host (and its process group) after this long. Every run has a
+   * bound; only a daemon (slurmd), whose phases have their own, may pass 0.
+   */
   timeoutMs: number;
+  daemon?: boolean;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   /** What the host reads on its stdin (default: nothing, /dev/null). */
   stdin?: string | Buffer;
-  /** Called for each event as it arrives. */
+  /** Called for each checked event as it arrives. */
   onEvent?: (event: HostEvent) => void;
   /** Called with the host's own stdout and stderr as they arrive. */
   onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
 }
 
-/** A running host: further requests can be sent while it runs. */
+/** Why Node ended a host itself. */
+export type KillReason = 'timeout' | 'cancel';
+
+/** A running host: commands can be sent while it runs. */
 export interface HostHandle {
-  send(message: object): void;
-  /** Kills the host (and the process groups it reported) now. */
-  kill(): void;
-  /** Resolves once the host has exited and its pipes are closed. */
+  readonly role: HostRole;
+  readonly label: string;
+  /** What the host has reported so far. */
+  readonly record: HostReducer;
+  send(command: HostCommand): void;
+  /** Kills the host (and the process groups it reported) now: a timeout is a fault, a cancel is not. */
+  kill(reason?: KillReason): void;
+  /** Resolves once the host has exited and its pipes are closed; never rejects after the start. */
   finished: Promise<HostRun>;
 }
 
 /** How a host run ended when it did not end normally. */
 export interface HostFault {
-  kind: 'signal' | 'exit' | 'timeout' | 'protocol';
-  /** The plugin code that was running, if any: its ref and hook. */
+  kind: 'signal' | 'exit' | 'timeout' | 'protocol' | 'cancelled';
+  /** The plugin code the host process was running, if any: its ref and hook. */
   ref?: number;
   hook?: string;
   signal?: NodeJS.Signals;
@@ -53,9 +83,11 @@ export interface HostFault {
 }
 
 export interface HostRun {
+  role: HostRole;
+  label: string;
   events: HostEvent[];
-  /** Hooks entered and never left, per process: what was running when a process died. */
-  openHooks: Map<number, EnterEvent[]>;
+  /** What the host did in plugin code, folded from its events. */
+  record: HostReducer;
   done?: DoneEvent;
   fault?: HostFault;
   exitCode: number | null;
@@ -69,6 +101,20 @@ const CLOSE_GRACE_MS = 2000;
 
 /** Output kept per stream; the rest is dropped with a marker. */
 const MAX_CAPTURE = 1 << 20;
+
+/** Every host process group still running, killed if Node exits first. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // Synchronous, so it works on process.exit() too. The hosts would die of
+  // their parent-death signal anyway; this also takes the task groups.
+  process.on('exit', () => {
+    for (const g of liveGroups) killGroup(g);
+  });
+}
 
 function capture(stream: NodeJS.ReadableStream | null, onChunk?: (chunk: Buffer) => void): { text: () => string } {
   const chunks: Buffer[] = [];
@@ -95,15 +141,20 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
-export function runHost(role: HostRole, request: object, options: HostRunOptions): Promise<HostRun> {
+export function runHost<R extends HostRole>(role: R, request: RoleRequests[R], options: HostRunOptions): Promise<HostRun> {
   return startHost(role, request, options).finished;
 }
 
-export function startHost(role: HostRole, request: object, options: HostRunOptions): HostHandle {
+export function startHost<R extends HostRole>(role: R, request: RoleRequests[R], options: HostRunOptions): HostHandle {
+  if (!(options.timeoutMs > 0) && !options.daemon)
+    throw new PlugstackError('INVALID_ARGUMENT', `the ${role} host of ${options.label} needs a time limit`);
+  checkRequest(role, request);
   const executable = hostExecutable();
-  let handle: Omit<HostHandle, 'finished'> = { send: () => {}, kill: () => {} };
+  installExitHook();
+  let handle: Pick<HostHandle, 'send' | 'kill'> = { send: () => {}, kill: () => {} };
+  const record = new HostReducer();
   const finished = new Promise<HostRun>((resolve, reject) => {
-    const child = spawn(executable, [role, '--fd', '3'], {
+    const child = spawn(executable, [role, '--fd', '3', '--parent', String(process.pid)], {
       stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe'],
       detached: true,
       env: options.env ?? process.env,
@@ -118,57 +169,78 @@ export function startHost(role: HostRole, request: object, options: HostRunOptio
     const stdout = capture(child.stdout, options.onOutput && ((c) => options.onOutput!('stdout', c)));
     const stderr = capture(child.stderr, options.onOutput && ((c) => options.onOutput!('stderr', c)));
     const events: HostEvent[] = [];
-    const openHooks = new Map<number, EnterEvent[]>();
     // Process groups the host created (a step's tasks): they do not die
     // with the host's own group, so they are killed by name at the end.
     const groups = new Set<number>();
-    let hostPid = child.pid;
+    if (child.pid !== undefined) liveGroups.add(child.pid);
     const decoder = new FrameDecoder();
     let done: DoneEvent | undefined;
     let fault: HostFault | undefined;
     let settled = false;
+    let greeted = false;
 
     const running = (): { ref?: number; hook?: string } => {
-      const open = hostPid === undefined ? undefined : openHooks.get(hostPid);
-      const top = open?.[open.length - 1];
+      const top = record.running();
       return top ? { ref: top.ref, hook: top.hook } : {};
     };
     const cleanup = (): void => {
       killGroup(child.pid);
       for (const g of groups) killGroup(g);
     };
-
-    const timer = options.timeoutMs ? setTimeout(() => {
-      fault = {
-        kind: 'timeout',
-        timeoutMs: options.timeoutMs,
-        ...running(),
-        message: `no result after ${options.timeoutMs} ms`,
-      };
+    const protocolFault = (what: string): void => {
+      if (!fault) {
+        const where = running();
+        fault = {
+          kind: 'protocol',
+          ...where,
+          message: `${options.label}: the ${role} host broke the protocol${where.hook ? ` (last hook ${where.hook})` : ''}: ${what}`,
+        };
+      }
       cleanup();
-    }, options.timeoutMs) : undefined;
+    };
+
+    const timer = options.timeoutMs
+      ? setTimeout(() => {
+          fault ??= { kind: 'timeout', timeoutMs: options.timeoutMs, ...running(), message: `no result after ${options.timeoutMs} ms` };
+          cleanup();
+        }, options.timeoutMs)
+      : undefined;
 
     channel.on('data', (chunk: Buffer) => {
+      if (fault?.kind === 'protocol') return;
       let frames: unknown[];
       try {
         frames = decoder.push(chunk);
       } catch (error) {
-        fault ??= { kind: 'protocol', ...running(), message: `malformed frame: ${(error as Error).message}` };
-        cleanup();
+        protocolFault(`malformed frame: ${(error as Error).message}`);
         return;
       }
       // A frame holds one event or a batch of them.
-      for (const event of frames.flatMap((f) => (Array.isArray(f) ? f : [f])) as HostEvent[]) {
-        events.push(event);
-        if (event.t === 'enter') {
-          const list = openHooks.get(event.pid) ?? [];
-          list.push(event);
-          openHooks.set(event.pid, list);
-        } else if (event.t === 'leave') openHooks.get(event.pid)?.pop();
-        else if (event.t === 'done') done = event;
-        else if (event.t === 'hello') hostPid = event.pid;
-        else if (event.t === 'pgid') groups.add(event.pgid);
-        options.onEvent?.(event);
+      for (const frame of frames) {
+        for (const value of Array.isArray(frame) ? frame : [frame]) {
+          const error = eventError(role, value);
+          if (error) return protocolFault(error);
+          const event = value as HostEvent;
+          if (!greeted) {
+            const bad = helloError(role, event);
+            if (bad) return protocolFault(bad);
+            greeted = true;
+          }
+          events.push(event);
+          record.add(event);
+          if (event.t === 'done') done = event;
+          else if (event.t === 'pgid') {
+            groups.add(event.pgid);
+            liveGroups.add(event.pgid);
+          }
+          try {
+            options.onEvent?.(event);
+          } catch (error) {
+            // A consumer's bug must not leave the host running unread.
+            protocolFault(`event "${event.t}" could not be handled: ${(error as Error).message}`);
+            return;
+          }
+        }
       }
     });
     // The host may die before reading the request; that is reported from
@@ -179,6 +251,7 @@ export function startHost(role: HostRole, request: object, options: HostRunOptio
       clearTimeout(timer);
       if (settled) return;
       settled = true;
+      if (child.pid !== undefined) liveGroups.delete(child.pid);
       reject(new PlugstackError('HOST_FAILED', `cannot start ${executable}: ${error.message}`, { cause: error }));
     });
 
@@ -199,6 +272,9 @@ export function startHost(role: HostRole, request: object, options: HostRunOptio
     child.on('close', (code, signal) => {
       if (settled) return;
       settled = true;
+      if (child.pid !== undefined) liveGroups.delete(child.pid);
+      for (const g of groups) liveGroups.delete(g);
+      if (!fault && decoder.leftover > 0) protocolFault(`the stream ended inside a frame (${decoder.leftover} bytes)`);
       if (!fault && signal) {
         fault = { kind: 'signal', signal, ...running(), message: `killed by ${signal}` };
       } else if (!fault && (!done || code !== 0)) {
@@ -209,25 +285,22 @@ export function startHost(role: HostRole, request: object, options: HostRunOptio
           message: done ? `exited with status ${code} after its report` : `exited with status ${code} before finishing`,
         };
       }
-      resolve({
-        events,
-        openHooks,
-        done,
-        fault,
-        exitCode: code,
-        signal,
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-      });
+      resolve({ role, label: options.label, events, record, done, fault, exitCode: code, signal, stdout: stdout.text(), stderr: stderr.text() });
     });
 
     handle = {
-      send: (message) => {
-        if (!channel.destroyed) channel.write(encodeFrame(message));
+      send: (command) => {
+        checkCommand(role, command);
+        if (!channel.destroyed) channel.write(encodeFrame(command));
       },
-      kill: () => cleanup(),
+      kill: (reason = 'cancel') => {
+        if (reason === 'timeout')
+          fault ??= { kind: 'timeout', timeoutMs: options.timeoutMs, ...running(), message: `still running after its time limit` };
+        else fault ??= { kind: 'cancelled', ...running(), message: 'ended by plugstack' };
+        cleanup();
+      },
     };
     channel.write(encodeFrame(request));
   });
-  return { send: (m) => handle.send(m), kill: () => handle.kill(), finished };
+  return { role, label: options.label, record, send: (m) => handle.send(m), kill: (r) => handle.kill(r), finished };
 }

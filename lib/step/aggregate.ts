@@ -1,49 +1,43 @@
 /**
- * Builds a StepResult from the events of the stepd hosts, one per node.
- * Events are the only input, so a node whose host died still contributes
- * everything it reported, plus a problem naming what was running.
+ * Builds a StepResult from the stepd hosts, one per node. Each host's
+ * events, folded by the shared reducer, are the only input, so a node whose
+ * host died still contributes everything it reported, plus the fault named
+ * by the shared classifier.
  */
-import os from 'node:os';
-import type { Problem } from '../check/types.js';
 import { hostStringToBytes } from '../host/bytes.js';
-import type { DoneEvent, HostEvent } from '../host/events.js';
+import { hostFault, leftovers, signalName, taskFaults, type FaultProblem } from '../host/faults.js';
 import type { HostRun } from '../host/host-process.js';
+import type { DoneEvent } from '../host/protocol.js';
 import type { NodeLayout } from './layout.js';
 import type { NodeResult, StepResult, TaskResult } from './types.js';
 
-interface StepSummary {
-  failedAt: string | null;
-  stepRc: number;
-  exitCode: number;
-  launchRc: number;
-  exitCallbacksRan: boolean;
-}
-
-// The first name of each number (SIGABRT before its alias SIGIOT).
-const signalNames = new Map<number, NodeJS.Signals>();
-for (const [name, num] of Object.entries(os.constants.signals))
-  if (!signalNames.has(num)) signalNames.set(num, name as NodeJS.Signals);
+type StepSummary = NonNullable<DoneEvent['step']>;
 
 export function decodeStatus(status: number): { exitCode: number | null; signal: NodeJS.Signals | null } {
   const sig = status & 0x7f;
   if (sig === 0) return { exitCode: (status >> 8) & 0xff, signal: null };
-  return { exitCode: null, signal: signalNames.get(sig) ?? (`SIG${sig}` as NodeJS.Signals) };
+  return { exitCode: null, signal: signalName(sig) };
 }
 
-type NodeProblem = Problem & { node: number; task?: number };
+type NodeProblem = StepResult['problems'][number];
 
-/** Folds one node's events into `result`. */
+/** Folds one node's run into `result`. */
 export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): void {
   const node = layout.nodeId;
-  const plugins = new Map<number, string>();
   const tasks = new Map<number, TaskResult>();
   const outputs = new Map<number, { out: Buffer[]; err: Buffer[] }>();
   const taskOfPid = new Map<number, number>();
-  const open = new Map<number, { hook: string; task?: number }[]>();
-  let hostPid = -1;
+  const statusOfPid = new Map<number, number>();
+  const record = run.record;
   const gtidOf = (local: number | undefined) => (local === undefined ? undefined : layout.gtids[local]);
-  const pluginOf = (ref: number | undefined) => (ref === undefined ? '' : (plugins.get(ref) ?? String(ref)));
-  const problem = (p: Omit<NodeProblem, 'context' | 'node'>): NodeProblem => ({ ...p, context: 'remote', node });
+  const nodeProblem = (p: FaultProblem): NodeProblem => {
+    const { task, pid, ...rest } = p;
+    const out: NodeProblem = { ...rest, context: 'remote', node };
+    const gtid = gtidOf(task ?? (pid !== undefined ? taskOfPid.get(pid) : undefined));
+    if (gtid !== undefined) out.task = gtid;
+    if (p.code === 'PLUGIN_LEFT_PROCESS' && pid !== undefined) out.pid = pid;
+    return out;
+  };
 
   const taskResult = (local: number): TaskResult => {
     let t = tasks.get(local);
@@ -68,36 +62,8 @@ export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): v
   };
   layout.gtids.forEach((_, local) => taskResult(local));
 
-  for (const e of run.events as HostEvent[]) {
+  for (const e of run.events) {
     switch (e.t) {
-      case 'hello':
-        hostPid = e.pid;
-        break;
-      case 'line':
-        plugins.set(e.ref, e.configPath);
-        break;
-      case 'enter': {
-        const stack = open.get(e.pid) ?? [];
-        stack.push(e.task === undefined ? { hook: e.hook } : { hook: e.hook, task: e.task });
-        open.set(e.pid, stack);
-        break;
-      }
-      case 'leave': {
-        const enter = open.get(e.pid)?.pop();
-        const call: StepResult['calls'][number] = {
-          plugin: pluginOf(e.ref),
-          hook: e.hook,
-          context: 'remote',
-          role: e.pid === hostPid ? 'stepd' : 'task',
-          node,
-          us: e.us,
-        };
-        const gtid = gtidOf(enter?.task ?? (e.pid === hostPid ? undefined : taskOfPid.get(e.pid)));
-        if (gtid !== undefined) call.task = gtid;
-        if (e.rc !== undefined) call.rc = e.rc;
-        result.calls.push(call);
-        break;
-      }
       case 'task': {
         const t = taskResult(e.task);
         t.pid = e.pid;
@@ -119,6 +85,7 @@ export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): v
       case 'exit': {
         const t = taskResult(e.task);
         t.status = e.status;
+        statusOfPid.set(e.pid, e.status);
         Object.assign(t, decodeStatus(e.status));
         break;
       }
@@ -133,98 +100,46 @@ export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): v
           }
         }
         break;
-      case 'item': {
-        const read: StepResult['items'][number] = { plugin: pluginOf(e.ref), hook: e.hook, node, item: e.item, rc: e.rc };
-        if ('value' in e) read.value = e.value;
-        result.items.push(read);
-        break;
-      }
-      case 'env': {
-        const change: StepResult['env'][number] = { plugin: pluginOf(e.ref), hook: e.hook, node, op: e.op, name: e.name, rc: e.rc };
-        if (e.value !== undefined) change.value = e.value;
-        const gtid = gtidOf(e.task);
-        if (gtid !== undefined) change.task = gtid;
-        result.env.push(change);
-        break;
-      }
-      case 'log': {
-        const line: StepResult['log'][number] = { source: e.source, level: e.level, message: e.msg, node };
-        if (e.ref !== undefined) line.plugin = pluginOf(e.ref);
-        if (e.hook !== undefined) line.hook = e.hook;
-        result.log.push(line);
-        break;
-      }
-      case 'problem':
-      case 'warning': {
-        const p = problem({
-          severity: e.t === 'warning' ? 'warning' : e.severity,
-          code: e.code,
-          message: e.message,
-        });
-        if (e.ref !== undefined) p.plugin = pluginOf(e.ref);
-        if (e.hook !== undefined) p.hook = e.hook;
-        if (e.t === 'problem') {
-          if (e.file !== undefined) p.file = e.file;
-          if (e.line !== undefined) p.line = e.line;
-          if (e.rc !== undefined) p.rc = e.rc;
-        }
-        result.problems.push(p);
-        break;
-      }
       default:
         break;
     }
   }
 
-  // A task child that died inside plugin code: blame the plugin and hook.
-  for (const [pid, open] of run.openHooks) {
-    const top = open[open.length - 1];
-    if (pid === hostPid || !top) continue;
-    const local = taskOfPid.get(pid);
-    const t = local === undefined ? undefined : tasks.get(local);
-    const how = t?.signal ? `killed by ${t.signal}` : t?.exitCode !== null && t?.exitCode !== undefined ? `exited with status ${t.exitCode}` : 'ended';
-    const p = problem({
-      severity: 'error',
-      code: t?.signal ? 'PLUGIN_CRASHED' : 'PLUGIN_EXITED',
-      message: `${pluginOf(top.ref)} in ${top.hook}: task ${t?.task ?? '?'} ${how} inside the plugin`,
-      plugin: pluginOf(top.ref),
-      hook: top.hook,
-    });
-    if (t) p.task = t.task;
-    if (t?.signal) p.signal = t.signal;
-    result.problems.push(p);
+  // Calls, items, environment operations and log lines from the reducer,
+  // with the node and the global task id added.
+  for (const c of record.calls) {
+    const call: StepResult['calls'][number] = {
+      plugin: c.plugin,
+      hook: c.hook,
+      context: 'remote',
+      role: c.pid === record.hostPid ? 'stepd' : 'task',
+      node,
+      us: c.us!,
+    };
+    const gtid = gtidOf(c.task ?? (c.pid === record.hostPid ? undefined : taskOfPid.get(c.pid)));
+    if (gtid !== undefined) call.task = gtid;
+    if (c.rc !== undefined) call.rc = c.rc;
+    result.calls.push(call);
   }
+  for (const i of record.items) result.items.push({ ...i, node });
+  for (const { task, ...e } of record.env) {
+    const change: StepResult['env'][number] = { ...e, node };
+    const gtid = gtidOf(task);
+    if (gtid !== undefined) change.task = gtid;
+    result.env.push(change);
+  }
+  for (const { bare: _bare, ...l } of record.log) result.log.push({ ...l, node });
+  for (const p of record.problems) result.problems.push({ ...p, context: 'remote', node } as NodeProblem);
 
-  const done = run.done as (DoneEvent & { step?: StepSummary }) | undefined;
-  const summary: StepSummary = done?.step ?? {
-    failedAt: 'host',
-    stepRc: -1,
-    exitCode: 0,
-    launchRc: 0,
-    exitCallbacksRan: false,
-  };
-  if (run.fault) {
-    const open = run.openHooks.get(hostPid);
-    const top = open?.[open.length - 1];
-    const stderr = run.stderr.trim().split('\n').slice(-3).join(' | ');
-    const codes = { signal: 'PLUGIN_CRASHED', timeout: 'STEP_TIMEOUT', exit: 'PLUGIN_EXITED', protocol: 'HOST_PROTOCOL' };
-    const p = problem({
-      severity: 'error',
-      code: top ? codes[run.fault.kind] : run.fault.kind === 'timeout' ? 'STEP_TIMEOUT' : 'HOST_FAILED',
-      message:
-        `node ${node} (${layout.name}): ` +
-        (top ? `${pluginOf(top.ref)} in ${top.hook}: ` : '') +
-        run.fault.message +
-        (stderr && run.fault.kind === 'exit' ? ` (${stderr})` : ''),
-    });
-    if (top) {
-      p.plugin = pluginOf(top.ref);
-      p.hook = top.hook;
-    }
-    if (run.fault.signal) p.signal = run.fault.signal;
-    result.problems.push(p);
+  // Plugin code that never returned in a task child, then the host itself.
+  for (const p of taskFaults(run, (pid) => statusOfPid.get(pid))) result.problems.push(nodeProblem(p));
+  const summary: StepSummary = run.done?.step ?? { failedAt: 'host', stepRc: -1, exitCode: 0, launchRc: 0, exitCallbacksRan: false };
+  const fault = hostFault(run);
+  if (fault) {
+    result.problems.push(nodeProblem(fault));
     summary.failedAt ??= 'host';
   }
+  for (const p of leftovers(run)) result.problems.push(nodeProblem(p));
 
   const nodeResult: NodeResult = { node, name: layout.name, ...summary };
   result.nodes.push(nodeResult);

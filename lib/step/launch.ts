@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { invalidArgument, PlugstackError } from '../errors.js';
 import { runHost } from '../host/host-process.js';
+import type { HostEvent } from '../host/protocol.js';
 import { addNode, finishStep } from './aggregate.js';
 import { LAUNCH_NODE_ADDRESS, launcherPort, workingCluster } from './cluster.js';
 import { launcherEnv } from './launcher-env.js';
@@ -152,7 +153,8 @@ export async function launchStep(stack: StackRef, options: StepOptions): Promise
         {
           timeoutMs,
           ...(stack.hostEnv ? { env: stack.hostEnv } : {}),
-          ...(options.onEvent ? { onEvent: (e: import('../host/events.js').HostEvent) => options.onEvent!(node, e) } : {}),
+          label: `node ${node.nodeId} (${node.name})`,
+          ...(options.onEvent ? { onEvent: (e: HostEvent) => options.onEvent!(node, e) } : {}),
         },
       ).then((run) => ({ node, run })),
     ),

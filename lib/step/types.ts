@@ -44,7 +44,7 @@ export interface StepOptions {
   /** Kill the whole step after this long. Default 60 s. */
   timeoutMs?: number;
   /** Each event of each node's host, as it arrives (for streaming task output). */
-  onEvent?: (node: { nodeId: number; name: string; gtids: number[] }, event: import('../host/events.js').HostEvent) => void;
+  onEvent?: (node: { nodeId: number; name: string; gtids: number[] }, event: import('../host/protocol.js').HostEvent) => void;
   /**
    * What the step record says about the whole step, when it is not what
    * the layout implies. slurmstepd's batch step never fills in the node

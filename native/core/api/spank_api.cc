@@ -14,13 +14,14 @@
 #include "api/spank_api_internal.h"
 #include "spank/stack.h"
 #include "common/visibility.h"
+#include "protocol/messages.h"
 
 using namespace plugstack;
 
 namespace plugstack::api {
 
 void warnPlugin(const char* code, const std::string& message) {
-  json::Object ev{{"t", "warning"}, {"code", code}, {"message", message}};
+  json::Object ev{{"t", msg::kWarning}, {"code", code}, {"message", message}};
   if (HookScope::currentRef() >= 0) {
     ev.emplace_back("ref", HookScope::currentRef());
     ev.emplace_back("hook", HookScope::currentHook());
@@ -112,7 +113,7 @@ spank_err_t copyOut(const char* value, char* buf, int len) {
 }
 
 void envEvent(const char* op, spank_t spank, const char* var, const char* val, spank_err_t rc) {
-  Event ev("env");
+  Event ev(msg::kEnv);
   ev.add("op", op)
       .add("ref", spank && spank->plugin ? spank->plugin->ref : -1)
       .add("hook", spank ? phaseInfo(spank->phase).symbol : "")
@@ -299,7 +300,7 @@ PLUGSTACK_EXPORT spank_err_t spank_prepend_task_argv(spank_t spank, int argc, co
   task->setArgv(next);
   // Slurm records the nominal sum even when a NULL cut the copy short.
   task->argc = nominal;
-  emitEvent({{"t", "argv"},
+  emitEvent({{"t", msg::kArgv},
              {"ref", spank->plugin ? spank->plugin->ref : -1},
              {"hook", phaseInfo(spank->phase).symbol},
              {"task", task->id},

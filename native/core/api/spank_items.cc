@@ -12,6 +12,7 @@
 #include "api/spank_api_internal.h"
 #include "spank/stack.h"
 #include "common/visibility.h"
+#include "protocol/messages.h"
 
 using namespace plugstack;
 
@@ -309,7 +310,7 @@ extern "C" PLUGSTACK_EXPORT spank_err_t spank_get_item(spank_t spank, spank_item
   }
 
   const char* name = itemName(itemNumber);
-  Event ev("item");
+  Event ev(msg::kItem);
   ev.add("ref", spank->plugin ? spank->plugin->ref : -1).add("hook", phaseInfo(spank->phase).symbol);
   if (name) ev.add("item", name);
   else ev.add("item", itemNumber);

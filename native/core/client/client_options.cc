@@ -10,6 +10,7 @@
 #include "common/events.h"
 #include "common/slurm_log.h"
 #include "step/remote_options.h"
+#include "protocol/messages.h"
 
 namespace plugstack {
 
@@ -21,7 +22,7 @@ constexpr int kLongOnlyBase = 0x100;
 // What glibc's getopt would print, sent as console text (opterr is off so
 // that nothing reaches the host's stderr out of order).
 void console(const std::string& text) {
-  emitEvent(Event("console").add("stream", "stderr").add("text", text).urgent());
+  emitEvent(Event(msg::kConsole).add("stream", "stderr").add("text", text).urgent());
 }
 
 // One word of an #SBATCH line, with sbatch's quoting rules: quotes group,
@@ -101,7 +102,7 @@ int ClientOptions::runPluginOption(CachedOption& opt, const char* arg, const cha
 void ClientOptions::setBuiltin(const BuiltinOption& opt, const char* arg, const char* source) {
   if (std::strcmp(opt.name, "help") == 0) help_ = true;
   builtins_.push_back({opt.name, arg ? std::optional<std::string>(arg) : std::nullopt, source});
-  Event ev("builtin");
+  Event ev(msg::kBuiltin);
   ev.add("name", opt.name).add("source", source);
   if (arg) ev.add("value", arg);
   else ev.addNull("value");

@@ -13,7 +13,6 @@
 
 namespace plugstack {
 
-constexpr uint32_t kProtocolVersion = 1;
 constexpr uint32_t kMaxFrame = 16u << 20;
 
 class Channel : public EventSink {

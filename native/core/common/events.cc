@@ -3,6 +3,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "protocol/messages.h"
+
 namespace plugstack {
 
 namespace {
@@ -78,8 +80,8 @@ void emitEvent(json::Object event) {
   bool urgent = false;
   for (const auto& [k, v] : event)
     if (k == "t" && v.isString())
-      urgent = v.asString() == "problem" || v.asString() == "warning" || v.asString() == "fatal" ||
-               v.asString() == "done";
+      urgent = v.asString() == msg::kProblem || v.asString() == msg::kWarning ||
+               v.asString() == msg::kFatal || v.asString() == msg::kDone;
   std::string text = json::Value(std::move(event)).dump();
   g_sink->emit(text, urgent);
 }

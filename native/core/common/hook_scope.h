@@ -2,13 +2,15 @@
 //
 // The "enter" event is on its way to Node before the plugin runs, so a
 // crash, exit() or hang inside the plugin is attributed to the right plugin
-// and hook even though the process never gets to say so itself.
+// and hook even though the process never gets to say so itself. Around the
+// call, containment notes the processes and descriptors it creates.
 #pragma once
 
 #include <string>
 
 #include "common/events.h"
 #include "common/json.h"
+#include "lifecycle/containment.h"
 
 namespace plugstack {
 
@@ -31,6 +33,8 @@ class HookScope {
  private:
   int ref_;
   std::string hook_;
+  int task_ = -1;
+  containment::Probe probe_;
   long long start_;
   int rc_ = 0;
   bool hasRc_ = false;

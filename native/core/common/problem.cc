@@ -2,6 +2,7 @@
 
 #include "common/events.h"
 #include "common/slurm_log.h"
+#include "protocol/messages.h"
 
 namespace plugstack {
 
@@ -14,8 +15,8 @@ json::Object diagnosticToJson(const Diagnostic& d) {
 
 void reportProblem(const Diagnostic& d, json::Object extra) {
   for (const auto& l : d.slurmLog)
-    emitEvent({{"t", "log"}, {"source", "slurm"}, {"level", l.level}, {"msg", l.text}});
-  json::Object ev{{"t", "problem"}};
+    emitEvent({{"t", msg::kLog}, {"source", "slurm"}, {"level", l.level}, {"msg", l.text}});
+  json::Object ev{{"t", msg::kProblem}};
   for (auto& kv : diagnosticToJson(d)) ev.push_back(std::move(kv));
   for (auto& kv : extra) ev.push_back(std::move(kv));
   emitEvent(std::move(ev));

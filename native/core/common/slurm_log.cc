@@ -2,6 +2,7 @@
 
 #include "common/events.h"
 #include "common/hook_scope.h"
+#include "protocol/messages.h"
 
 namespace plugstack {
 
@@ -18,7 +19,7 @@ const char* logLevelName(LogLevel level) {
 }
 
 void slurmLog(LogLevel level, const std::string& text, bool fatal) {
-  Event ev("log");
+  Event ev(msg::kLog);
   ev.add("source", "slurm").add("level", fatal ? "fatal" : logLevelName(level)).add("msg", text);
   if (level == LogLevel::Error) ev.urgent();
   emitEvent(ev);
@@ -26,7 +27,7 @@ void slurmLog(LogLevel level, const std::string& text, bool fatal) {
 
 void pluginLog(LogLevel level, const std::string& text, bool spankLog) {
   // Sent at once: a plugin's last words before a crash are worth keeping.
-  Event ev("log");
+  Event ev(msg::kLog);
   ev.add("source", "plugin").add("level", logLevelName(level)).add("msg", text);
   if (spankLog) ev.add("bare", true);
   if (HookScope::currentRef() >= 0) ev.add("ref", HookScope::currentRef()).add("hook", HookScope::currentHook());

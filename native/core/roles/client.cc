@@ -22,6 +22,7 @@
 #include "spank/help_format.h"
 #include "spank/job_records.h"
 #include "spank/stack.h"
+#include "protocol/messages.h"
 
 extern char** environ;
 
@@ -57,9 +58,9 @@ void runExitCallbacks(ClientSession& s) {
 
 // The command ends here, with this status, as Slurm's exit() would end it.
 int finish(ClientSession& s, int status, const char* reason) {
-  emitEvent(Event("commandExit").add("status", status).add("reason", reason).urgent());
+  emitEvent(Event(msg::kCommandExit).add("status", status).add("reason", reason).urgent());
   runExitCallbacks(s);
-  emitEvent({{"t", "done"}, {"ok", true}, {"status", status}});
+  emitEvent({{"t", msg::kDone}, {"ok", true}, {"status", status}});
   return 0;
 }
 
@@ -112,7 +113,7 @@ std::string helpText(Stack& stack, Command command) {
 }
 
 int printHelp(ClientSession& s) {
-  emitEvent(Event("print").add("stream", "stdout").add("what", "help").add("text", helpText(*s.stack, s.command)));
+  emitEvent(Event(msg::kPrint).add("stream", "stdout").add("what", "help").add("text", helpText(*s.stack, s.command)));
   return finish(s, 0, "help");
 }
 
@@ -170,7 +171,7 @@ void reportReady(ClientSession& s, const ClientOptions& options, const std::stri
     builtins.emplace_back(json::Object{{"name", b.name},
                                        {"value", b.value ? json::Value(*b.value) : json::Value()},
                                        {"source", b.source}});
-  emitEvent({{"t", "ready"},
+  emitEvent({{"t", msg::kReady},
              {"positional", stringArray(options.positional())},
              {"builtins", std::move(builtins)},
              {"options", std::move(found)},
@@ -210,9 +211,9 @@ int converse(Channel& channel, ClientSession& s) {
       return 1;
     }
     const std::string& what = msg["t"].asString();
-    if (what == "local_user_init") {
+    if (what == msg::kLocalUserInitCommand) {
       if (!readJob(msg["job"], &job, &error)) {
-        emitEvent({{"t", "fatal"}, {"message", error}});
+        emitEvent({{"t", msg::kFatal}, {"message", error}});
         return 2;
       }
       // From here on srun has its shepherd: its exit callbacks will run.
@@ -220,19 +221,19 @@ int converse(Channel& channel, ClientSession& s) {
       int rc = s.stack->callPass(Phase::LocalUserInit, &job, nullptr).rc;
       if (s.stack->isFailure(rc)) {
         slurmLog(LogLevel::Error, "Failure in local plugin stack");
-        emitEvent(Event("result").add("hook", "local_user_init").add("rc", rc).add("failed", true));
+        emitEvent(Event(msg::kResult).add("hook", "local_user_init").add("rc", rc).add("failed", true));
         return finish(s, 1, "local_user_init");
       }
-      emitEvent(Event("result").add("hook", "local_user_init").add("rc", rc).add("failed", false));
+      emitEvent(Event(msg::kResult).add("hook", "local_user_init").add("rc", rc).add("failed", false));
       flushEvents();
-    } else if (what == "allocated") {
+    } else if (what == msg::kAllocatedCommand) {
       // srun got (or joined) an allocation: its shepherd exists now.
       s.exitCallbacksArmed = true;
-    } else if (what == "exit") {
+    } else if (what == msg::kExitCommand) {
       int status = msg["status"].isNumber() ? static_cast<int>(msg["status"].asNumber()) : 0;
       return finish(s, status, "done");
     } else {
-      emitEvent({{"t", "fatal"}, {"message", "unknown request " + what}});
+      emitEvent({{"t", msg::kFatal}, {"message", "unknown request " + what}});
       return 2;
     }
   }
@@ -252,7 +253,7 @@ int runClientRole(Channel& channel, const json::Value& request) {
     error = "srun runs in local context, sbatch and salloc in allocator context";
   }
   if (!error.empty()) {
-    emitEvent({{"t", "fatal"}, {"message", error}});
+    emitEvent({{"t", msg::kFatal}, {"message", error}});
     return 2;
   }
   std::vector<std::string> args;

@@ -1,9 +1,10 @@
 // plugstack-host: one executable for every Slurm process plugstack plays.
 //
-//   plugstack-host <role> --fd <n>
+//   plugstack-host <role> --fd <n> [--parent <pid>]
 //
 // The role is chosen at start; the request arrives as the first frame on the
-// socket <n> (Node's end is the other half of the socketpair). The process
+// socket <n> (Node's end is the other half of the socketpair); <pid> is
+// Node's, whose death ends the host and everything below it. The process
 // is single-threaded, so it may fork tasks the way slurmstepd does.
 #include <fcntl.h>
 #include <signal.h>
@@ -16,8 +17,11 @@
 #include <string>
 
 #include "common/channel.h"
+#include "lifecycle/containment.h"
+#include "spank/stack.h"
 #include "roles/role.h"
 #include "common/visibility.h"
+#include "protocol/messages.h"
 
 namespace plugstack {
 
@@ -37,7 +41,7 @@ constexpr RoleEntry kRoles[] = {
 };
 
 int usage() {
-  std::fprintf(stderr, "usage: plugstack-host <role> --fd <n>\nroles:");
+  std::fprintf(stderr, "usage: plugstack-host <role> --fd <n> [--parent <pid>]\nroles:");
   for (const auto& r : kRoles) std::fprintf(stderr, " %s", r.name);
   std::fprintf(stderr, "\nThis program is started by the plugstack Node package.\n");
   return 2;
@@ -49,7 +53,14 @@ int usage() {
 
 extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
   using namespace plugstack;
-  if (argc != 4 || std::strcmp(argv[2], "--fd") != 0) return usage();
+  if ((argc != 4 && argc != 6) || std::strcmp(argv[2], "--fd") != 0) return usage();
+  long parent = 0;
+  if (argc == 6) {
+    char* end;
+    if (std::strcmp(argv[4], "--parent") != 0) return usage();
+    parent = std::strtol(argv[5], &end, 10);
+    if (*end || parent <= 0) return usage();
+  }
   const RoleEntry* role = nullptr;
   for (const auto& r : kRoles)
     if (std::strcmp(argv[1], r.name) == 0) role = &r;
@@ -61,6 +72,8 @@ extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
   // Plugins and the programs they start must not inherit our end of the
   // channel.
   fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+  // Before any plugin code: a subreaper that dies with Node.
+  containment::start(static_cast<pid_t>(parent));
   // A write to a task that already died (its barrier) must fail with EPIPE,
   // not kill the host; task children restore the default before exec.
   signal(SIGPIPE, SIG_IGN);
@@ -74,24 +87,27 @@ extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
 
   Channel channel(static_cast<int>(fd));
   setEventSink(&channel);
-  emitEvent({{"t", "hello"},
-             {"protocol", kProtocolVersion},
+  emitEvent({{"t", msg::kHello},
+             {"protocol", msg::kProtocolVersion},
              {"pid", static_cast<int>(getpid())},
              {"role", role->name}});
 
   std::string payload, error;
   if (!channel.read(&payload, &error)) {
-    emitEvent({{"t", "fatal"}, {"message", "no request: " + error}});
+    emitEvent({{"t", msg::kFatal}, {"message", "no request: " + error}});
     flushEvents();
     return 2;
   }
   json::Value request;
   if (!json::parse(payload, &request, &error) || !request.isObject()) {
-    emitEvent({{"t", "fatal"}, {"message", "malformed request: " + error}});
+    emitEvent({{"t", msg::kFatal}, {"message", "malformed request: " + error}});
     flushEvents();
     return 2;
   }
   int rc = role->run(channel, request);
+  // Whatever plugin code left running goes, and is reported; so are the
+  // descriptors it left open, where the stack was unloaded.
+  containment::finish(Stack::liveCount() == 0);
   flushEvents();
   return rc;
 }

@@ -11,6 +11,7 @@
 #include "spank/stack.h"
 #include "roles/role.h"
 #include "roles/stack_request.h"
+#include "protocol/messages.h"
 
 namespace plugstack {
 
@@ -79,7 +80,7 @@ void reportHelp(Stack& stack, Command command, int columns) {
     }
     help.push_back({opt.name, opt.arginfo, opt.usage, shown});
   }
-  emitEvent({{"t", "help"},
+  emitEvent({{"t", msg::kHelp},
              {"command", commandName(command)},
              {"text", formatPluginHelp(help, columns)}});
 }
@@ -91,14 +92,14 @@ int runInspectRole(Channel& channel, const json::Value& request) {
   StackSettings settings;
   std::string error;
   if (!request["conf"].isString() || !readStackSettings(request, &settings, &error)) {
-    emitEvent({{"t", "fatal"},
+    emitEvent({{"t", msg::kFatal},
                {"message", error.empty() ? "request.conf must be a path" : error}});
     return 2;
   }
   const std::string conf = request["conf"].asString();
 
   ParsedConf parsed = parsePlugstackConf(conf);
-  emitEvent({{"t", "conf"}, {"path", conf}, {"missing", parsed.missing}});
+  emitEvent({{"t", msg::kConf}, {"path", conf}, {"missing", parsed.missing}});
 
   bool ok;
   int initRc = 0;
@@ -126,7 +127,7 @@ int runInspectRole(Channel& channel, const json::Value& request) {
     // The stack is destroyed here: fini() and dlclose of every plugin, in
     // config order, still reported as hook calls.
   }
-  emitEvent({{"t", "done"},
+  emitEvent({{"t", msg::kDone},
              {"ok", ok},
              {"initRc", initRc},
              {"anyJobProlog", anyProlog},

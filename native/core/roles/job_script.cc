@@ -11,6 +11,7 @@
 #include "roles/stack_request.h"
 #include "spank/job_records.h"
 #include "spank/stack.h"
+#include "protocol/messages.h"
 
 namespace plugstack {
 
@@ -38,7 +39,7 @@ bool readIdFromEnv(const char* name, uint32_t* out) {
 // ends with 0 once it has reported, so that only a plugin's exit(), crash
 // or hang shows up as a fault.
 int finish(int status, const char* stoppedAt) {
-  emitEvent({{"t", "done"},
+  emitEvent({{"t", msg::kDone},
              {"ok", status == 0},
              {"status", status},
              {"stoppedAt", stoppedAt ? json::Value(stoppedAt) : json::Value()}});
@@ -55,7 +56,7 @@ int runJobScriptRole(Channel& channel, const json::Value& request) {
   if (mode != "prolog" && mode != "epilog") error = "request.mode must be prolog or epilog";
   else readRoleStack(request, Context::JobScript, "job_script", &settings, &error);
   if (!error.empty()) {
-    emitEvent({{"t", "fatal"}, {"message", error}});
+    emitEvent({{"t", msg::kFatal}, {"message", error}});
     return 2;
   }
 

@@ -11,6 +11,7 @@
 #include "roles/role.h"
 #include "roles/stack_request.h"
 #include "spank/stack.h"
+#include "protocol/messages.h"
 
 namespace plugstack {
 
@@ -18,7 +19,7 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
   StackSettings settings;
   std::string error;
   if (!readRoleStack(request, Context::Slurmd, "slurmd", &settings, &error)) {
-    emitEvent({{"t", "fatal"}, {"message", error}});
+    emitEvent({{"t", msg::kFatal}, {"message", error}});
     return 2;
   }
   ParsedConf parsed = readRequestConf(request);
@@ -30,13 +31,13 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
   int initRc = ok ? stack->callPass(Phase::Init, nullptr, nullptr).rc : -1;
   ok = ok && !stack->isFailure(initRc);
   if (!ok) slurmLog(LogLevel::Error, "slurmd initialization failed");
-  emitEvent({{"t", "started"},
+  emitEvent({{"t", msg::kStarted},
              {"ok", ok},
              {"initRc", initRc},
              {"anyJobProlog", stack->anyJobProlog()},
              {"anyJobEpilog", stack->anyJobEpilog()}});
   if (!ok) {
-    emitEvent({{"t", "done"}, {"ok", false}, {"status", 1}});
+    emitEvent({{"t", msg::kDone}, {"ok", false}, {"status", 1}});
     return 1;
   }
   flushEvents();
@@ -46,8 +47,8 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
   std::string payload;
   json::Value msg;
   if (!channel.read(&payload, &error) || !json::parse(payload, &msg, &error) ||
-      !msg["t"].isString() || msg["t"].asString() != "stop") {
-    emitEvent({{"t", "done"}, {"ok", true}, {"status", 0}, {"killed", true}});
+      !msg["t"].isString() || msg["t"].asString() != msg::kStopCommand) {
+    emitEvent({{"t", msg::kDone}, {"ok", true}, {"status", 0}, {"killed", true}});
     return 0;
   }
   int exitRc = stack->callPass(Phase::SlurmdExit, nullptr, nullptr).rc;
@@ -55,7 +56,7 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
   if (exitRc && stack->version().line() >= 2411)
     slurmLog(LogLevel::Error, std::string("_slurmd_fini: SPANK slurmd exit failed: ") + slurmErrorText(exitRc));
   delete stack;
-  emitEvent({{"t", "done"}, {"ok", true}, {"status", 0}, {"exitRc", exitRc}});
+  emitEvent({{"t", msg::kDone}, {"ok", true}, {"status", 0}, {"exitRc", exitRc}});
   return 0;
 }
 

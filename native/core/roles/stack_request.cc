@@ -1,6 +1,7 @@
 #include "roles/stack_request.h"
 
 #include "common/events.h"
+#include "protocol/messages.h"
 
 namespace plugstack {
 
@@ -49,7 +50,7 @@ bool readRoleStack(const json::Value& request, Context expected, const char* rol
 ParsedConf readRequestConf(const json::Value& request) {
   const std::string& path = request["conf"].asString();
   ParsedConf parsed = parsePlugstackConf(path);
-  emitEvent({{"t", "conf"}, {"path", path}, {"missing", parsed.missing}});
+  emitEvent({{"t", msg::kConf}, {"path", path}, {"missing", parsed.missing}});
   return parsed;
 }
 

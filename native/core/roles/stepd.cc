@@ -6,11 +6,11 @@
 #include "roles/stack_request.h"
 #include "step/step_lifecycle.h"
 #include "step/step_spec.h"
+#include "protocol/messages.h"
 
 namespace plugstack {
 
 int runStepdRole(Channel& channel, const json::Value& request) {
-  (void)channel;
   StackSettings settings;
   StepSpec spec;
   std::string error;
@@ -22,7 +22,7 @@ int runStepdRole(Channel& channel, const json::Value& request) {
             std::to_string(getuid()) + " gid " + std::to_string(getgid());
   }
   if (!error.empty()) {
-    emitEvent({{"t", "fatal"}, {"message", error}});
+    emitEvent({{"t", msg::kFatal}, {"message", error}});
     return 2;
   }
 
@@ -32,10 +32,10 @@ int runStepdRole(Channel& channel, const json::Value& request) {
   // the stack (no fini(), no dlclose): neither do we.
   auto* stack = new Stack(settings);
   Stack::setCurrent(stack);
-  StepOutcome outcome = StepLifecycle(*stack, spec).run(parsed);
+  StepOutcome outcome = StepLifecycle(*stack, spec, channel).run(parsed);
   if (outcome.exitCallbacksRan) delete stack;
 
-  emitEvent({{"t", "done"},
+  emitEvent({{"t", msg::kDone},
              {"ok", outcome.failedAt.empty()},
              {"step",
               json::Object{{"failedAt", outcome.failedAt.empty() ? json::Value() : json::Value(outcome.failedAt)},

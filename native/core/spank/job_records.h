@@ -29,6 +29,9 @@ struct TaskRecord {
   pid_t pid = -1;     // known only in the parent, after fork
   bool exited = false;
   int estatus = 0;  // raw wait status
+  // Signalled by a request (SIGTERM/SIGKILL): its status says only that
+  // we killed it, so the step's exit code ignores it (_get_exit_code).
+  bool killedByCmd = false;
   // The argv this task will exec; spank_prepend_task_argv grows it.
   std::vector<std::string> argvStore;
   std::vector<char*> argv;  // NULL-terminated view of argvStore

@@ -8,6 +8,7 @@
 #include "common/events.h"
 #include "spank/plugin.h"
 #include "common/slurm_log.h"
+#include "protocol/messages.h"
 
 namespace plugstack {
 
@@ -73,7 +74,7 @@ spank_err_t OptionCache::add(Plugin* plugin, const struct spank_option* opt,
     slurmLog(LogLevel::Error, "spank: option \"" + name + "\" provided by " +
                                   std::string(plugin->name ? plugin->name : "") +
                                   " too long. Ignoring.");
-    emitEvent({{"t", "option"},
+    emitEvent({{"t", msg::kOption},
                {"ref", plugin->ref},
                {"name", name},
                {"source", optionSourceName(source)},
@@ -91,7 +92,7 @@ spank_err_t OptionCache::add(Plugin* plugin, const struct spank_option* opt,
     entry.disabled = true;
     entry.disabledReason = "duplicate of the option of plugin " + earlier->plugin->basename();
   }
-  json::Object ev{{"t", "option"},
+  json::Object ev{{"t", msg::kOption},
                   {"ref", plugin->ref},
                   {"name", entry.name},
                   {"arginfo", entry.arginfo ? json::Value(*entry.arginfo) : json::Value()},

@@ -7,6 +7,7 @@
 #include "common/problem.h"
 #include "rules/slurm_errors.h"
 #include "common/slurm_log.h"
+#include "protocol/messages.h"
 
 namespace plugstack {
 
@@ -50,10 +51,19 @@ json::Array callbackNames(const Plugin& p) {
 Stack* Stack::current() { return g_current; }
 void Stack::setCurrent(Stack* stack) { g_current = stack; }
 
+namespace {
+int g_liveStacks = 0;
+}  // namespace
+
 Stack::Stack(StackSettings settings)
-    : settings_(std::move(settings)), loader_(settings_.version) {}
+    : settings_(std::move(settings)), loader_(settings_.version) {
+  g_liveStacks++;
+}
+
+int Stack::liveCount() { return g_liveStacks; }
 
 Stack::~Stack() {
+  g_liveStacks--;
   // Slurm destroys the plugin list from its head: fini() and dlclose in
   // config order, not in reverse.
   for (auto& p : plugins_) PluginLoader::unload(*p);
@@ -97,7 +107,7 @@ int Stack::processPluginLine(const PluginLine& line, int ref) {
   plugin->args = line.args;
   // Announced before any of its code can run (PluginDir search included),
   // so that a crash in a constructor can be pinned on this line.
-  emitEvent({{"t", "line"},
+  emitEvent({{"t", msg::kLine},
              {"ref", ref},
              {"file", line.file},
              {"line", line.line},
@@ -106,7 +116,7 @@ int Stack::processPluginLine(const PluginLine& line, int ref) {
              {"args", json::Array(line.args.begin(), line.args.end())}});
   plugin->path = resolvePath(line.path, ref);
 
-  json::Object seen{{"t", "plugin"}, {"ref", ref}, {"path", plugin->path}};
+  json::Object seen{{"t", msg::kPlugin}, {"ref", ref}, {"path", plugin->path}};
 
   const std::string where = "spank: " + line.file + ":" + std::to_string(line.line) + ":";
   auto failed = [&](const char* code, std::string message) {
@@ -263,7 +273,7 @@ PassResult Stack::callPass(Phase phase, void* job, TaskRecord* task) {
   // Passes no plugin takes part in are not worth a frame (there is one per
   // task and phase).
   if (called) {
-    Event ev("pass");
+    Event ev(msg::kPass);
     ev.add("hook", info.symbol).add("rc", rc);
     if (result.stoppedBy >= 0) ev.add("stoppedBy", result.stoppedBy);
     else ev.addNull("stoppedBy");

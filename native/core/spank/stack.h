@@ -74,6 +74,9 @@ class Stack {
   // The process's current stack (Slurm's global_spank_stack), or nullptr.
   static Stack* current();
   static void setCurrent(Stack* stack);
+  // Stacks created and not destroyed: Slurm leaves a stack loaded on some
+  // early failures, and then plugins never had their chance to clean up.
+  static int liveCount();
 
   // Handles are checked against this: a handle kept by a plugin past its
   // pass is refused instead of reading freed memory as Slurm would.

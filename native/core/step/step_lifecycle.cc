@@ -14,12 +14,14 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <fstream>
+#include <ctime>
 
 #include "common/events.h"
 #include "common/slurm_log.h"
+#include "lifecycle/containment.h"
 #include "step/remote_options.h"
 #include "step/task_env.h"
+#include "protocol/messages.h"
 
 namespace plugstack {
 
@@ -126,9 +128,9 @@ bool StepLifecycle::forkTasks() {
       // The step's process group (task 0's pid, as in slurmstepd). Node
       // kills it if this host dies before it could.
       pgid_ = t.pid;
-      emitEvent({{"t", "pgid"}, {"pgid", static_cast<int>(pgid_)}});
+      emitEvent({{"t", msg::kPgid}, {"pgid", static_cast<int>(pgid_)}});
     }
-    emitEvent(Event("task").add("task", step.tasks[i].id).add("gtid", step.tasks[i].gtid).add("pid", static_cast<int>(t.pid)));
+    emitEvent(Event(msg::kTask).add("task", step.tasks[i].id).add("gtid", step.tasks[i].gtid).add("pid", static_cast<int>(t.pid)));
     tasks_.push_back(t);
   }
   if (!reclaimPrivileges(privileges_)) slurmLog(LogLevel::Error, "Unable to reclaim privileges");
@@ -153,10 +155,7 @@ bool StepLifecycle::postForkAndRelease() {
       }
       // Closing the barriers makes every child's read return 0: each one
       // exits with status 1 without exec'ing.
-      for (auto& other : tasks_) {
-        close(other.barrier);
-        other.barrier = -1;
-      }
+      for (auto& other : tasks_) containment::closeOwned(&other.barrier);
       return false;
     }
   }
@@ -166,8 +165,7 @@ bool StepLifecycle::postForkAndRelease() {
     if (write(t.barrier, &go, 1) != 1)
       slurmLog(LogLevel::Error, "write to unblock task " + std::to_string(t.index) +
                                     " failed: " + std::strerror(errno));
-    close(t.barrier);
-    t.barrier = -1;
+    containment::closeOwned(&t.barrier);
   }
   return true;
 }
@@ -178,15 +176,14 @@ void StepLifecycle::drainOutput(TaskProcess& t) {
     while (*fd >= 0) {
       ssize_t n = read(*fd, buf, sizeof buf);
       if (n > 0) {
-        emitEvent(Event("output")
+        emitEvent(Event(msg::kOutput)
                       .add("task", spec_.record.tasks[t.index].id)
                       .add("stream", fd == &t.out ? "stdout" : "stderr")
                       .add("data", std::string_view(buf, static_cast<size_t>(n))));
         continue;
       }
       if (n == 0) {
-        close(*fd);
-        *fd = -1;
+        containment::closeOwned(fd);
       } else if (errno == EINTR) {
         continue;
       }
@@ -201,7 +198,7 @@ void StepLifecycle::onTaskExit(TaskProcess& t, int status) {
   drainOutput(t);
   task.exited = true;
   task.estatus = status;
-  emitEvent(Event("exit")
+  emitEvent(Event(msg::kExit)
                 .add("task", task.id)
                 .add("gtid", task.gtid)
                 .add("pid", static_cast<int>(t.pid))
@@ -228,7 +225,12 @@ void StepLifecycle::waitForTasks() {
           fds.push_back({fd, POLLIN, 0});
           owner.push_back(&t);
         }
+    // Node's end of the channel: commands, or its end.
+    fds.push_back({channel_.fd(), POLLIN, 0});
+    owner.push_back(nullptr);
     if (poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) break;
+    if (fds.back().revents) readCommand();
+    fds.pop_back();
 
     // Read only where there is something to read: a step has many tasks.
     TaskProcess* last = nullptr;
@@ -258,23 +260,58 @@ void StepLifecycle::waitForTasks() {
   }
 }
 
+void StepLifecycle::readCommand() {
+  std::string payload, error;
+  json::Value command;
+  // Node is gone: nobody will read a result, and the step goes with it.
+  if (!channel_.read(&payload, &error)) containment::abandon();
+  if (!json::parse(payload, &command, &error) || command["t"].asString() != msg::kSignalCommand ||
+      !command["signal"].isNumber()) {
+    emitEvent({{"t", msg::kFatal}, {"message", "unexpected command: " + payload.substr(0, 200)}});
+    return;
+  }
+  signalTasks(static_cast<int>(command["signal"].asNumber()), command["why"].asString());
+}
+
+// A signal request (req.c _handle_signal_container): node 0 logs the
+// cancellation once, tasks killed by SIGTERM or SIGKILL no longer count for
+// the step's exit code, and the step's process group gets the signal.
+void StepLifecycle::signalTasks(int sig, const std::string& why) {
+  StepRecord& step = spec_.record;
+  if ((why == "cancel" || why == "time_limit") && step.nodeId == 0 && !cancelLogged_) {
+    cancelLogged_ = true;
+    char when[32];
+    time_t now = time(nullptr);
+    struct tm tm;
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", localtime_r(&now, &tm));
+    std::string entity = spec_.batch() ? "JOB " + std::to_string(step.jobId)
+                                       : "STEP " + std::to_string(step.jobId) + "." + std::to_string(step.stepId);
+    slurmLog(LogLevel::Error, "*** " + entity + " ON " + spec_.nodeName + " CANCELLED AT " + when +
+                                  (why == "time_limit" ? " DUE TO TIME LIMIT ***" : " ***"));
+  }
+  if (sig == SIGTERM || sig == SIGKILL)
+    for (auto& t : step.tasks)
+      if (!t.exited) t.killedByCmd = true;
+  if (sig > 0 && pgid_ > 0) kill(-pgid_, sig);
+}
+
+void StepLifecycle::sendLaunchResponse(int rc) {
+  if (launchResponded_) return;
+  launchResponded_ = true;
+  emitEvent(Event(msg::kLaunch).add("rc", rc).urgent());
+}
+
 void StepLifecycle::killLeftovers() {
   // proctrack: everything in the step's process group goes.
   if (pgid_ > 0) kill(-pgid_, SIGKILL);
-  // The host is a subreaper, so processes the tasks or plugins started and
-  // abandoned are its children now: kill and reap them too.
-  for (int round = 0; round < 10; round++) {
-    std::ifstream list("/proc/self/task/" + std::to_string(getpid()) + "/children");
-    pid_t child;
-    bool any = false;
-    while (list >> child) {
-      any = true;
-      kill(child, SIGKILL);
-    }
-    int status;
-    while (waitpid(-1, &status, any ? 0 : WNOHANG) > 0) {
-    }
-    if (!any) break;
+  // The host is a subreaper, so processes the tasks started and abandoned
+  // are its children now: kill and reap them too (each orphan comes back
+  // once its parent is dead, hence the rounds). Processes plugin code
+  // started in this process may live until it ends.
+  for (int round = 0; round < 50; round++) {
+    if (containment::killStrays(true) == 0) break;
+    struct timespec pause = {0, 1000000};
+    nanosleep(&pause, nullptr);
   }
   // Output still in the pipes.
   long long deadline = monotonicMicros() + kDrainMillis * 1000LL;
@@ -293,12 +330,8 @@ void StepLifecycle::killLeftovers() {
 void StepLifecycle::closeAll() {
   for (auto& t : tasks_)
     for (int* fd : {&t.barrier, &t.out, &t.err})
-      if (*fd >= 0) {
-        close(*fd);
-        *fd = -1;
-      }
-  if (sigchld_ >= 0) close(sigchld_);
-  sigchld_ = -1;
+      containment::closeOwned(fd);
+  containment::closeOwned(&sigchld_);
 }
 
 int StepLifecycle::exitCode() const {
@@ -309,6 +342,8 @@ int StepLifecycle::exitCode() const {
   bool any = false;
   int rc = 0;
   for (const auto& t : tasks) {
+    // Its status only says that a signal request killed it.
+    if (t.killedByCmd) continue;
     if (WIFSIGNALED(t.estatus) && t.estatus) return t.estatus;
     rc = std::max(outcome_.stepRc, t.estatus);
     any = true;
@@ -322,10 +357,14 @@ StepOutcome StepLifecycle::run(const ParsedConf& conf) {
   // name, with pattern "node".
   spec_.record.env.set("SLURM_TOPOLOGY_ADDR", spec_.nodeName);
   spec_.record.env.set("SLURM_TOPOLOGY_ADDR_PATTERN", "node");
-  if (!startStack(conf)) return outcome_;
+  if (!startStack(conf)) {
+    // fail1: the launch is answered with the failure, no exit callbacks.
+    sendLaunchResponse(outcome_.launchRc);
+    return outcome_;
+  }
   // slurmstepd sets up the step's IO here: from now on its error messages
   // reach srun (through task 0's stderr).
-  emitEvent(Event("io"));
+  emitEvent(Event(msg::kIo));
 
   // SIGCHLD arrives through a descriptor, so that task output and task ends
   // are handled in one poll loop. Children unblock it before anything else.
@@ -334,15 +373,19 @@ StepOutcome StepLifecycle::run(const ParsedConf& conf) {
   sigaddset(&chld, SIGCHLD);
   sigprocmask(SIG_BLOCK, &chld, nullptr);
   sigchld_ = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  containment::own(sigchld_);
 
-  if (runUserInit() && forkTasks() && postForkAndRelease()) waitForTasks();
+  if (runUserInit() && forkTasks() && postForkAndRelease()) {
+    // job_manager answers the launch once every task is released.
+    sendLaunchResponse(0);
+    waitForTasks();
+  }
 
   killLeftovers();
   closeAll();
   // The step's IO is shut down before the exit callbacks: what slurmstepd
   // logs from here on no longer reaches srun (seen on a real 22.05).
-  emitEvent(Event("io_end"));
+  emitEvent(Event(msg::kIoEnd));
   // fail2 in job_manager: the exit callbacks run whatever happened after
   // init_post_opt.
   if (stack_.isFailure(stack_.callPass(Phase::Exit, &spec_.record, nullptr).rc))
@@ -350,10 +393,13 @@ StepOutcome StepLifecycle::run(const ParsedConf& conf) {
   outcome_.exitCallbacksRan = true;
   // A batch step still writes this to the job's error file; an srun step's
   // IO is closed by now.
-  if (outcome_.managerRc)
+  if (outcome_.managerRc) {
     slurmLog(LogLevel::Error, std::string("job_manager: exiting abnormally: ") + slurmErrorText(outcome_.managerRc));
+    // A failed launch is answered only now, after the exit callbacks.
+    sendLaunchResponse(outcome_.managerRc);
+  }
   outcome_.exitCode = exitCode();
-  emitEvent({{"t", "tasks"}, {"tasks", taskSummary(spec_.record)}});
+  emitEvent({{"t", msg::kTasks}, {"tasks", taskSummary(spec_.record)}});
   return outcome_;
 }
 

@@ -7,8 +7,10 @@
 //     block on the barrier)
 //   back to root; task_post_fork for each task; release the barrier
 //   (child: task environment, task_init, execve)
-//   reap each task as it ends: task_exit with its raw wait status
-//   kill what is left of the step; exit
+//   answer the launch request (srun stops waiting for the launch)
+//   reap each task as it ends: task_exit with its raw wait status; signal
+//     the tasks when Node asks (srun's Ctrl-C, a cancel, the time limit)
+//   kill what is left of the step; exit; a failed launch is answered now
 //
 // with each failure's consequence as the emulated release has it.
 #pragma once
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/channel.h"
 #include "config/plugstack_conf.h"
 #include "spank/stack.h"
 #include "step/step_spec.h"
@@ -45,7 +48,8 @@ struct StepOutcome {
 
 class StepLifecycle {
  public:
-  StepLifecycle(Stack& stack, StepSpec& spec) : stack_(stack), spec_(spec) {}
+  StepLifecycle(Stack& stack, StepSpec& spec, Channel& channel)
+      : stack_(stack), spec_(spec), channel_(channel) {}
   StepOutcome run(const ParsedConf& conf);
 
  private:
@@ -54,6 +58,9 @@ class StepLifecycle {
   bool forkTasks();
   bool postForkAndRelease();
   void waitForTasks();
+  void readCommand();
+  void signalTasks(int sig, const std::string& why);
+  void sendLaunchResponse(int rc);
   void drainOutput(TaskProcess& t);
   void onTaskExit(TaskProcess& t, int status);
   void killLeftovers();
@@ -64,6 +71,9 @@ class StepLifecycle {
 
   Stack& stack_;
   StepSpec& spec_;
+  Channel& channel_;
+  bool cancelLogged_ = false;
+  bool launchResponded_ = false;
   StepOutcome outcome_;
   std::vector<TaskProcess> tasks_;
   PrivState privileges_;

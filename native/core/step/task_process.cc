@@ -12,7 +12,9 @@
 
 #include "common/events.h"
 #include "common/slurm_log.h"
+#include "lifecycle/containment.h"
 #include "step/task_env.h"
+#include "protocol/messages.h"
 
 namespace plugstack {
 
@@ -42,7 +44,8 @@ void closeDescriptors(std::vector<int> fds) {
 void resetSignals() {
   sigset_t none;
   sigemptyset(&none);
-  for (int sig = 1; sig < 32; sig++)
+  // Real-time signals too: the host catches one for Node's death.
+  for (int sig = 1; sig <= SIGRTMAX; sig++)
     if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
   sigprocmask(SIG_SETMASK, &none, nullptr);
 }
@@ -92,7 +95,10 @@ bool waitForRelease(int fd) {
   std::vector<char*> argv(task.argv.begin(), task.argv.end());
   argv[0] = command.data();
 
-  emitEvent(Event("exec").add("task", task.id).add("path", command));
+  // Descriptors plugin code opened here without close-on-exec go with the
+  // task: say so before they do.
+  containment::beforeExec(task.id);
+  emitEvent(Event(msg::kExec).add("task", task.id).add("path", command));
   flushEvents();
   execve(command.c_str(), argv.data(), step.env.data());
 
@@ -167,21 +173,27 @@ bool forkTask(Stack& stack, StepSpec& spec, size_t index, const PrivState& privi
               const std::vector<TaskProcess>& earlier, TaskProcess* process) {
   int barrier[2], out[2], err[2];
   if (pipe2(barrier, O_CLOEXEC) < 0) return false;
-  if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+  if (pipe2(out, O_CLOEXEC) < 0) {
     close(barrier[0]);
     close(barrier[1]);
     return false;
   }
+  if (pipe2(err, O_CLOEXEC) < 0) {
+    for (int fd : {barrier[0], barrier[1], out[0], out[1]}) close(fd);
+    return false;
+  }
+  for (int fd : {barrier[0], barrier[1], out[0], out[1], err[0], err[1]}) containment::own(fd);
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
-    for (int fd : {barrier[0], barrier[1], out[0], out[1], err[0], err[1]}) close(fd);
+    for (int* fd : {&barrier[0], &barrier[1], &out[0], &out[1], &err[0], &err[1]}) containment::closeOwned(fd);
     return false;
   }
   if (pid == 0) {
     // Our copy of the parent's buffered events is the parent's to send.
     discardBufferedEvents();
     resetPid();
+    containment::enterChild();
     // slurmstepd's child drops its copy of the earlier tasks' pipes (it
     // destroys its wait list): that is what lets a barrier closed by the
     // parent reach every task.
@@ -193,9 +205,10 @@ bool forkTask(Stack& stack, StepSpec& spec, size_t index, const PrivState& privi
     runChild(stack, spec, index, privileges, barrier[0], out[1], err[1], parent);
   }
 
-  close(barrier[0]);
-  close(out[1]);
-  close(err[1]);
+  containment::adopt(pid);
+  containment::closeOwned(&barrier[0]);
+  containment::closeOwned(&out[1]);
+  containment::closeOwned(&err[1]);
   fcntl(out[0], F_SETFL, O_NONBLOCK);
   fcntl(err[0], F_SETFL, O_NONBLOCK);
   process->index = index;

@@ -1,0 +1,168 @@
+/**
+ * The host protocol at run time: every frame a host sends is checked
+ * against the catalogue (native/core/protocol/messages.json, through the
+ * generated table) before anything uses it, and so is every message Node
+ * sends. A frame of the wrong shape, or one the role does not send, is an
+ * error string here; the caller turns it into a HOST_PROTOCOL problem.
+ */
+import { PlugstackError } from '../errors.js';
+import {
+  CATALOGUE,
+  PROTOCOL_VERSION,
+  type HostCommand,
+  type HostEvent,
+  type HostRole,
+  type RoleRequests,
+} from './protocol.generated.js';
+
+export * from './protocol.generated.js';
+
+type TypeSpec = string | { enum?: readonly unknown[]; array?: TypeSpec; object?: FieldSpecs; nullable?: TypeSpec; oneOf?: readonly TypeSpec[] };
+type FieldSpecs = Readonly<Record<string, TypeSpec>>;
+/** Returns what is wrong with a value, or undefined. */
+type Check = (value: unknown, where: string) => string | undefined;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const describe = (v: unknown): string => {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return v.length > 40 ? 'a long string' : JSON.stringify(v);
+  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
+};
+
+const primitives: Record<string, Check> = {
+  string: (v, w) => (typeof v === 'string' ? undefined : `${w} must be a string, not ${describe(v)}`),
+  int: (v, w) => (Number.isSafeInteger(v) ? undefined : `${w} must be an integer, not ${describe(v)}`),
+  uint: (v, w) => (Number.isSafeInteger(v) && (v as number) >= 0 ? undefined : `${w} must be a non-negative integer, not ${describe(v)}`),
+  number: (v, w) => (typeof v === 'number' && Number.isFinite(v) ? undefined : `${w} must be a number, not ${describe(v)}`),
+  bool: (v, w) => (typeof v === 'boolean' ? undefined : `${w} must be true or false, not ${describe(v)}`),
+  any: () => undefined,
+};
+
+const named = new Map<string, Check>();
+
+function compile(spec: TypeSpec): Check {
+  if (typeof spec === 'string') {
+    const p = primitives[spec];
+    if (p) return p;
+    // A shared type, compiled on first use (types may refer to each other).
+    return (v, w) => {
+      let c = named.get(spec);
+      if (!c) {
+        const shared = (CATALOGUE.types as Record<string, TypeSpec>)[spec];
+        if (shared === undefined) throw new Error(`protocol catalogue: unknown type ${spec}`);
+        c = compile(shared);
+        named.set(spec, c);
+      }
+      return c(v, w);
+    };
+  }
+  if (spec.enum) {
+    const allowed = new Set(spec.enum);
+    return (v, w) => (allowed.has(v) ? undefined : `${w} must be one of ${[...allowed].join(', ')}, not ${describe(v)}`);
+  }
+  if (spec.array) {
+    const item = compile(spec.array);
+    return (v, w) => {
+      if (!Array.isArray(v)) return `${w} must be an array, not ${describe(v)}`;
+      for (let i = 0; i < v.length; i++) {
+        const e = item(v[i], `${w}[${i}]`);
+        if (e) return e;
+      }
+      return undefined;
+    };
+  }
+  if (spec.nullable) {
+    const inner = compile(spec.nullable);
+    return (v, w) => (v === null ? undefined : inner(v, w));
+  }
+  if (spec.oneOf) {
+    const options = spec.oneOf.map(compile);
+    return (v, w) => (options.some((c) => c(v, w) === undefined) ? undefined : `${w} has the wrong type (${describe(v)})`);
+  }
+  if (spec.object) return compileObject(spec.object);
+  throw new Error(`protocol catalogue: bad type ${JSON.stringify(spec)}`);
+}
+
+function compileObject(fields: FieldSpecs, ignore: readonly string[] = []): Check {
+  const entries = Object.entries(fields).map(([name, type]) => {
+    const optional = name.endsWith('?');
+    return { key: optional ? name.slice(0, -1) : name, optional, check: compile(type) };
+  });
+  const known = new Set([...entries.map((e) => e.key), ...ignore]);
+  return (v, w) => {
+    if (!isObject(v)) return `${w} must be an object, not ${describe(v)}`;
+    for (const { key, optional, check } of entries) {
+      if (!(key in v) || v[key] === undefined) {
+        if (optional) continue;
+        return `${w}.${key} is missing`;
+      }
+      const e = check(v[key], `${w}.${key}`);
+      if (e) return e;
+    }
+    for (const key of Object.keys(v)) if (!known.has(key)) return `${w} has an unknown field "${key}"`;
+    return undefined;
+  };
+}
+
+interface MessageTable {
+  roles: readonly string[] | 'all';
+  check: Check;
+}
+
+function messageTable(messages: Record<string, { roles: readonly string[] | string; fields: FieldSpecs }>): Map<string, MessageTable> {
+  return new Map(
+    Object.entries(messages).map(([t, m]) => [
+      t,
+      { roles: m.roles === 'all' ? 'all' : (m.roles as readonly string[]), check: compileObject(m.fields, ['t']) },
+    ]),
+  );
+}
+
+const eventTable = messageTable(CATALOGUE.events as unknown as Record<string, { roles: readonly string[] | string; fields: FieldSpecs }>);
+const commandTable = messageTable(CATALOGUE.commands as unknown as Record<string, { roles: readonly string[] | string; fields: FieldSpecs }>);
+const stackRequest = (CATALOGUE.types.stackRequest as { object: FieldSpecs }).object;
+const requestChecks = new Map<string, Check>(
+  Object.entries(CATALOGUE.requests as Record<string, FieldSpecs>).map(([role, fields]) => [role, compileObject({ ...stackRequest, ...fields })]),
+);
+
+/** What is wrong with one event a host of this role sent, or undefined when it is fine. */
+export function eventError(role: HostRole, value: unknown): string | undefined {
+  if (!isObject(value)) return `an event must be an object, not ${describe(value)}`;
+  const t = value.t;
+  const m = typeof t === 'string' ? eventTable.get(t) : undefined;
+  if (!m) return `unknown event type ${describe(t)}`;
+  if (m.roles !== 'all' && !m.roles.includes(role)) return `a ${role} host does not send "${t}" events`;
+  const e = m.check(value, t as string);
+  return e;
+}
+
+/** What is wrong with a host's hello, or undefined: the first frame of every host. */
+export function helloError(role: HostRole, event: HostEvent): string | undefined {
+  if (event.t !== 'hello') return `the first event is "${event.t}", not "hello"`;
+  if (event.protocol !== PROTOCOL_VERSION) return `the host speaks protocol ${event.protocol}, this package ${PROTOCOL_VERSION}`;
+  if (event.role !== role) return `the host plays "${event.role}", not "${role}"`;
+  return undefined;
+}
+
+/**
+ * A message Node is about to send: a role's request, or a command. A wrong
+ * one is a plugstack bug, thrown before it reaches the host.
+ */
+export function checkRequest<R extends HostRole>(role: R, request: RoleRequests[R]): RoleRequests[R] {
+  const e = requestChecks.get(role)?.(request, `${role} request`) ?? (requestChecks.has(role) ? undefined : `unknown role ${role}`);
+  if (e) throw new PlugstackError('HOST_PROTOCOL', `plugstack built a malformed ${role} request: ${e}`);
+  return request;
+}
+
+export function checkCommand(role: HostRole, command: HostCommand): HostCommand {
+  const m = commandTable.get(command.t);
+  const e = !m
+    ? `unknown command ${command.t}`
+    : m.roles !== 'all' && !m.roles.includes(role)
+      ? `a ${role} host takes no "${command.t}" command`
+      : m.check(command, command.t);
+  if (e) throw new PlugstackError('HOST_PROTOCOL', `plugstack built a malformed command: ${e}`);
+  return command;
+}
