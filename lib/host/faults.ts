@@ -109,6 +109,15 @@ export function taskFaults(run: HostRun, statusOf: (pid: number) => number | nul
 }
 
 /** Processes and descriptors plugin code left when the role ended. */
+/** What Slurm calls the process a role plays, for messages. */
+const PROCESS_NAMES: Record<HostRun['role'], string> = {
+  inspect: 'the checking process',
+  stepd: 'slurmstepd',
+  client: 'the command',
+  slurmd: 'slurmd',
+  job_script: 'the prolog/epilog helper',
+};
+
 export function leftovers(run: HostRun): FaultProblem[] {
   const out: FaultProblem[] = [];
   for (const l of run.record.left) {
@@ -116,7 +125,7 @@ export function leftovers(run: HostRun): FaultProblem[] {
     const p: FaultProblem = {
       severity: 'warning',
       code: 'PLUGIN_LEFT_PROCESS',
-      message: `${run.label}: ${l.plugin} in ${l.hook} started process ${l.pid} (${l.command}), still running when the ${run.role === 'client' ? 'command' : run.role} ended; killed`,
+      message: `${run.label}: ${l.plugin} in ${l.hook}${l.task !== undefined ? ` (task ${l.task})` : ''} started process ${l.pid} (${l.command}), still running when ${PROCESS_NAMES[run.role]} ended; killed`,
       plugin: l.plugin,
       pid: l.pid,
     };
@@ -125,13 +134,18 @@ export function leftovers(run: HostRun): FaultProblem[] {
     out.push(p);
   }
   for (const d of run.record.descriptorsLeft) {
+    const who = d.plugin ? `${d.plugin} in ${d.hook}` : 'plugin code';
     const p: FaultProblem = {
       severity: 'warning',
       code: 'PLUGIN_LEFT_DESCRIPTOR',
-      message: `${run.label}: ${d.plugin ? `${d.plugin} in ${d.hook}` : 'plugin code'} left descriptor ${d.fd} (${d.target}) open`,
+      message:
+        d.task !== undefined
+          ? `${run.label}: ${who} opened descriptor ${d.fd} (${d.target}) without close-on-exec: task ${d.task}'s program inherits it`
+          : `${run.label}: ${who} left descriptor ${d.fd} (${d.target}) open after the plugins were unloaded`,
     };
     if (d.plugin !== undefined) p.plugin = d.plugin;
     if (d.hook !== undefined) p.hook = d.hook;
+    if (d.task !== undefined) p.task = d.task;
     out.push(p);
   }
   return out;

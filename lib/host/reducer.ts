@@ -84,6 +84,8 @@ export interface ReducedProblem {
 export interface ReducedProcess {
   pid: number;
   command: string;
+  pgid: number;
+  sid: number;
   plugin?: string;
   hook?: string;
   task?: number;
@@ -98,7 +100,7 @@ export class HostReducer {
   readonly problems: ReducedProblem[] = [];
   readonly spawned: ReducedProcess[] = [];
   readonly left: ReducedProcess[] = [];
-  readonly descriptorsLeft: { fd: number; target: string; plugin?: string; hook?: string }[] = [];
+  readonly descriptorsLeft: { fd: number; target: string; plugin?: string; hook?: string; task?: number }[] = [];
   /** Calls entered and not yet left, per process, innermost last. */
   readonly open = new Map<number, ReducedCall[]>();
   hostPid = -1;
@@ -186,12 +188,13 @@ export class HostReducer {
         this.spawned.push(this.process(e));
         break;
       case 'left':
-        this.left.push(this.process(e));
+        this.left.push(this.attribute(this.process(e)));
         break;
       case 'fd_left': {
         const d: HostReducer['descriptorsLeft'][number] = { fd: e.fd, target: e.target };
         if (e.ref !== undefined) d.plugin = this.plugin(e.ref);
         if (e.hook !== undefined) d.hook = e.hook;
+        if (e.task !== undefined) d.task = e.task;
         this.descriptorsLeft.push(d);
         break;
       }
@@ -211,8 +214,24 @@ export class HostReducer {
     });
   }
 
-  private process(e: { pid: number; command: string; ref?: number; hook?: string; task?: number }): ReducedProcess {
-    const p: ReducedProcess = { pid: e.pid, command: e.command };
+  /**
+   * Who started a process found left behind: the plugin code that was seen
+   * starting it, or the one that started its session or process group (a
+   * daemon forked twice after setsid is not the process that was seen).
+   */
+  private attribute(p: ReducedProcess): ReducedProcess {
+    const origin =
+      this.spawned.find((s) => s.pid === p.pid) ??
+      this.spawned.find((s) => s.pid === p.sid) ??
+      this.spawned.find((s) => s.pid === p.pgid);
+    if (origin?.plugin !== undefined) p.plugin = origin.plugin;
+    if (origin?.hook !== undefined) p.hook = origin.hook;
+    if (origin?.task !== undefined) p.task = origin.task;
+    return p;
+  }
+
+  private process(e: { pid: number; command: string; pgid: number; sid: number; ref?: number; hook?: string; task?: number }): ReducedProcess {
+    const p: ReducedProcess = { pid: e.pid, command: e.command, pgid: e.pgid, sid: e.sid };
     if (e.ref !== undefined) p.plugin = this.plugin(e.ref);
     if (e.hook !== undefined) p.hook = e.hook;
     if (e.task !== undefined) p.task = e.task;

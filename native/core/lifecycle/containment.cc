@@ -173,9 +173,15 @@ void enterChild() {
   g_fdOrigin.clear();
   g_knownChildren.clear();
   g_started.clear();
+  g_reportedLeft.clear();
+  // Orphans of what plugin code starts here (a daemon forked twice) come
+  // back to this child, so that it can see and report them; the task
+  // program must not inherit the attribute, so beforeExec drops it.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
 void beforeExec(int task) {
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
   for (const auto& [fd, origin] : g_fdOrigin) {
     int flags = fcntl(fd, F_GETFD);
     if (flags < 0 || (flags & FD_CLOEXEC)) continue;

@@ -24,6 +24,7 @@ namespace {
 // into the task as in Slurm), one close_range per run of consecutive
 // numbers rather than one close each: with many tasks the list is long.
 void closeDescriptors(std::vector<int> fds) {
+  for (int fd : fds) containment::disown(fd);
   std::sort(fds.begin(), fds.end());
   size_t i = 0;
   while (i < fds.size()) {
