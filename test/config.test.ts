@@ -116,6 +116,30 @@ describe('plugstack.conf parsing', () => {
     expect(lines[1]).toMatchObject({ path: '/b.so', line: 3 });
   });
 
+  it('does not call a last line of exactly 4095 bytes too long: nothing follows it', () => {
+    const dir = tempDir();
+    const last = `required /a.so ${'x'.repeat(4095 - '/a.so '.length - 'required '.length)}`;
+    const conf = writeFile(dir, 'plugstack.conf', `required /b.so\n${last}`);
+    const parsed = parseConfig(conf);
+    expect(diagnostics(parsed.items)).toEqual([]);
+    expect(plugins(parsed.items).map((p) => [p.path, p.line])).toEqual([
+      ['/b.so', 1],
+      ['/a.so', 2],
+    ]);
+  });
+
+  it('ends a line at a NUL byte, as Slurm parses the C string, and keeps counting lines', () => {
+    const dir = tempDir();
+    const conf = path.join(dir, 'plugstack.conf');
+    fs.writeFileSync(conf, Buffer.from('required /a.so one\0two\n\0required /never.so\noptional /b.so\n', 'latin1'));
+    const parsed = parseConfig(conf);
+    expect(plugins(parsed.items).map((p) => [p.path, p.args, p.line])).toEqual([
+      ['/a.so', ['one'], 1],
+      ['/b.so', [], 3],
+    ]);
+    expect(diagnostics(parsed.items)).toEqual([]);
+  });
+
   it('warns about CRLF line endings, which Slurm keeps in the last word', () => {
     const dir = tempDir();
     const conf = writeFile(dir, 'plugstack.conf', 'required /a.so arg\r\n');
