@@ -3,6 +3,17 @@
 # (plugstack-host). See README.md, "Building".
 {
   "variables": {
+    # Testing only: `node-gyp configure -- -Dsanitize=1` builds
+    # libslurmhost.so and plugstack-host with AddressSanitizer and
+    # UndefinedBehaviorSanitizer (scripts/sanitize.mjs does it, in its own
+    # build tree, build-sanitize/, so build/ and prebuilds/ never see these
+    # flags). sanitize_options names a generated source that plugstack-host
+    # compiles in as well: the sanitizers' default options, which must hold
+    # even for hosts started with an environment built from scratch (a
+    # prolog/epilog helper gets exactly slurmd's). With sanitize=0 (the
+    # default) nothing below changes.
+    "sanitize%": 0,
+    "sanitize_options%": "",
     "core_include": ["include", "native/core"],
     "core_cflags": [
       "-fvisibility=hidden",
@@ -16,6 +27,7 @@
     "pure_core_sources": [
       "native/core/common/json.cc",
       "native/core/config/plugstack_conf.cc",
+      "native/core/rules/builtin_checks.cc",
       "native/core/rules/builtin_options.cc",
       "native/core/rules/slurm_errors.cc",
       "native/core/rules/slurm_version.cc",
@@ -75,7 +87,21 @@
         "-static-libstdc++",
         "-static-libgcc"
       ],
-      "libraries": ["-ldl"]
+      "libraries": ["-ldl"],
+      "conditions": [
+        ["sanitize==1", {
+          "cflags": ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-g"],
+          # -O1 after common.gypi's -O3 (C++ flags come last): half the
+          # compile time, and stack traces that name every frame.
+          "cflags_cc": ["-O1"],
+          # The sanitizer runtimes are shared libraries that replace
+          # operator new/delete and the unwinder's users: link the shared
+          # libstdc++ and libgcc next to them, as the sanitizers expect.
+          # The sanitized library is never shipped.
+          "ldflags": ["-fsanitize=address,undefined"],
+          "ldflags!": ["-static-libstdc++", "-static-libgcc"]
+        }]
+      ]
     },
     {
       "target_name": "plugstack-host",
@@ -92,6 +118,16 @@
         "-Wl,-z,now",
         "-Wl,-rpath,'$$ORIGIN'",
         "-Wl,-rpath,'$$ORIGIN/..'"
+      ],
+      "conditions": [
+        ["sanitize==1", {
+          "cflags": ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-g"],
+          "cflags_cc": ["-O1"],
+          "ldflags": ["-fsanitize=address,undefined"]
+        }],
+        ["sanitize==1 and sanitize_options!=''", {
+          "sources": ["<(sanitize_options)"]
+        }]
       ]
     },
     {

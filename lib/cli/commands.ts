@@ -5,7 +5,9 @@
  * how the srun inside a batch script finds the same stack); every word
  * after them is the command's, passed on untouched.
  */
-import { Plugstack } from '../plugstack.js';
+import { processSignals } from '../cluster/control.js';
+import { PlugstackError } from '../errors.js';
+import { fileExists, Plugstack } from '../plugstack.js';
 import type { CommandName } from '../commands/types.js';
 import { UsageError } from './args.js';
 
@@ -35,7 +37,11 @@ function splitOwnOptions(argv: string[]): { own: Map<string, string>; rest: stri
 export async function runCommand(command: CommandName, argv: string[]): Promise<number> {
   const { own, rest } = splitOwnOptions(argv);
   const env = process.env;
-  const conf = own.get('conf') ?? env.PLUGSTACK_CONF ?? DEFAULT_CONF;
+  const named = own.get('conf') ?? env.PLUGSTACK_CONF;
+  // Slurm runs with an empty stack when plugstack.conf is missing; a file
+  // named on plugstack's own command line that is not there is a mistake.
+  if (own.has('conf') && !fileExists(named!)) throw new PlugstackError('CONF_NOT_FOUND', `${named}: no such file`, { file: named! });
+  const conf = named ?? DEFAULT_CONF;
   const pluginDir = own.get('plugin-dir') ?? env.PLUGSTACK_PLUGIN_DIR;
   const slurmVersion = own.get('slurm-version') ?? env.PLUGSTACK_SLURM_VERSION;
   const stack = await Plugstack.load(conf, {
@@ -46,6 +52,8 @@ export async function runCommand(command: CommandName, argv: string[]): Promise<
     args: rest,
     onStdout: (c: Buffer) => process.stdout.write(c),
     onStderr: (c: Buffer) => process.stderr.write(c),
+    // Ctrl-C and kill reach the command as they reach srun, sbatch, salloc.
+    signals: processSignals(),
   };
   const result =
     command === 'srun' ? await stack.srun(options) : command === 'sbatch' ? await stack.sbatch(options) : await stack.salloc(options);

@@ -1,4 +1,5 @@
 /** What the built-in options of srun, sbatch and salloc mean for plugstack. */
+import { native } from '../native/binding.js';
 import type { BuiltinOptionSetting } from './types.js';
 
 export interface Builtins {
@@ -16,6 +17,8 @@ export interface Builtins {
   wait: boolean;
   output?: string;
   error?: string;
+  /** -t/--time: the job's time limit in ms; absent for none. */
+  timeLimitMs?: number;
 }
 
 function last(settings: BuiltinOptionSetting[], name: string): BuiltinOptionSetting | undefined {
@@ -45,7 +48,12 @@ export function readBuiltins(settings: BuiltinOptionSetting[]): Builtins {
   };
   set('ntasks', int(value('ntasks')));
   // "-N 2" or a range "-N 2-4": the minimum is what a free cluster gives.
-  set('nodes', int(nodes?.split('-')[0]));
+  const minNodes = nodes === undefined ? null : native().nodeCountMinimum(nodes);
+  if (minNodes !== null && minNodes > 0) b.nodes = minNodes;
+  // The client checked the value; no limit is -1 (and 0 means none too).
+  const time = value('time');
+  const seconds = time === undefined ? null : native().timeStringSeconds(time);
+  if (seconds !== null && seconds > 0) b.timeLimitMs = seconds * 1000;
   set('chdir', value('chdir'));
   set('jobId', int(value('jobid')));
   set('jobName', value('job-name'));

@@ -1,16 +1,25 @@
 /**
- * What srun, sbatch and salloc share at their start and end: the client
- * process, the console that prints as the command would, and the result
- * that ends with the command's exit status.
+ * What srun, sbatch and salloc share at their start and end: the control
+ * that owns every process the command starts, the client process, the
+ * console that prints as the command would, and the result that ends with
+ * the command's exit status. A command runs inside withCommand(), whose
+ * finally ends everything it started and removes the job it created,
+ * whatever happened.
  */
 import os from 'node:os';
+import { CommandControl } from '../cluster/control.js';
+import { envList, envRecord } from '../cluster/job-env.js';
+import { removeJob, type Job } from '../cluster/jobs.js';
 import { startClient, type ClientProcess, type StackRef } from './client.js';
 import { CommandConsole } from './console.js';
-import { envList, envRecord } from './job-env.js';
+import { printFaults } from './fault-lines.js';
 import type { CommandName, CommandResult, WordCommandOptions } from './types.js';
 
 /** How long a command may run, everything it starts included, unless timeoutMs says otherwise. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 5 * 60_000;
+
+/** How long a client host outlives the command's bound before it kills itself: the command ends it first. */
+const BACKSTOP_MS = 5_000;
 
 export interface CommandRun {
   /** The command's environment and working directory. */
@@ -18,45 +27,72 @@ export interface CommandRun {
   cwd: string;
   console: CommandConsole;
   client: ClientProcess;
+  control: CommandControl;
   result: CommandResult;
+  timeoutMs: number;
+  /** A job this command created: removed when the command ends. */
+  own(job: Job): void;
   /**
    * The command ends with this status once its client process has ended
-   * (128 + signal when a plugin killed that process); output is captured.
+   * (128 + signal when a plugin or a signal killed that process); output
+   * is captured.
    */
   finish(exitCode: number): Promise<CommandResult>;
 }
 
-export function beginCommand(stack: StackRef, command: CommandName, options: WordCommandOptions): CommandRun {
-  const env = envRecord(envList(options.env ?? process.env));
-  const cwd = options.cwd ?? process.cwd();
-  const console = new CommandConsole(command, options);
-  const client = startClient(
-    stack,
-    command,
-    options.args,
-    env,
-    cwd,
-    options.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
-    (e) => console.clientEvent(e),
-    (s, c) => (s === 'stdout' ? console.stdout(c) : console.stderr(c)),
-    options.script,
-  );
-  const result: CommandResult = {
-    command,
-    args: options.args,
-    exitCode: 1,
-    stdout: '',
-    stderr: '',
-    client: client.record,
-    steps: [],
-    jobScripts: [],
-  };
-  const finish = async (exitCode: number): Promise<CommandResult> => {
-    const run = await client.finished;
-    result.exitCode = run.signal ? 128 + (os.constants.signals[run.signal] ?? 0) : exitCode;
+export async function withCommand(
+  stack: StackRef,
+  command: CommandName,
+  options: WordCommandOptions,
+  body: (run: CommandRun) => Promise<CommandResult>,
+): Promise<CommandResult> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const control = new CommandControl({
+    timeoutMs,
+    ...(options.signal ? { abort: options.signal } : {}),
+    ...(options.signals ? { signals: options.signals } : {}),
+  });
+  const owned: Job[] = [];
+  try {
+    const env = envRecord(envList(options.env ?? process.env));
+    const cwd = options.cwd ?? process.cwd();
+    const console = new CommandConsole(command, options);
+    const client = startClient(
+      stack,
+      command,
+      options.args,
+      env,
+      cwd,
+      timeoutMs + BACKSTOP_MS,
+      (e) => console.clientEvent(e),
+      (s, c) => (s === 'stdout' ? console.stdout(c) : console.stderr(c)),
+      options.script,
+    );
+    control.track(client.handle);
+    const result: CommandResult = {
+      command,
+      args: options.args,
+      exitCode: 1,
+      stdout: '',
+      stderr: '',
+      client: client.record,
+      steps: [],
+      jobScripts: [],
+    };
+    const finish = async (exitCode: number): Promise<CommandResult> => {
+      const run = await client.finished;
+      result.exitCode = run.signal && run.fault?.kind !== 'cancelled' ? 128 + (os.constants.signals[run.signal] ?? 0) : exitCode;
+      return result;
+    };
+    const run: CommandRun = { env, cwd, console, client, control, result, timeoutMs, own: (job) => owned.push(job), finish };
+    await body(run);
+    // The command has ended: its own lines are out, plugstack's follow.
+    printFaults(console, result);
     result.stdout = console.stdoutText;
     result.stderr = console.stderrText;
     return result;
-  };
-  return { env, cwd, console, client, result, finish };
+  } finally {
+    await control.close();
+    for (const job of owned) removeJob(job);
+  }
 }

@@ -12,6 +12,7 @@ const LEVELS = ['fatal', 'error', 'info', 'verbose', 'debug', 'debug2', 'debug3'
 const PREFIX: Record<string, string> = {
   fatal: 'fatal: ',
   error: 'error: ',
+  warning: 'warning: ',
   info: '',
   verbose: '',
   debug: 'debug:  ',
@@ -48,7 +49,8 @@ export class CommandConsole {
 
   /** A line the command logs itself, as Slurm's log would print it. */
   log(level: string, message: string, program: string = this.command): void {
-    const index = LEVELS.indexOf(level as (typeof LEVELS)[number]);
+    // Slurm's warning() prints at the info threshold.
+    const index = LEVELS.indexOf((level === 'warning' ? 'info' : level) as (typeof LEVELS)[number]);
     if (index < 0 || index > this.maxLevel) return;
     this.stderr(`${program}: ${PREFIX[level] ?? ''}${message}\n`);
   }
@@ -78,16 +80,42 @@ export class CommandConsole {
     else if (level === 'error' || level === 'fatal') this.stderr(`slurmstepd: ${PREFIX[level]}${message}\n`);
   }
 
-  /** Task output as srun prints it: each line prefixed "N: " with --label. */
+  /** Partial last lines of labelled output, per task and stream. */
+  private readonly partial = new Map<string, { task: number; stream: 'stdout' | 'stderr'; data: Buffer }>();
+
+  /**
+   * Task output as srun prints it. With --label every line is prefixed
+   * "N: ", so a line that arrives in pieces is held until its newline (or
+   * the end of the step) and labelled once.
+   */
   taskOutput(task: number, stream: 'stdout' | 'stderr', data: Buffer, label: boolean): void {
     const write = (b: Buffer) => (stream === 'stdout' ? this.stdout(b) : this.stderr(b));
     if (!label) return write(data);
-    const text = data.toString('latin1');
-    const lines = text.split('\n');
-    const out = lines
-      .map((line, i) => (i === lines.length - 1 && line === '' ? '' : `${task}: ${line}${i < lines.length - 1 ? '\n' : ''}`))
-      .join('');
-    write(Buffer.from(out, 'latin1'));
+    const key = `${task}\u0000${stream}`;
+    const held = this.partial.get(key);
+    const bytes = held ? Buffer.concat([held.data, data]) : data;
+    const end = bytes.lastIndexOf(0x0a) + 1;
+    if (end < bytes.length) this.partial.set(key, { task, stream, data: bytes.subarray(end) });
+    else this.partial.delete(key);
+    if (end === 0) return;
+    const out: Buffer[] = [];
+    let start = 0;
+    for (let nl = bytes.indexOf(0x0a); nl >= 0 && nl < end; nl = bytes.indexOf(0x0a, start)) {
+      out.push(Buffer.from(`${task}: `), bytes.subarray(start, nl + 1));
+      start = nl + 1;
+    }
+    write(Buffer.concat(out));
+  }
+
+  /** The step has ended: labelled lines still without a newline go out as they are. */
+  flushTaskOutput(label: boolean): void {
+    if (!label) return;
+    for (const { task, stream, data } of this.partial.values()) {
+      const line = Buffer.concat([Buffer.from(`${task}: `), data]);
+      if (stream === 'stdout') this.stdout(line);
+      else this.stderr(line);
+    }
+    this.partial.clear();
   }
 
   get stdoutText(): string {

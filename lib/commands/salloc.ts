@@ -6,12 +6,13 @@
  */
 import { spawn } from 'node:child_process';
 import os from 'node:os';
+import type { CommandSignal } from '../cluster/control.js';
 import { readBuiltins } from './builtins.js';
-import { beginCommand } from './command-run.js';
+import { withCommand, type CommandRun } from './command-run.js';
 import { CommandConsole } from './console.js';
-import { allocationEnv, envRecord, overlayEnv, plugstackEnv } from './job-env.js';
-import { drainedBy, runEpilogs } from './job-scripts.js';
-import { createJob, innerResults, removeJob, srunShim } from './jobs.js';
+import { allocationEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
+import { drainedBy, runEpilogs } from '../cluster/job-scripts.js';
+import { createJob, innerResults, srunShim } from '../cluster/jobs.js';
 import type { CommandStack } from './srun.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
 
@@ -23,52 +24,65 @@ export function sallocExitCode(status: number): number {
   return [SIGHUP, SIGINT, SIGQUIT, SIGKILL].includes(sig) ? 0 : 1;
 }
 
-function runCommand(
-  argv: string[],
-  env: string[],
-  cwd: string,
-  console: CommandConsole,
-  timeoutMs: number,
-): Promise<number> {
-  return new Promise((resolve) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, env: envRecord(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    child.stdout!.on('data', (c: Buffer) => console.stdout(c));
-    child.stderr!.on('data', (c: Buffer) => console.stderr(c));
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // gone already
-      }
-    }, timeoutMs);
+interface LocalCommand {
+  /** Sends a signal to the command's process group (it leads its own). */
+  signal(signal: NodeJS.Signals): void;
+  /** Resolves with the raw wait status. */
+  status: Promise<number>;
+}
+
+/** The user's command, started by salloc on this machine, in its own process group. */
+function startCommand(argv: string[], env: string[], cwd: string, console: CommandConsole): LocalCommand {
+  const child = spawn(argv[0]!, argv.slice(1), { cwd, env: envRecord(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  child.stdout!.on('data', (c: Buffer) => console.stdout(c));
+  child.stderr!.on('data', (c: Buffer) => console.stderr(c));
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, sig);
+    } catch {
+      // the group is gone
+    }
+  };
+  const status = new Promise<number>((resolve) => {
     child.on('error', (error) => {
-      clearTimeout(timer);
       console.log('error', `${argv[0]}: ${error.message}`);
       resolve(127 << 8);
     });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // the group is gone
-      }
-      resolve(signal ? os.constants.signals[signal] : (code ?? 0) << 8);
+    child.on('close', (code, sig) => {
+      // What the command left in its group goes with it.
+      signal('SIGKILL');
+      resolve(sig ? os.constants.signals[sig] : (code ?? 0) << 8);
     });
   });
+  return { signal, status };
 }
 
-export async function runSalloc(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
-  const { env, cwd, console, client, result, finish } = beginCommand(stack, 'salloc', options);
+export function runSalloc(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
+  return withCommand(stack, 'salloc', options, (run) => salloc(stack, run));
+}
 
+async function salloc(stack: CommandStack, run: CommandRun): Promise<CommandResult> {
+  const { env, cwd, console, client, control, result, finish } = run;
+
+  // Until the allocation is granted, a signal ends salloc as it ends the process.
+  let fatalSignal: CommandSignal | undefined;
+  control.onSignal((signal) => {
+    fatalSignal ??= signal;
+    control.killAll();
+  });
   const ready = await client.ready;
+  if (fatalSignal) {
+    result.exitCode = 128 + os.constants.signals[fatalSignal];
+    return result;
+  }
   if (ready.t === 'commandExit') return finish(ready.status);
 
   const b = readBuiltins(ready.builtins);
   console.setVerbosity(b.verbose, b.quiet);
   const nodes = b.nodes ?? 1;
   const names = Array.from({ length: nodes }, (_, i) => `node${i}`);
-  const job = createJob(names, b.ntasks);
+  const job = createJob(names, b.ntasks, b.timeLimitMs);
+  run.own(job);
   console.log('info', `Granted job allocation ${job.id}`);
 
   const command = ready.positional.length ? ready.positional : [env.SHELL || '/bin/sh'];
@@ -81,8 +95,38 @@ export async function runSalloc(stack: CommandStack, options: WordCommandOptions
   if (ntasks !== undefined) jobEnv = overlayEnv(jobEnv, { SLURM_NTASKS: String(ntasks), SLURM_NPROCS: String(ntasks) });
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
 
-  const status = await runCommand(command, jobEnv, b.chdir ?? cwd, console, options.timeoutMs ?? 5 * 60_000);
-  console.log('info', `Relinquishing job allocation ${job.id}`);
+  const local = startCommand(command, jobEnv, b.chdir ?? cwd, console);
+  control.atClose(() => local.signal('SIGKILL'));
+  // The allocation ends under the command: slurmctld revokes it (a SIGTERM
+  // to salloc completes the job; the time limit), salloc says so and sends
+  // the command SIGTERM (salloc.c _job_complete_handler). SIGINT and SIGQUIT
+  // are ignored while the command runs; SIGHUP goes to the command.
+  let ended: 'CANCELLED' | 'TIMEOUT' | undefined;
+  const revoke = (why: 'CANCELLED' | 'TIMEOUT', line: string) => {
+    if (ended) return;
+    ended = why;
+    console.log('info', line);
+    local.signal('SIGTERM');
+  };
+  control.onSignal((signal) => {
+    if (signal === 'SIGTERM') revoke('CANCELLED', `Job allocation ${job.id} has been revoked.`);
+    else if (signal === 'SIGHUP') local.signal('SIGHUP');
+  });
+  control.onTimeout(() => {
+    console.log('error', `salloc is still running after ${run.timeoutMs} ms (timeoutMs): cancelling job ${job.id}`, 'plugstack');
+    revoke('CANCELLED', `Job allocation ${job.id} has been revoked.`);
+    setTimeout(() => local.signal('SIGKILL'), 1000).unref();
+  });
+  const limit =
+    job.endTime === undefined
+      ? undefined
+      : setTimeout(
+          () => revoke('TIMEOUT', `Job ${job.id} has exceeded its time limit and its allocation has been revoked.`),
+          Math.max(0, job.endTime - Date.now()),
+        );
+  const status = await local.status;
+  clearTimeout(limit);
+  if (!ended) console.log('info', `Relinquishing job allocation ${job.id}`);
   const exitCode = sallocExitCode(status);
   client.exit(exitCode);
   await finish(exitCode);
@@ -93,17 +137,16 @@ export async function runSalloc(stack: CommandStack, options: WordCommandOptions
     result.steps.push(...inner.steps);
     result.jobScripts.push(...(inner.jobScripts ?? []));
   }
-  const context = { uid: process.getuid!(), gid: process.getgid!(), workDir: b.chdir ?? cwd, jobControlEnv: client.record.jobControlEnv };
+  const context = { owner: control, uid: process.getuid!(), gid: process.getgid!(), workDir: b.chdir ?? cwd, jobControlEnv: client.record.jobControlEnv };
   result.jobScripts.push(...(await runEpilogs(stack, job, status, context)));
   const prologFailed = result.jobScripts.some((r) => r.mode === 'prolog' && !r.ok);
   result.job = {
     jobId: job.id,
-    state: status === 0 && !prologFailed ? 'COMPLETED' : 'FAILED',
+    state: ended ?? (status === 0 && !prologFailed ? 'COMPLETED' : 'FAILED'),
     exitCode: status,
     nodes: names,
     drained: drainedBy(result.jobScripts),
     ...(prologFailed ? { reason: 'Prolog failure' } : {}),
   };
-  removeJob(job);
   return result;
 }

@@ -10,18 +10,23 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep } from '../step/launch.js';
 import type { StepResult } from '../step/types.js';
 import { readBuiltins } from './builtins.js';
-import { beginCommand } from './command-run.js';
-import { batchJobEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv, plugstackEnv } from './job-env.js';
-import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from './job-scripts.js';
-import { BATCH_STEP, createJob, innerResults, removeJob, srunShim } from './jobs.js';
+import { withCommand, type CommandRun } from './command-run.js';
+import { batchJobEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
+import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
+import { BATCH_STEP, createJob, innerResults, srunShim } from '../cluster/jobs.js';
+import type { CommandSignal } from '../cluster/control.js';
 import type { CommandStack } from './srun.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
 
-const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+/** slurmctld's KillWait: after the SIGTERM of a time limit, the SIGKILL. */
+const KILL_WAIT_MS = 30_000;
+
+const SIG = os.constants.signals;
 
 /** Why slurmctld drains a node whose batch step could not start its script. */
 const DRAIN_REASON = 'batch job complete failure';
@@ -32,18 +37,46 @@ function outputPath(pattern: string, jobId: number, cwd: string): string {
   return path.resolve(cwd, file);
 }
 
-export async function runSbatch(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
-  const { cwd, console, client, result, finish } = beginCommand(stack, 'sbatch', options);
+export function runSbatch(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
+  return withCommand(stack, 'sbatch', options, (run) => sbatch(stack, options, run));
+}
 
+async function sbatch(stack: CommandStack, options: WordCommandOptions, run: CommandRun): Promise<CommandResult> {
+  const { cwd, console, client, control, result, finish } = run;
+
+  // Until the job is submitted, a signal ends sbatch as it ends the process.
+  let fatalSignal: CommandSignal | undefined;
+  control.onSignal((signal) => {
+    fatalSignal ??= signal;
+    control.killAll();
+  });
   const ready = await client.ready;
+  if (fatalSignal) {
+    result.exitCode = 128 + SIG[fatalSignal];
+    return result;
+  }
   if (ready.t === 'commandExit') return finish(ready.status);
 
   const b = readBuiltins(ready.builtins);
   console.setVerbosity(b.verbose, b.quiet);
   const nodes = b.nodes ?? 1;
   const names = Array.from({ length: nodes }, (_, i) => `node${i}`);
-  const job = createJob(names, b.ntasks);
+  const job = createJob(names, b.ntasks, b.timeLimitMs);
+  run.own(job);
   console.stdout(`Submitted batch job ${job.id}\n`);
+  // The job runs now; a signal to sbatch (which on a cluster would have
+  // returned already) or plugstack's bound cancels it, as scancel would.
+  let ended: 'CANCELLED' | 'TIMEOUT' | undefined;
+  const cancel = () => {
+    ended ??= 'CANCELLED';
+    if (control.stepRunning) control.signalStep(SIG.SIGKILL, 'cancel');
+    else control.killAll();
+  };
+  control.onSignal(cancel);
+  control.onTimeout(() => {
+    console.log('error', `sbatch is still running job ${job.id} after ${run.timeoutMs} ms (timeoutMs): cancelling it`, 'plugstack');
+    cancel();
+  });
   // Without --wait, sbatch ends right after the submission: its exit
   // callbacks run before the job starts.
   if (!b.wait) {
@@ -65,6 +98,7 @@ export async function runSbatch(stack: CommandStack, options: WordCommandOptions
 
   // slurmd runs the job prolog on the batch host before the batch step.
   const scriptContext: JobScriptContext = {
+    owner: control,
     uid: process.getuid!(),
     gid: process.getgid!(),
     workDir: workdir,
@@ -78,7 +112,6 @@ export async function runSbatch(stack: CommandStack, options: WordCommandOptions
     // does not keep jobs, so the job ends here, with its epilogs.
     result.jobScripts.push(...(await runEpilogs(stack, job, 0, scriptContext)));
     result.job = { jobId: job.id, state: 'FAILED', exitCode: 0, nodes: names, drained: drainedBy(result.jobScripts), reason: 'launch failed requeued held' };
-    removeJob(job);
     if (b.wait) {
       client.exit(1);
       return finish(1);
@@ -92,6 +125,21 @@ export async function runSbatch(stack: CommandStack, options: WordCommandOptions
   if (stderrFile !== stdoutFile) fs.writeFileSync(stderrFile, '');
 
   let io = false;
+  const limit =
+    job.endTime === undefined
+      ? undefined
+      : setTimeout(() => {
+          // slurmctld at the time limit: SIG_TIME_LIMIT (logged), SIGTERM,
+          // SIGKILL after KillWait.
+          ended ??= 'TIMEOUT';
+          control.signalStep(SIG.SIGTERM, 'time_limit');
+          setTimeout(() => control.signalStep(SIG.SIGKILL), KILL_WAIT_MS).unref();
+        }, Math.max(0, job.endTime - Date.now()));
+  if (ended) {
+    clearTimeout(limit);
+    result.job = { jobId: job.id, state: ended, exitCode: 0, nodes: names, drained: [] };
+    return finish(0);
+  }
   const batch: StepResult = await launchStep(
     { conf: stack.conf, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, hostEnv: stack.hostEnv },
     {
@@ -105,7 +153,7 @@ export async function runSbatch(stack: CommandStack, options: WordCommandOptions
       stepId: BATCH_STEP,
       cwd: workdir,
       recordCounts: { nnodes: 0, ntasks: ntasks ?? 0 },
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      timeoutMs: run.timeoutMs,
       onEvent: (_node, e) => {
         // The batch step's error file stays open to the end (unlike an
         // srun step's IO): everything slurmstepd logs from user_init on.
@@ -118,7 +166,9 @@ export async function runSbatch(stack: CommandStack, options: WordCommandOptions
         }
       },
     },
+    control,
   );
+  clearTimeout(limit);
   result.steps.push(batch);
   for (const inner of innerResults(job)) {
     result.steps.push(...inner.steps);
@@ -127,10 +177,16 @@ export async function runSbatch(stack: CommandStack, options: WordCommandOptions
 
   const status = batch.tasks[0]?.status ?? 0;
   const node = batch.nodes[0]!;
-  const launchFailed = node.failedAt !== null;
+  // A batch step whose slurmstepd died never completes: the job would run
+  // until cancelled; plugstack cancels it.
+  if (node.failedAt === 'host' && !ended) {
+    ended = 'CANCELLED';
+    console.log('error', `slurmstepd of batch job ${job.id} died on ${node.name}: on a cluster the job would stay RUNNING until cancelled; plugstack cancelled it`, 'plugstack');
+  }
+  const launchFailed = node.failedAt !== null && node.failedAt !== 'host';
   result.job = {
     jobId: job.id,
-    state: status === 0 && node.launchRc === 0 ? 'COMPLETED' : 'FAILED',
+    state: ended ?? (status === 0 && node.launchRc === 0 ? 'COMPLETED' : 'FAILED'),
     exitCode: status,
     nodes: names,
     // A batch step that could not start its script fails the launch; slurmd
@@ -145,7 +201,6 @@ export async function runSbatch(stack: CommandStack, options: WordCommandOptions
     result.job.reason = 'Prolog failure';
   }
   result.output = { file: stdoutFile, text: fs.readFileSync(stdoutFile, 'utf8') };
-  removeJob(job);
 
   if (b.wait) {
     const code = (status & 0x7f) === 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f);

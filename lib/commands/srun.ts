@@ -4,22 +4,30 @@
  * callbacks. An srun run inside a job (SLURM_JOB_ID of a plugstack job in
  * its environment, as in a batch script or under salloc) joins that job as
  * its next step.
+ *
+ * Signals are srun's: before the step starts a signal ends srun as it would
+ * end the process; once it runs, a first SIGINT prints the tasks' states, a
+ * second within a second forwards it and forces the job's termination,
+ * SIGTERM, SIGHUP and SIGQUIT force it at once (srun_job.c). The job's time
+ * limit (-t) cancels the step as slurmctld would. A slurmstepd that dies
+ * leaves the real srun waiting (ten minutes for a launch, forever for a
+ * running step): plugstack goes on at once and says so.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep } from '../step/launch.js';
 import type { StepResult } from '../step/types.js';
 import { readBuiltins } from './builtins.js';
 import type { StackRef } from './client.js';
-import { beginCommand } from './command-run.js';
+import type { CommandSignal } from '../cluster/control.js';
+import { withCommand, type CommandRun } from './command-run.js';
 import { signalText, taskRanges } from './console.js';
-import { allocationEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv } from './job-env.js';
-import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from './job-scripts.js';
-import { createJob, findJob, nextStepId, removeJob, stepResultFile, type Job } from './jobs.js';
+import { allocationEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv } from '../cluster/job-env.js';
+import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
+import { createJob, findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
 import { serializeResult } from './serialize.js';
 import type { CommandResult, JobRecord, WordCommandOptions } from './types.js';
-
-const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
 /** The errno srun is left with when a node's prolog failed the launch. */
 const EAGAIN = 11;
@@ -29,6 +37,13 @@ const LAUNCH_ERRORS: Record<number, string> = {
   1011: 'Plugin initialization failed', // SLURM_PLUGIN_NAME_INVALID: init or init_post_opt failed
   4020: 'Slurmd could not execve job', // ESLURMD_EXECVE_FAILED: user_init, a fork or task_post_fork failed
 };
+
+/** KillWait (30 s by default) + STEP_ABORT_TIME (2 s): what srun says it waits after an abort. */
+const ABORT_WAIT_SECONDS = 32;
+/** slurmctld's KillWait: after a time limit's SIGTERM, the SIGKILL. */
+const KILL_WAIT_MS = 30_000;
+
+const SIG = os.constants.signals;
 
 export interface CommandStack extends StackRef {
   hostEnv?: NodeJS.ProcessEnv;
@@ -62,10 +77,66 @@ export function srunExitCode(step: StepResult): { raw: number; exitCode: number 
   return { raw, exitCode };
 }
 
-export async function runSrun(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
-  const { env, cwd, console, client, result, finish: done } = beginCommand(stack, 'srun', options);
+/** What srun knows of each task while the step runs, for its status lines. */
+class TaskStates {
+  private readonly started = new Set<number>();
+  private readonly exited = new Map<number, number>();
+
+  constructor(private readonly total: number) {}
+
+  launched(gtids: number[]): void {
+    for (const t of gtids) this.started.add(t);
+  }
+
+  exit(gtid: number, status: number): void {
+    this.exited.set(gtid, status);
+  }
+
+  /** task_state_print: running, exited abnormally, exited, unknown. */
+  lines(stepName: string): string[] {
+    const groups: [string, number[]][] = [
+      ['running', []],
+      ['exited abnormally', []],
+      ['exited', []],
+      ['unknown', []],
+    ];
+    for (let t = 0; t < this.total; t++) {
+      const status = this.exited.get(t);
+      const group = status === undefined ? (this.started.has(t) ? 0 : 3) : status === 0 ? 2 : 1;
+      groups[group]![1].push(t);
+    }
+    return groups
+      .filter(([, ids]) => ids.length)
+      .map(([what, ids]) => `${stepName} task${ids.length === 1 ? '' : 's'} ${taskRanges(ids)}: ${what}`);
+  }
+}
+
+export function runSrun(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
+  return withCommand(stack, 'srun', options, (run) => srun(stack, options, run));
+}
+
+async function srun(stack: CommandStack, options: WordCommandOptions, run: CommandRun): Promise<CommandResult> {
+  const { env, cwd, console, client, control, result, finish: done } = run;
+
+  // Until the step runs, a signal ends srun the way it ends the process.
+  let fatalSignal: CommandSignal | undefined;
+  const dieOf = (signal: CommandSignal) => {
+    fatalSignal ??= signal;
+    control.killAll();
+  };
+  control.onSignal(dieOf);
+  control.onTimeout(() => {
+    console.log('error', `srun is still running after ${run.timeoutMs} ms (timeoutMs): ending it`, 'plugstack');
+    control.killAll('timeout');
+  });
+  const signalled = (): CommandResult | undefined => {
+    if (!fatalSignal) return undefined;
+    result.exitCode = 128 + SIG[fatalSignal];
+    return result;
+  };
 
   const ready = await client.ready;
+  if (signalled()) return result;
   if (ready.t === 'commandExit') return done(ready.status);
 
   const b = readBuiltins(ready.builtins);
@@ -75,9 +146,11 @@ export async function runSrun(stack: CommandStack, options: WordCommandOptions):
   const insideNtasks = existing && env.SLURM_NTASKS ? Number(env.SLURM_NTASKS) : undefined;
   const ntasks = b.ntasks ?? insideNtasks ?? nodes;
   const names = existing ? existing.nodes.slice(0, nodes) : Array.from({ length: nodes }, (_, i) => `node${i}`);
-  const job = existing ?? createJob(names, b.ntasks);
+  const job = existing ?? createJob(names, b.ntasks, b.timeLimitMs);
+  if (!existing) run.own(job);
   client.allocated();
   const stepId = nextStepId(job);
+  const stepName = `StepId=${job.id}.${stepId}`;
   const uid = process.getuid!();
   const gid = process.getgid!();
 
@@ -86,46 +159,48 @@ export async function runSrun(stack: CommandStack, options: WordCommandOptions):
     gid,
     workDir: b.chdir ?? cwd,
     jobControlEnv: client.record.jobControlEnv,
+    owner: control,
     ...(b.ntasks !== undefined ? { ntasks: b.ntasks } : {}),
   };
   // The end of the job srun made (epilogs, the job's record) or, inside
   // someone else's job, the step's result left for the job's owner.
-  const endJob = async (job: Job, state: JobRecord['state'], exitCode: number, reason?: string): Promise<CommandResult> => {
+  const endJob = async (state: JobRecord['state'], exitCode: number, reason?: string): Promise<CommandResult> => {
     if (existing) {
       fs.writeFileSync(stepResultFile(job, stepId), serializeResult(result));
       return result;
     }
     result.jobScripts.push(...(await runEpilogs(stack, job, exitCode, scriptContext)));
     result.job = { jobId: job.id, state, exitCode, nodes: names, drained: drainedBy(result.jobScripts), ...(reason ? { reason } : {}) };
-    removeJob(job);
     return result;
   };
 
   const lui = await client.localUserInit({ uid, gid, jobId: job.id, stepId, nodes: names.length, tasks: ntasks, argv: ready.positional });
+  if (signalled()) return endJob('CANCELLED', 0);
   if (lui.failed) {
     await done(1);
     // 24.11 records the job failed; 22.05 let it complete (test7.24).
-    return endJob(job, stack.slurmVersion.startsWith('22.') ? 'COMPLETED' : 'FAILED', 1);
+    return endJob(stack.slurmVersion.startsWith('22.') ? 'COMPLETED' : 'FAILED', 1);
   }
 
   // slurmd runs the job prolog on each node before the job's first step
   // there; where it fails, the launch fails and the node is drained.
   const prologs = await runPrologs(stack, job, names, scriptContext);
   result.jobScripts.push(...prologs);
+  if (signalled()) return endJob('CANCELLED', 0);
   const failedPrologs = prologs.filter((p) => !p.ok);
   if (failedPrologs.length) {
     // What a real 22.05 srun printed: the launch error per node, then the
     // launch's errno (EAGAIN), which becomes srun's global rc; fini_srun reads
     // it as a wait status ("signal" 11): exit status 139.
     for (const p of failedPrologs)
-      console.log('error', `Task launch for StepId=${job.id}.${stepId} failed on node ${p.node}: Job prolog failed`);
+      console.log('error', `Task launch for ${stepName} failed on node ${p.node}: Job prolog failed`);
     console.log('error', 'Application launch failed: Resource temporarily unavailable');
     console.log('info', 'Job step aborted');
     const rc = EAGAIN;
     const code = (rc & 0x7f) === 0 ? (rc >> 8) & 0xff : 128 + (rc & 0x7f);
     client.exit(code);
     await done(code);
-    return endJob(job, 'FAILED', rc, 'Prolog failure');
+    return endJob('FAILED', rc, 'Prolog failure');
   }
 
   // srun's own environment after init_post_opt (with the option variables),
@@ -141,34 +216,102 @@ export async function runSrun(stack: CommandStack, options: WordCommandOptions):
   );
   if (b.label) launchEnv = overlayEnv(launchEnv, { SLURM_LABELIO: '1' });
 
+  // From here on srun's signal thread and the job's time limit apply.
+  const states = new TaskStates(ntasks);
+  let cancelled = false; // the job state is CANCELLED: killed tasks are no longer errors
+  let aborted = false;
+  let timedOut = false;
+  let lastInterrupt = 0;
+  const abort = () => {
+    if (aborted) return;
+    aborted = true;
+    control.signalStep(SIG.SIGKILL, 'cancel');
+    console.log('info', `Job step aborted: Waiting up to ${ABORT_WAIT_SECONDS} seconds for job step to finish.`);
+  };
+  const forceTermination = () => {
+    console.log('info', 'forcing job termination');
+    cancelled = true;
+    abort();
+  };
+  control.onSignal((signal) => {
+    if (!control.stepRunning) return dieOf(signal);
+    if (signal === 'SIGINT') {
+      const now = Date.now();
+      if (now - lastInterrupt < 1000) {
+        console.log('info', `sending Ctrl-C to ${stepName}`);
+        control.signalStep(SIG.SIGINT);
+        forceTermination();
+      } else {
+        console.log('info', 'interrupt (one more within 1 sec to abort)');
+        for (const line of states.lines(stepName)) console.log('info', line);
+        lastInterrupt = now;
+      }
+      return;
+    }
+    if (signal === 'SIGQUIT') console.log('info', 'Quit');
+    // SIGTERM, SIGHUP: SIGKILL to the tasks, the job state unchanged.
+    console.log('info', 'forcing job termination');
+    abort();
+  });
+  control.onTimeout(() => {
+    // plugstack's own bound: the job is cancelled, as by scancel.
+    console.log('error', `srun is still running after ${run.timeoutMs} ms (timeoutMs): cancelling job ${job.id}`, 'plugstack');
+    cancelled = true;
+    if (control.stepRunning) abort();
+    else control.killAll('timeout');
+  });
+  const limit = job.endTime === undefined ? undefined : setTimeout(() => {
+    // slurmctld at the time limit: SIG_TIME_LIMIT (node 0 logs it), then
+    // SIGTERM, and SIGKILL after KillWait.
+    timedOut = true;
+    control.signalStep(SIG.SIGTERM, 'time_limit');
+    setTimeout(() => control.signalStep(SIG.SIGKILL), KILL_WAIT_MS).unref();
+  }, Math.max(0, job.endTime - Date.now()));
+
   const io = new Set<number>();
-  const step = await launchStep(
-    { conf: stack.conf, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, hostEnv: stack.hostEnv },
-    {
-      argv: ready.positional,
-      env: launchEnv,
-      launcherEnv: true,
-      nodes: names.length,
-      ntasks,
-      nodeNames: names,
-      jobId: job.id,
-      stepId,
-      cwd: b.chdir ?? cwd,
-      spankOptions: ready.options.map((o) => ({ plugin: o.plugin, name: o.name, value: o.value })),
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}),
-      ...(b.jobName !== undefined ? { jobName: b.jobName } : {}),
-      onEvent: (node, e) => {
-        if (e.t === 'io') io.add(node.nodeId);
-        else if (e.t === 'io_end') io.delete(node.nodeId);
-        else if (e.t === 'output') console.taskOutput(node.gtids[e.task]!, e.stream, hostStringToBytes(e.data), b.label);
-        else if (e.t === 'log' && io.has(node.nodeId)) console.stepdLog(e.level, e.msg, e.bare === true);
+  let step: StepResult;
+  try {
+    step = await launchStep(
+      { conf: stack.conf, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, hostEnv: stack.hostEnv },
+      {
+        argv: ready.positional,
+        env: launchEnv,
+        launcherEnv: true,
+        nodes: names.length,
+        ntasks,
+        nodeNames: names,
+        jobId: job.id,
+        stepId,
+        cwd: b.chdir ?? cwd,
+        spankOptions: ready.options.map((o) => ({ plugin: o.plugin, name: o.name, value: o.value })),
+        timeoutMs: run.timeoutMs,
+        ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}),
+        ...(b.jobName !== undefined ? { jobName: b.jobName } : {}),
+        onEvent: (node, e) => {
+          if (e.t === 'io') io.add(node.nodeId);
+          else if (e.t === 'io_end') io.delete(node.nodeId);
+          else if (e.t === 'launch' && e.rc === 0) states.launched(node.gtids);
+          else if (e.t === 'exit') states.exit(node.gtids[e.task]!, e.status);
+          else if (e.t === 'output') console.taskOutput(node.gtids[e.task]!, e.stream, hostStringToBytes(e.data), b.label);
+          else if (e.t === 'log' && io.has(node.nodeId)) {
+            console.stepdLog(e.level, e.msg, e.bare === true);
+            // srun hears of the time limit as its step is cancelled.
+            if (timedOut && /CANCELLED AT .* DUE TO TIME LIMIT/.test(e.msg) && !aborted) {
+              aborted = true;
+              console.log('info', `Job step aborted: Waiting up to ${ABORT_WAIT_SECONDS} seconds for job step to finish.`);
+            }
+          }
+        },
       },
-    },
-  );
+      control,
+    );
+  } finally {
+    clearTimeout(limit);
+    console.flushTaskOutput(b.label);
+  }
   result.steps.push(step);
 
-  // srun's lines about tasks that did not end well, per node and status.
+  // srun's lines about tasks that did not launch or did not end well.
   for (const n of step.nodes) {
     if (n.launchRc !== 0) {
       for (const t of step.tasks.filter((x) => x.node === n.node))
@@ -186,16 +329,42 @@ export async function runSrun(stack: CommandStack, options: WordCommandOptions):
     const status = Number(statusText);
     const host = step.nodes[Number(node)]!.name;
     const word = tasks.length > 1 ? 'tasks' : 'task';
-    const what = (status & 0x7f) === 0 ? `Exited with exit code ${(status >> 8) & 0xff}` : signalText(step.tasks.find((t) => t.status === status)!.signal!);
-    console.log('error', `${host}: ${word} ${taskRanges(tasks)}: ${what}`);
+    const bySignal = (status & 0x7f) !== 0;
+    const what = bySignal ? signalText(step.tasks.find((t) => t.status === status)!.signal!) : `Exited with exit code ${(status >> 8) & 0xff}`;
+    // Once the job is cancelled, killed tasks are only a verbose line.
+    console.log(bySignal && cancelled ? 'verbose' : 'error', `${host}: ${word} ${taskRanges(tasks)}: ${what}`);
   }
 
-  // A task ended by SIGTERM or SIGKILL makes srun say so once all are done.
-  if (step.tasks.some((t) => t.signal === 'SIGTERM' || t.signal === 'SIGKILL'))
-    console.log('info', `Force Terminated StepId=${job.id}.${stepId}`);
+  // A task ended by SIGTERM or SIGKILL makes srun say so once all are done,
+  // unless srun itself forced the termination.
+  if (!aborted && step.tasks.some((t) => t.signal === 'SIGTERM' || t.signal === 'SIGKILL'))
+    console.log('info', `Force Terminated ${stepName}`);
+
+  // A slurmstepd that died: what srun would have said once it gave up.
+  const dead = step.nodes.filter((n) => n.failedAt === 'host');
+  if (dead.length && !aborted) {
+    const notLaunched = dead.filter((n) => !n.launched);
+    if (notLaunched.length) {
+      // slurm_step_launch_wait_start gives up after 600 s.
+      const started = step.nodes.filter((n) => n.launched).reduce((sum, n) => sum + step.tasks.filter((t) => t.node === n.node).length, 0);
+      console.log('error', `timeout waiting for task launch, started ${started} of ${ntasks} tasks`);
+      console.log('info', `${stepName} aborted before step completely launched.`);
+      console.log('info', `Job step aborted: Waiting up to ${ABORT_WAIT_SECONDS} seconds for job step to finish.`);
+      console.log('error', 'Timed out waiting for job step to complete');
+      console.log('error', `slurmstepd died on ${notLaunched.map((n) => n.name).join(',')} before answering the launch: the real srun gives up after 10 minutes (and ${ABORT_WAIT_SECONDS} s), as printed above`, 'plugstack');
+    } else {
+      // The launched step never completes: srun waits until the job is
+      // cancelled (scancel, Ctrl-C, the time limit); plugstack cancels it.
+      cancelled = true;
+      console.log('info', `Job step aborted: Waiting up to ${ABORT_WAIT_SECONDS} seconds for job step to finish.`);
+      console.log('error', 'Timed out waiting for job step to complete');
+      console.log('error', `slurmstepd died on ${dead.map((n) => n.name).join(',')} while its tasks ran: the real srun waits until the job is cancelled; plugstack cancelled it`, 'plugstack');
+    }
+  }
 
   const { raw, exitCode } = srunExitCode(step);
   client.exit(exitCode);
   await done(exitCode);
-  return endJob(job, raw === 0 ? 'COMPLETED' : 'FAILED', raw);
+  const state: JobRecord['state'] = timedOut ? 'TIMEOUT' : cancelled ? 'CANCELLED' : raw === 0 ? 'COMPLETED' : 'FAILED';
+  return endJob(state, raw);
 }

@@ -1,5 +1,6 @@
 /** srun, sbatch and salloc as plugstack runs them, and what came of them. */
 import type { Problem } from '../check/types.js';
+import type { SignalSource } from '../cluster/control.js';
 import type { JobScriptResult } from '../daemon/types.js';
 import type { StepResult } from '../step/types.js';
 import type { OptionValue } from './structured-args.js';
@@ -26,8 +27,19 @@ export interface CommandOptions {
   env?: Record<string, string | undefined>;
   /** The command's working directory. Default: this process's. */
   cwd?: string;
-  /** Kill everything the command started after this long. Default: 5 minutes. */
+  /**
+   * plugstack's bound on the whole command (not Slurm's time limit, which
+   * is -t): after this long the job is cancelled, and whatever does not end
+   * is killed and reported. Default: 5 minutes.
+   */
   timeoutMs?: number;
+  /** Aborting it ends the command as a SIGTERM ends srun, sbatch or salloc. */
+  signal?: AbortSignal;
+  /**
+   * Signals to handle as the command would (SIGINT once and twice,
+   * SIGTERM, ...); the CLI passes its own process's.
+   */
+  signals?: SignalSource;
   /** Receives what the command writes, as it writes it (the CLI passes these through). */
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;
@@ -79,8 +91,12 @@ export interface ClientRecord {
 
 export interface JobRecord {
   jobId: number;
-  /** FAILED when the job's exit code is not 0, as slurmctld records it. */
-  state: 'COMPLETED' | 'FAILED';
+  /**
+   * As slurmctld records it: FAILED when the job's exit code is not 0,
+   * CANCELLED when a signal, scancel or plugstack's own bound ended it,
+   * TIMEOUT when its time limit (-t) did.
+   */
+  state: 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TIMEOUT';
   /** The job's exit code (raw status of the batch script, or what srun/salloc reported). */
   exitCode: number;
   nodes: string[];

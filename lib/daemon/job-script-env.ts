@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import { CLUSTER_NAME, PARTITION } from '../step/cluster.js';
+import { CLUSTER_NAME, PARTITION } from '../cluster/names.js';
 import { compressHostlist } from '../step/layout.js';
 import { spankOptionEnvName } from '../step/launch.js';
 import type { JobScriptMode } from './types.js';

@@ -6,7 +6,7 @@
  */
 import { constants } from 'node:os';
 import { PlugstackError, invalidArgument } from '../errors.js';
-import { runHost } from '../host/host-process.js';
+import { startHost, type HostHandle } from '../host/host-process.js';
 import { processRecord } from '../host/process-record.js';
 import { uint32 } from '../validate.js';
 import { jobScriptEnv } from './job-script-env.js';
@@ -23,7 +23,12 @@ const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
 const osSignals = constants.signals as Record<string, number>;
 
-export async function runJobScript(stack: JobScriptStack, mode: JobScriptMode, options: JobScriptOptions): Promise<JobScriptResult> {
+export async function runJobScript(
+  stack: JobScriptStack,
+  mode: JobScriptMode,
+  options: JobScriptOptions,
+  owner?: { track(handle: HostHandle): HostHandle },
+): Promise<JobScriptResult> {
   if (!options || typeof options !== 'object') throw invalidArgument('options', 'an object', options);
   if (options.jobId === undefined) throw invalidArgument('jobId', 'the job id', undefined);
   const jobId = uint32('jobId', options.jobId, 0);
@@ -57,12 +62,14 @@ export async function runJobScript(stack: JobScriptStack, mode: JobScriptMode, o
       ...(slurmConf !== undefined ? { slurmConf } : {}),
     });
 
-  const run = await runHost(
+  const handle = startHost(
     'job_script',
     { conf: stack.conf, context: 'job_script', mode, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs },
     // The helper gets exactly the environment slurmd built, nothing of ours.
     { label: `spank ${mode} on ${node}`, timeoutMs, env: environment, cwd: '/' },
   );
+  owner?.track(handle);
+  const run = await handle.finished;
   const fatal = run.events.find((e) => e.t === 'fatal');
   if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the ${mode}: ${fatal.message}`);
   // A helper that reported and ended is not a fault, whatever its status.

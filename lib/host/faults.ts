@@ -9,6 +9,7 @@
  *   no plugin code running     the time limit  STEP_TIMEOUT (a step's tasks) or HOST_TIMEOUT
  *                              anything else   HOST_FAILED
  *   a malformed frame                          HOST_PROTOCOL
+ *   the host could not start                   ENVIRONMENT_TOO_LARGE (E2BIG), FORK_FAILED (EAGAIN), HOST_FAILED
  *
  * Task children run plugin code too (task_init_privileged, task_init):
  * each call left open in one of them is named the same way, with its task.
@@ -68,6 +69,15 @@ export function hostFault(run: HostRun): FaultProblem | undefined {
     case 'protocol':
       p.code = 'HOST_PROTOCOL';
       p.message = fault.message;
+      break;
+    case 'spawn':
+      // execve refuses arguments and environment over its limits (E2BIG);
+      // fork refuses past the process limit (EAGAIN).
+      p.code = fault.errno === 'E2BIG' ? 'ENVIRONMENT_TOO_LARGE' : fault.errno === 'EAGAIN' ? 'FORK_FAILED' : 'HOST_FAILED';
+      p.message =
+        fault.errno === 'E2BIG'
+          ? `${run.label}: the environment and arguments are too large for execve (E2BIG); the process cannot start`
+          : `${run.label}: ${fault.message}`;
       break;
   }
   return p;

@@ -71,7 +71,9 @@ export interface HostHandle {
 
 /** How a host run ended when it did not end normally. */
 export interface HostFault {
-  kind: 'signal' | 'exit' | 'timeout' | 'protocol' | 'cancelled';
+  kind: 'signal' | 'exit' | 'timeout' | 'protocol' | 'cancelled' | 'spawn';
+  /** spawn: the system error that kept the host from starting (E2BIG, EAGAIN, ...). */
+  errno?: string;
   /** The plugin code the host process was running, if any: its ref and hook. */
   ref?: number;
   hook?: string;
@@ -153,7 +155,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
   installExitHook();
   let handle: Pick<HostHandle, 'send' | 'kill'> = { send: () => {}, kill: () => {} };
   const record = new HostReducer();
-  const finished = new Promise<HostRun>((resolve, reject) => {
+  const finished = new Promise<HostRun>((resolve) => {
     const child = spawn(executable, [role, '--fd', '3', '--parent', String(process.pid)], {
       stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe'],
       detached: true,
@@ -247,12 +249,19 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     // its exit status, not as a write error.
     channel.on('error', () => {});
 
-    child.on('error', (error) => {
+    child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       if (settled) return;
       settled = true;
       if (child.pid !== undefined) liveGroups.delete(child.pid);
-      reject(new PlugstackError('HOST_FAILED', `cannot start ${executable}: ${error.message}`, { cause: error }));
+      // The host never ran (an environment too large for execve, no more
+      // processes): a fault of the run, not an exception.
+      fault = {
+        kind: 'spawn',
+        ...(error.code ? { errno: error.code } : {}),
+        message: `cannot start ${executable}: ${error.message}`,
+      };
+      resolve({ role, label: options.label, events, record, done, fault, exitCode: null, signal: null, stdout: '', stderr: '' });
     });
 
     child.on('exit', () => {

@@ -6,7 +6,7 @@ export const PROTOCOL_VERSION = 2;
 
 export type HostRole = "inspect" | "stepd" | "client" | "slurmd" | "job_script";
 
-export type LogLevel = "fatal" | "error" | "info" | "verbose" | "debug" | "debug2" | "debug3";
+export type LogLevel = "fatal" | "error" | "warning" | "info" | "verbose" | "debug" | "debug2" | "debug3";
 
 export type Stream = "stdout" | "stderr";
 
@@ -472,6 +472,7 @@ export const CATALOGUE = {
       "enum": [
         "fatal",
         "error",
+        "warning",
         "info",
         "verbose",
         "debug",

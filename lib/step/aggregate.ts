@@ -141,7 +141,7 @@ export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): v
   }
   for (const p of leftovers(run)) result.problems.push(nodeProblem(p));
 
-  const nodeResult: NodeResult = { node, name: layout.name, ...summary };
+  const nodeResult: NodeResult = { node, name: layout.name, ...summary, launched: run.events.some((e) => e.t === 'launch') };
   result.nodes.push(nodeResult);
   for (const [local, t] of tasks) {
     const o = outputs.get(local)!;

@@ -5,10 +5,10 @@
  */
 import path from 'node:path';
 import { invalidArgument, PlugstackError } from '../errors.js';
-import { runHost } from '../host/host-process.js';
+import { startHost, type HostHandle } from '../host/host-process.js';
 import type { HostEvent } from '../host/protocol.js';
 import { addNode, finishStep } from './aggregate.js';
-import { LAUNCH_NODE_ADDRESS, launcherPort, workingCluster } from './cluster.js';
+import { LAUNCH_NODE_ADDRESS, launcherPort, workingCluster } from '../cluster/names.js';
 import { launcherEnv } from './launcher-env.js';
 import { uint32 } from '../validate.js';
 import { blockLayout } from './layout.js';
@@ -53,7 +53,17 @@ export function spankOptionEnvName(plugin: string, option: string): string {
   return `_SLURM_SPANK_OPTION_${canon(plugin)}_${canon(option)}`;
 }
 
-export async function launchStep(stack: StackRef, options: StepOptions): Promise<StepResult> {
+/** How a command holds the step it launches (lib/cluster/control.ts). */
+export interface StepOwner {
+  trackStepHost(handle: HostHandle): void;
+  /** Time left before the command's own bound. */
+  remainingMs(): number;
+}
+
+/** How long a step host outlives its command's bound before it kills itself: the command ends it first. */
+const BACKSTOP_MS = 5_000;
+
+export async function launchStep(stack: StackRef, options: StepOptions, owner?: StepOwner): Promise<StepResult> {
   if (!options || !Array.isArray(options.argv) || options.argv.length === 0 || options.argv.some((a) => typeof a !== 'string'))
     throw invalidArgument('argv', 'a non-empty array of strings', options?.argv);
   const nodes = uint32('nodes', options.nodes, 1);
@@ -118,8 +128,8 @@ export async function launchStep(stack: StackRef, options: StepOptions): Promise
     problems: [],
   };
   const runs = await Promise.all(
-    layout.map((node) =>
-      runHost(
+    layout.map((node) => {
+      const handle = startHost(
         'stepd',
         {
           conf: stack.conf,
@@ -151,13 +161,17 @@ export async function launchStep(stack: StackRef, options: StepOptions): Promise
           },
         },
         {
-          timeoutMs,
+          // Under a command, the command cancels the step at its bound;
+          // the host's own limit is only a backstop.
+          timeoutMs: owner ? owner.remainingMs() + BACKSTOP_MS : timeoutMs,
           ...(stack.hostEnv ? { env: stack.hostEnv } : {}),
           label: `node ${node.nodeId} (${node.name})`,
           ...(options.onEvent ? { onEvent: (e: HostEvent) => options.onEvent!(node, e) } : {}),
         },
-      ).then((run) => ({ node, run })),
-    ),
+      );
+      owner?.trackStepHost(handle);
+      return handle.finished.then((run) => ({ node, run }));
+    }),
   );
   for (const { node, run } of runs) {
     const fatal = run.events.find((e) => e.t === 'fatal');

@@ -4,7 +4,7 @@
  * allocation's job variables). slurmstepd adds its own per task
  * (native/core/step/task_env.cc).
  */
-import { LAUNCH_NODE_ADDRESS } from './cluster.js';
+import { LAUNCH_NODE_ADDRESS } from '../cluster/names.js';
 import { compressCounts, compressHostlist, type NodeLayout } from './layout.js';
 
 export interface LauncherEnvInput {

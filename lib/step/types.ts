@@ -132,6 +132,8 @@ export interface NodeResult {
   /** SLURM_PLUGIN_NAME_INVALID (1011) when the plugin stack could not start. */
   launchRc: number;
   exitCallbacksRan: boolean;
+  /** slurmstepd answered the launch request (srun stops waiting for this node's launch then). */
+  launched: boolean;
 }
 
 export interface StepResult {

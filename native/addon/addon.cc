@@ -10,6 +10,7 @@
 #include <napi.h>
 
 #include "config/plugstack_conf.h"
+#include "rules/builtin_checks.h"
 #include "rules/builtin_options.h"
 #include "rules/slurm_errors.h"
 #include "rules/slurm_version.h"
@@ -134,6 +135,25 @@ Napi::Value BuiltinOptions(const Napi::CallbackInfo& info) {
 }
 
 // slurmStrerror(code) -> the text spank_strerror() gives.
+// timeStringSeconds(text) -> seconds, -1 for no limit, or null when Slurm
+// would refuse the string.
+Napi::Value TimeStringSeconds(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) return typeError(env, "Expected a string");
+  std::optional<long> secs = timeStringSeconds(info[0].As<Napi::String>().Utf8Value().c_str());
+  if (!secs) return env.Null();
+  return Napi::Number::New(env, static_cast<double>(*secs));
+}
+
+// nodeCountMinimum(text) -> the minimum of "N" or "MIN-MAX", or null.
+Napi::Value NodeCountMinimum(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) return typeError(env, "Expected a string");
+  std::optional<long> n = nodeCountMinimum(info[0].As<Napi::String>().Utf8Value().c_str());
+  if (!n) return env.Null();
+  return Napi::Number::New(env, static_cast<double>(*n));
+}
+
 Napi::Value SlurmStrerror(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsNumber())
@@ -161,6 +181,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("helpColumns", Napi::Function::New(env, HelpColumns));
   exports.Set("builtinOptions", Napi::Function::New(env, BuiltinOptions));
   exports.Set("slurmStrerror", Napi::Function::New(env, SlurmStrerror));
+  exports.Set("timeStringSeconds", Napi::Function::New(env, TimeStringSeconds));
+  exports.Set("nodeCountMinimum", Napi::Function::New(env, NodeCountMinimum));
   exports.Set("slurmVersion", Napi::Function::New(env, SlurmVersionInfo));
   return exports;
 }

@@ -9,6 +9,7 @@
 
 #include "common/events.h"
 #include "common/slurm_log.h"
+#include "rules/builtin_checks.h"
 #include "step/remote_options.h"
 #include "protocol/messages.h"
 
@@ -99,7 +100,11 @@ int ClientOptions::runPluginOption(CachedOption& opt, const char* arg, const cha
   return runOptionCallback(opt, arg, 0, source);
 }
 
-void ClientOptions::setBuiltin(const BuiltinOption& opt, const char* arg, const char* source) {
+int ClientOptions::setBuiltin(const BuiltinOption& opt, const char* arg, const char* source) {
+  if (auto bad = checkBuiltinValue(opt.name, arg)) {
+    slurmLog(LogLevel::Error, bad->message);
+    return bad->status;
+  }
   if (std::strcmp(opt.name, "help") == 0) help_ = true;
   builtins_.push_back({opt.name, arg ? std::optional<std::string>(arg) : std::nullopt, source});
   Event ev(msg::kBuiltin);
@@ -107,6 +112,7 @@ void ClientOptions::setBuiltin(const BuiltinOption& opt, const char* arg, const 
   if (arg) ev.add("value", arg);
   else ev.addNull("value");
   emitEvent(ev);
+  return 0;
 }
 
 int ClientOptions::processEnvironment() {
@@ -212,9 +218,8 @@ int ClientOptions::scan(const std::vector<std::string>& args, Visit&& visit) {
 int ClientOptions::processArgs(const std::vector<std::string>& args, const char* source) {
   return scan(args, [&](const TableEntry& entry, const char* arg) {
     if (!entry.spank) {
-      setBuiltin(*entry.builtin, arg, source);
       // --help prints and ends the command at once, where it stands.
-      return 0;
+      return setBuiltin(*entry.builtin, arg, source);
     }
     // optarg is NULL for flags and for an optional argument not given.
     std::string kept = arg ? arg : "";
@@ -224,6 +229,25 @@ int ClientOptions::processArgs(const std::vector<std::string>& args, const char*
     }
     return 0;
   });
+}
+
+void ClientOptions::verifyTaskCount() {
+  BuiltinSetting* ntasks = nullptr;
+  BuiltinSetting* nodes = nullptr;
+  for (auto& b : builtins_) {
+    if (b.name == "ntasks") ntasks = &b;
+    if (b.name == "nodes") nodes = &b;
+  }
+  if (!ntasks || !nodes || !ntasks->value || !nodes->value) return;
+  long tasks = std::strtol(ntasks->value->c_str(), nullptr, 10);
+  std::optional<long> minNodes = nodeCountMinimum(nodes->value->c_str());
+  if (!minNodes || tasks <= 0 || tasks >= *minNodes) return;
+  std::string counts = std::to_string(tasks) + " processes on " + std::to_string(*minNodes) +
+                       " nodes, setting nnodes to " + std::to_string(tasks);
+  // 22.05 says it with info("Warning: ..."), 24.11 with warning().
+  if (stack_.version().line() >= 2411) slurmLog(LogLevel::Warning, "can't run " + counts);
+  else slurmLog(LogLevel::Info, "Warning: can't run " + counts);
+  nodes->value = std::to_string(tasks);
 }
 
 ClientOptions::FirstPass ClientOptions::firstPass(const std::vector<std::string>& args) {

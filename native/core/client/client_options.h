@@ -57,6 +57,10 @@ class ClientOptions {
   };
   FirstPass firstPass(const std::vector<std::string>& args);
 
+  // _opt_verify: fewer tasks (-n) than nodes (-N) sets the node count to
+  // the task count, with Slurm's warning. The last -N given is changed.
+  void verifyTaskCount();
+
   const std::vector<BuiltinSetting>& builtins() const { return builtins_; }
   const std::vector<std::string>& positional() const { return positional_; }
   bool helpRequested() const { return help_; }
@@ -75,7 +79,9 @@ class ClientOptions {
   // to stop with that status.
   template <typename Visit>
   int scan(const std::vector<std::string>& args, Visit&& visit);
-  void setBuiltin(const BuiltinOption& opt, const char* arg, const char* source);
+  // Records a built-in option; returns the command's exit status when
+  // Slurm refuses its value (with Slurm's message logged), else 0.
+  int setBuiltin(const BuiltinOption& opt, const char* arg, const char* source);
 
   Stack& stack_;
   Command command_;

@@ -9,6 +9,7 @@ namespace plugstack {
 const char* logLevelName(LogLevel level) {
   switch (level) {
     case LogLevel::Error: return "error";
+    case LogLevel::Warning: return "warning";
     case LogLevel::Info: return "info";
     case LogLevel::Verbose: return "verbose";
     case LogLevel::Debug: return "debug";

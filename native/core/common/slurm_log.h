@@ -6,7 +6,9 @@
 
 namespace plugstack {
 
-enum class LogLevel { Error, Info, Verbose, Debug, Debug2, Debug3 };
+// Warning is Slurm's warning(): printed at the info threshold, with the
+// prefix "warning: ".
+enum class LogLevel { Error, Warning, Info, Verbose, Debug, Debug2, Debug3 };
 
 const char* logLevelName(LogLevel level);
 

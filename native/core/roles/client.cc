@@ -290,6 +290,7 @@ int runClientRole(Channel& channel, const json::Value& request) {
   if (!rc) rc = options.processArgs(args, "argv");
   if (rc) return finish(s, rc, "options");
   if (options.helpRequested()) return printHelp(s);
+  options.verifyTaskCount();
   if (s.command == Command::Srun && options.positional().empty()) {
     slurmLog(LogLevel::Error, "No command given to execute.", /*fatal=*/true);
     return finish(s, 1, "options");

@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runJobScript } from '../daemon/job-script.js';
 import type { JobScriptResult } from '../daemon/types.js';
-import { runHost } from '../host/host-process.js';
-import type { CommandStack } from './srun.js';
+import { startHost, type HostHandle } from '../host/host-process.js';
+import type { CommandStack } from '../commands/srun.js';
 import type { Job } from './jobs.js';
 
 export const PROLOG_DRAIN_REASON = 'Prolog error';
@@ -28,18 +28,20 @@ interface SlurmdScan {
  * slurmd's scan of plugstack.conf, done once per job (the job's slurmds
  * started before it) and kept in the job's directory for the sruns inside.
  */
-async function slurmdScan(stack: CommandStack, job: Job): Promise<SlurmdScan> {
+async function slurmdScan(stack: CommandStack, job: Job, owner?: HostOwner): Promise<SlurmdScan> {
   const file = path.join(job.dir, 'slurmd-scan.json');
   try {
     return JSON.parse(fs.readFileSync(file, 'utf8')) as SlurmdScan;
   } catch {
     // not scanned yet
   }
-  const run = await runHost(
+  const handle = startHost(
     'inspect',
     { conf: stack.conf, context: 'slurmd', slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, scanOnly: true },
     { label: `slurmd's scan of ${stack.conf}`, timeoutMs: SCAN_TIMEOUT_MS, ...(stack.hostEnv ? { env: stack.hostEnv } : {}) },
   );
+  owner?.track(handle);
+  const run = await handle.finished;
   const scan = { prolog: run.done?.anyJobProlog === true, epilog: run.done?.anyJobEpilog === true };
   fs.writeFileSync(file, JSON.stringify(scan));
   return scan;
@@ -55,7 +57,14 @@ function claimProlog(job: Job, node: string): boolean {
   }
 }
 
+/** Who owns the helper processes (the command's control). */
+export interface HostOwner {
+  track(handle: HostHandle): HostHandle;
+}
+
 export interface JobScriptContext {
+  /** The command that owns the helpers: they end with it. */
+  owner?: HostOwner;
   uid: number;
   gid: number;
   workDir: string;
@@ -81,15 +90,15 @@ function options(job: Job, node: string, ctx: JobScriptContext) {
 
 /** Prologs for the nodes a launch is about to use that have not had theirs. */
 export async function runPrologs(stack: CommandStack, job: Job, nodes: string[], ctx: JobScriptContext): Promise<JobScriptResult[]> {
-  if (!(await slurmdScan(stack, job)).prolog) return [];
+  if (!(await slurmdScan(stack, job, ctx.owner)).prolog) return [];
   const mine = nodes.filter((n) => claimProlog(job, n));
-  return Promise.all(mine.map((node) => runJobScript(stack, 'prolog', options(job, node, ctx))));
+  return Promise.all(mine.map((node) => runJobScript(stack, 'prolog', options(job, node, ctx), ctx.owner)));
 }
 
 /** Epilogs on every node of the job, with its raw exit status. */
 export async function runEpilogs(stack: CommandStack, job: Job, exitStatus: number, ctx: JobScriptContext): Promise<JobScriptResult[]> {
-  if (!(await slurmdScan(stack, job)).epilog) return [];
-  return Promise.all(job.nodes.map((node) => runJobScript(stack, 'epilog', { ...options(job, node, ctx), exitStatus })));
+  if (!(await slurmdScan(stack, job, ctx.owner)).epilog) return [];
+  return Promise.all(job.nodes.map((node) => runJobScript(stack, 'epilog', { ...options(job, node, ctx), exitStatus }, ctx.owner)));
 }
 
 /** The nodes slurmctld drains for these runs, with its reasons. */

@@ -7,7 +7,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { compressCounts, compressHostlist } from '../step/layout.js';
-import { CLUSTER_NAME, PARTITION, workingCluster } from '../step/cluster.js';
+import { CLUSTER_NAME, PARTITION, workingCluster } from './names.js';
 import type { Job } from './jobs.js';
 
 export interface JobEnvInput {

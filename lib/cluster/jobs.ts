@@ -9,20 +9,17 @@
  * by those inner sruns.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { packageRoot } from '../native/binding.js';
-import { parseResult } from './serialize.js';
-import type { CommandResult } from './types.js';
+import { privateDir, stateDir, verifyPrivateDir } from './state-dir.js';
+import { parseResult } from '../commands/serialize.js';
+import type { CommandResult } from '../commands/types.js';
 
 /** The batch step's id (SLURM_BATCH_SCRIPT). */
 export const BATCH_STEP = 0xfffffffb;
 
 function stateRoot(): string {
-  const uid = process.getuid?.() ?? 0;
-  const dir = path.join(os.tmpdir(), `plugstack-${uid}`, 'jobs');
-  fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
-  return dir;
+  return stateDir('jobs');
 }
 
 export interface Job {
@@ -31,10 +28,12 @@ export interface Job {
   nodes: string[];
   /** Tasks of the allocation (-n), when given. */
   ntasks?: number;
+  /** When the job's time limit (-t) runs out, in ms since the epoch. */
+  endTime?: number;
 }
 
 /** A new job: the next id whose directory could be created. */
-export function createJob(nodes: string[], ntasks?: number): Job {
+export function createJob(nodes: string[], ntasks?: number, timeLimitMs?: number): Job {
   const root = stateRoot();
   // Ids only grow, as slurmctld's do: the last one handed out is kept, since
   // finished jobs' directories are removed.
@@ -50,8 +49,14 @@ export function createJob(nodes: string[], ntasks?: number): Job {
   for (;;) {
     const dir = path.join(root, String(id));
     try {
-      fs.mkdirSync(dir, { mode: 0o755 });
-      const job: Job = { id, dir, nodes, ...(ntasks !== undefined ? { ntasks } : {}) };
+      fs.mkdirSync(dir, { mode: 0o700 });
+      const job: Job = {
+        id,
+        dir,
+        nodes,
+        ...(ntasks !== undefined ? { ntasks } : {}),
+        ...(timeLimitMs !== undefined ? { endTime: Date.now() + timeLimitMs } : {}),
+      };
       fs.writeFileSync(path.join(dir, 'job.json'), JSON.stringify(job));
       fs.writeFileSync(lastFile, String(id));
       return job;
@@ -64,8 +69,10 @@ export function createJob(nodes: string[], ntasks?: number): Job {
 
 /** The job a process runs in (SLURM_JOB_ID of its environment), if plugstack created it. */
 export function findJob(id: number): Job | undefined {
+  const dir = path.join(stateRoot(), String(id));
   try {
-    return JSON.parse(fs.readFileSync(path.join(stateRoot(), String(id), 'job.json'), 'utf8')) as Job;
+    verifyPrivateDir(dir);
+    return JSON.parse(fs.readFileSync(path.join(dir, 'job.json'), 'utf8')) as Job;
   } catch {
     return undefined;
   }
@@ -73,8 +80,7 @@ export function findJob(id: number): Job | undefined {
 
 /** The next step id of a job: 0, 1, 2... */
 export function nextStepId(job: Job): number {
-  const steps = path.join(job.dir, 'steps');
-  fs.mkdirSync(steps, { recursive: true });
+  const steps = privateDir(path.join(job.dir, 'steps'));
   for (let id = 0; ; id++) {
     try {
       fs.mkdirSync(path.join(steps, String(id)));
@@ -111,10 +117,13 @@ export function innerResults(job: Job): CommandResult[] {
 export function srunShim(job: Job): string {
   const bin = path.join(job.dir, 'bin');
   const srun = path.join(bin, 'srun');
-  if (!fs.existsSync(srun)) {
-    fs.mkdirSync(bin, { recursive: true, mode: 0o755 });
-    const cli = path.join(packageRoot, 'bin', 'plugstack.js');
-    fs.writeFileSync(srun, `#!/bin/sh\nexec '${process.execPath}' '${cli}' run "$@"\n`, { mode: 0o755 });
+  privateDir(bin);
+  const cli = path.join(packageRoot, 'bin', 'plugstack.js');
+  try {
+    // Only its owner may change it: the directory is first on the job's PATH.
+    fs.writeFileSync(srun, `#!/bin/sh\nexec '${process.execPath}' '${cli}' run "$@"\n`, { mode: 0o700, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
   return bin;
 }

@@ -1,0 +1,152 @@
+/**
+ * A command's hold on everything it starts. srun, sbatch and salloc each
+ * run under one CommandControl: every host process (the client, each
+ * node's slurmstepd, prolog and epilog helpers, slurmd's scan) is tracked
+ * here, signals and the command's time bound arrive here, and close() —
+ * called in a finally — ends whatever is still running, whatever happened.
+ *
+ * Signals come from the CLI (the process's own SIGINT, SIGTERM, ...) or
+ * from an AbortSignal given to the API, which counts as a SIGTERM; the
+ * command decides what each means, as srun, sbatch and salloc do.
+ */
+import type { HostHandle, HostRun } from '../host/host-process.js';
+import type { SignalCommand } from '../host/protocol.js';
+
+export type CommandSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'SIGQUIT';
+
+/** Where signals for a command come from (the CLI passes its process's). */
+export interface SignalSource {
+  /** Calls handler for each signal; returns a function that stops it. */
+  subscribe(handler: (signal: CommandSignal) => void): () => void;
+}
+
+/** How long close() waits for killed hosts to be gone. */
+const CLOSE_WAIT_MS = 5_000;
+
+export class CommandControl {
+  private readonly hosts = new Set<HostHandle>();
+  private readonly running = new Set<Promise<HostRun>>();
+  private stepHosts = new Set<HostHandle>();
+  private readonly unsubscribe: (() => void)[] = [];
+  private readonly closers: (() => void)[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private signalHandler: ((signal: CommandSignal) => void) | undefined;
+  private timeoutHandler: (() => void) | undefined;
+  private readonly pending: CommandSignal[] = [];
+  /** Set once the command's time bound has passed. */
+  timedOut = false;
+  /** When the command must be over, in ms since the epoch. */
+  readonly deadline: number;
+
+  constructor(options: { timeoutMs: number; abort?: AbortSignal; signals?: SignalSource }) {
+    this.deadline = Date.now() + options.timeoutMs;
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      if (this.timeoutHandler) this.timeoutHandler();
+      else this.killAll();
+    }, options.timeoutMs);
+    if (options.signals) this.unsubscribe.push(options.signals.subscribe((s) => this.deliver(s)));
+    if (options.abort) {
+      const onAbort = () => this.deliver('SIGTERM');
+      if (options.abort.aborted) queueMicrotask(onAbort);
+      else {
+        options.abort.addEventListener('abort', onAbort, { once: true });
+        this.unsubscribe.push(() => options.abort!.removeEventListener('abort', onAbort));
+      }
+    }
+  }
+
+  /** Time left before the command's bound, for a host's own backstop. */
+  remainingMs(): number {
+    return Math.max(1, this.deadline - Date.now());
+  }
+
+  /** A host this command started: it ends with the command at the latest. */
+  track<H extends HostHandle>(handle: H): H {
+    this.hosts.add(handle);
+    const done = handle.finished.finally(() => {
+      this.hosts.delete(handle);
+      this.stepHosts.delete(handle);
+      this.running.delete(done);
+    });
+    this.running.add(done);
+    return handle;
+  }
+
+  /** The slurmstepd hosts of the step now running: signals go to them. */
+  trackStepHost(handle: HostHandle): void {
+    this.track(handle);
+    this.stepHosts.add(handle);
+  }
+
+  /** Sends every running slurmstepd of the step a signal request. */
+  signalStep(signal: number, why: SignalCommand['why'] = 'forward'): void {
+    for (const h of this.stepHosts) h.send({ t: 'signal', signal, why });
+  }
+
+  get stepRunning(): boolean {
+    return this.stepHosts.size > 0;
+  }
+
+  /** What the command does on a signal; signals that came before are replayed. */
+  onSignal(handler: (signal: CommandSignal) => void): void {
+    this.signalHandler = handler;
+    for (const s of this.pending.splice(0)) handler(s);
+  }
+
+  /** What the command does when its time bound passes (default: end everything). */
+  onTimeout(handler: () => void): void {
+    this.timeoutHandler = handler;
+  }
+
+  private deliver(signal: CommandSignal): void {
+    if (this.signalHandler) this.signalHandler(signal);
+    else this.pending.push(signal);
+  }
+
+  /** Kills every host now (a cancel: not a fault of theirs). */
+  killAll(reason: 'cancel' | 'timeout' = 'cancel'): void {
+    for (const h of this.hosts) h.kill(reason);
+  }
+
+  /** Something else the command started (salloc's command): ended by close(). */
+  atClose(end: () => void): void {
+    this.closers.push(end);
+  }
+
+  /** Ends everything still running and waits (bounded) until it is gone. */
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    for (const u of this.unsubscribe.splice(0)) u();
+    for (const end of this.closers.splice(0)) end();
+    this.killAll();
+    if (this.running.size) {
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.running]),
+        new Promise((r) => {
+          bound = setTimeout(r, CLOSE_WAIT_MS);
+          bound.unref();
+        }),
+      ]);
+      clearTimeout(bound);
+    }
+  }
+}
+
+/** The CLI's signals: the process's own, for as long as a command runs. */
+export function processSignals(): SignalSource {
+  return {
+    subscribe(handler) {
+      const signals: CommandSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+      const listeners = signals.map((s) => {
+        const l = () => handler(s);
+        process.on(s, l);
+        return [s, l] as const;
+      });
+      return () => {
+        for (const [s, l] of listeners) process.off(s, l);
+      };
+    },
+  };
+}

@@ -1,0 +1,31 @@
+// The values srun, sbatch and salloc check in their own options (Slurm's
+// slurm_opt.c setters): a count that must be a positive number, a node
+// count, a time. Slurm checks each as the option is processed and ends the
+// command with its message; which option is checked how is data here.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace plugstack {
+
+struct BuiltinValueError {
+  std::string message;  // what the command logs at error level
+  int status;           // its exit status: 1 (exit(1)) or 255 (exit(-1))
+};
+
+// The error Slurm gives for this value of a built-in option, if any. arg is
+// NULL for an option given without a value.
+std::optional<BuiltinValueError> checkBuiltinValue(const char* name, const char* arg);
+
+// Slurm's time_str2secs: "minutes", "minutes:seconds", "hours:minutes:seconds",
+// "days-hours", "days-hours:minutes", "days-hours:minutes:seconds"; -1,
+// INFINITE and UNLIMITED are no limit. Returns seconds, -1 for no limit, or
+// nullopt for an invalid string. Slurm rounds a time limit up to whole
+// minutes (time_str2mins); callers that want Slurm's limit do that.
+std::optional<long> timeStringSeconds(const char* text);
+
+// A node count as -N takes it: "N" or "MIN-MAX" (k/m suffixes); the minimum.
+std::optional<long> nodeCountMinimum(const char* text);
+
+}  // namespace plugstack
