@@ -25,6 +25,8 @@ function stateRoot(): string {
 export interface Job {
   id: number;
   dir: string;
+  /** The command that created the job (pid and start time): it removes the job when it ends. */
+  owner?: { pid: number; start: string };
   nodes: string[];
   /** Tasks of the allocation (-n), when given. */
   ntasks?: number;
@@ -32,9 +34,37 @@ export interface Job {
   endTime?: number;
 }
 
+/** A process's start time (/proc/<pid>/stat field 22): with the pid, it names one process for good. */
+function processStart(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Jobs whose creating command is gone without removing them (killed with
+ * SIGKILL, say): nobody can use them any more.
+ */
+function sweepAbandoned(root: string): void {
+  for (const name of fs.readdirSync(root)) {
+    if (!/^\d+$/.test(name)) continue;
+    const dir = path.join(root, name);
+    try {
+      const job = JSON.parse(fs.readFileSync(path.join(dir, 'job.json'), 'utf8')) as Job;
+      if (job.owner && processStart(job.owner.pid) !== job.owner.start) fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // being created right now, or not ours to judge
+    }
+  }
+}
+
 /** A new job: the next id whose directory could be created. */
 export function createJob(nodes: string[], ntasks?: number, timeLimitMs?: number): Job {
   const root = stateRoot();
+  sweepAbandoned(root);
   // Ids only grow, as slurmctld's do: the last one handed out is kept, since
   // finished jobs' directories are removed.
   const lastFile = path.join(root, 'last-id');
@@ -53,6 +83,7 @@ export function createJob(nodes: string[], ntasks?: number, timeLimitMs?: number
       const job: Job = {
         id,
         dir,
+        owner: { pid: process.pid, start: processStart(process.pid) ?? '' },
         nodes,
         ...(ntasks !== undefined ? { ntasks } : {}),
         ...(timeLimitMs !== undefined ? { endTime: Date.now() + timeLimitMs } : {}),

@@ -107,11 +107,11 @@ export class CommandConsole {
     write(Buffer.concat(out));
   }
 
-  /** The step has ended: labelled lines still without a newline go out as they are. */
+  /** The step has ended: a labelled last line without a newline gets one, as srun gives it. */
   flushTaskOutput(label: boolean): void {
     if (!label) return;
     for (const { task, stream, data } of this.partial.values()) {
-      const line = Buffer.concat([Buffer.from(`${task}: `), data]);
+      const line = Buffer.concat([Buffer.from(`${task}: `), data, Buffer.from('\n')]);
       if (stream === 'stdout') this.stdout(line);
       else this.stderr(line);
     }

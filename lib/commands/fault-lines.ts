@@ -50,7 +50,6 @@ export function commandFaults(result: CommandResult): { problem: Located; nodes:
 
 export function printFaults(console: CommandConsole, result: CommandResult): void {
   for (const { problem: p, nodes } of commandFaults(result)) {
-    const cause = p.signal ? ` [${p.signal}]` : '';
-    console.stderr(`plugstack: ${p.severity}: ${p.code} (${where(p, nodes)}): ${p.message}${cause}\n`);
+    console.stderr(`plugstack: ${p.severity}: ${p.code} (${where(p, nodes)}): ${p.message}\n`);
   }
 }

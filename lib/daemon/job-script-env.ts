@@ -4,8 +4,7 @@
  * prefixed SPANK_, then the job's ids, user, nodes and, for an epilog, its
  * exit status.
  */
-import fs from 'node:fs';
-import os from 'node:os';
+import { native } from '../native/binding.js';
 import { CLUSTER_NAME, PARTITION } from '../cluster/names.js';
 import { compressHostlist } from '../step/layout.js';
 import { spankOptionEnvName } from '../step/launch.js';
@@ -28,18 +27,9 @@ export interface JobScriptEnvInput {
   slurmConf?: string;
 }
 
-/** uid_to_string: the user's name, or "nobody". */
+/** uid_to_string: the user's name from the user database (LDAP and SSSD users too), or "nobody". */
 export function userName(uid: number): string {
-  if (uid === process.getuid!()) return os.userInfo().username;
-  try {
-    for (const line of fs.readFileSync('/etc/passwd', 'utf8').split('\n')) {
-      const f = line.split(':');
-      if (f.length > 2 && Number(f[2]) === uid) return f[0]!;
-    }
-  } catch {
-    // No passwd file: as for an unknown uid.
-  }
-  return 'nobody';
+  return native().userByUid(uid)?.name ?? 'nobody';
 }
 
 /** valid_spank_job_env: a name that does not start with SPANK_ gets the prefix. */

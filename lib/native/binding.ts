@@ -51,6 +51,10 @@ export interface NativeBinding {
   builtinOptions(command: string, slurmVersion: string): { name: string; hasArg: 0 | 1 | 2; short?: string }[];
   slurmStrerror(code: number): string;
   slurmVersion(text: string): { major: number; minor: number; micro: number; number: number; text: string } | null;
+  /** The user database's entry for a uid (getpwuid_r), or null. */
+  userByUid(uid: number): { name: string; gid: number } | null;
+  /** The group database's name for a gid (getgrgid_r), or null. */
+  groupByGid(gid: number): string | null;
   /** Slurm's time string in seconds (-1: no limit), null when Slurm refuses it. */
   timeStringSeconds(text: string): number | null;
   /** The minimum of a node count "N" or "MIN-MAX", null when Slurm refuses it. */

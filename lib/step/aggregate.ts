@@ -165,8 +165,9 @@ export function finishStep(result: StepResult): StepResult {
   // node, and every task that reported an exit status reported 0. (A 22.05
   // user_init or task_post_fork failure fails the launch, ESLURMD_EXECVE_FAILED,
   // runs no task and reports none: srun says so, but that step does not fail.)
+  // A node that could not fork its tasks ran none of them: never ok.
   result.ok =
-    result.nodes.every((n) => n.launchRc !== SLURM_PLUGIN_NAME_INVALID && n.failedAt !== 'host') &&
+    result.nodes.every((n) => n.launchRc !== SLURM_PLUGIN_NAME_INVALID && n.failedAt !== 'host' && n.failedAt !== 'fork') &&
     result.tasks.every((t) => t.status === null || t.status === 0);
   return result;
 }

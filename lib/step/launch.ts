@@ -11,6 +11,7 @@ import { addNode, finishStep } from './aggregate.js';
 import { LAUNCH_NODE_ADDRESS, launcherPort, workingCluster } from '../cluster/names.js';
 import { launcherEnv } from './launcher-env.js';
 import { uint32 } from '../validate.js';
+import { native } from '../native/binding.js';
 import { blockLayout } from './layout.js';
 import type { StepOptions, StepResult } from './types.js';
 
@@ -47,6 +48,13 @@ function overlay(base: string[], extra: Record<string, string>): string[] {
   return out;
 }
 
+/** The user's primary group from the user database; a uid it does not know cannot run a step. */
+function primaryGroup(uid: number): number {
+  const user = native().userByUid(uid);
+  if (!user) throw invalidArgument('uid', 'a user known to the user database (or give gid too)', uid);
+  return user.gid;
+}
+
 /** "_SLURM_SPANK_OPTION_<plugin>_<option>", every non-alphanumeric byte turned into "_". */
 export function spankOptionEnvName(plugin: string, option: string): string {
   const canon = (s: string) => s.replace(/[^A-Za-z0-9]/g, '_');
@@ -72,7 +80,9 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
   const jobId = uint32('jobId', options.jobId, 1);
   const stepId = uint32('stepId', options.stepId, 0);
   const uid = uint32('uid', options.uid, process.getuid!());
-  const gid = uint32('gid', options.gid, process.getgid!());
+  // A uid without a gid takes the user's primary group, as Slurm's job
+  // credential carries it; never this process's (root's) group.
+  const gid = uint32('gid', options.gid, options.uid === undefined ? process.getgid!() : primaryGroup(uid));
   const timeoutMs = uint32('timeoutMs', options.timeoutMs, DEFAULT_STEP_TIMEOUT_MS);
   if ((uid !== process.getuid!() || gid !== process.getgid!()) && process.getuid!() !== 0)
     throw new PlugstackError(

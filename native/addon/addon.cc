@@ -7,7 +7,12 @@
 // Node process down. Validation of arguments happens in TypeScript
 // (lib/native/binding.ts); the checks here are a backstop with uniform
 // TypeError messages.
+#include <grp.h>
 #include <napi.h>
+#include <pwd.h>
+
+#include <cerrno>
+#include <vector>
 
 #include "config/plugstack_conf.h"
 #include "rules/builtin_checks.h"
@@ -154,6 +159,38 @@ Napi::Value NodeCountMinimum(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, static_cast<double>(*n));
 }
 
+// userByUid(uid) -> { name, gid } from the system's user database (files,
+// LDAP, SSSD: whatever nsswitch says), or null when there is no such user.
+Napi::Value UserByUid(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsNumber()) return typeError(env, "Expected a uid");
+  uid_t uid = static_cast<uid_t>(info[0].As<Napi::Number>().Uint32Value());
+  std::vector<char> buf(16384);
+  struct passwd pw, *found = nullptr;
+  int rc;
+  while ((rc = getpwuid_r(uid, &pw, buf.data(), buf.size(), &found)) == ERANGE && buf.size() < (1u << 20))
+    buf.resize(buf.size() * 2);
+  if (rc != 0 || !found) return env.Null();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("name", found->pw_name);
+  o.Set("gid", static_cast<double>(found->pw_gid));
+  return o;
+}
+
+// groupByGid(gid) -> its name, or null.
+Napi::Value GroupByGid(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsNumber()) return typeError(env, "Expected a gid");
+  gid_t gid = static_cast<gid_t>(info[0].As<Napi::Number>().Uint32Value());
+  std::vector<char> buf(16384);
+  struct group gr, *found = nullptr;
+  int rc;
+  while ((rc = getgrgid_r(gid, &gr, buf.data(), buf.size(), &found)) == ERANGE && buf.size() < (1u << 20))
+    buf.resize(buf.size() * 2);
+  if (rc != 0 || !found) return env.Null();
+  return Napi::String::New(env, found->gr_name);
+}
+
 Napi::Value SlurmStrerror(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsNumber())
@@ -181,6 +218,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("helpColumns", Napi::Function::New(env, HelpColumns));
   exports.Set("builtinOptions", Napi::Function::New(env, BuiltinOptions));
   exports.Set("slurmStrerror", Napi::Function::New(env, SlurmStrerror));
+  exports.Set("userByUid", Napi::Function::New(env, UserByUid));
+  exports.Set("groupByGid", Napi::Function::New(env, GroupByGid));
   exports.Set("timeStringSeconds", Napi::Function::New(env, TimeStringSeconds));
   exports.Set("nodeCountMinimum", Napi::Function::New(env, NodeCountMinimum));
   exports.Set("slurmVersion", Napi::Function::New(env, SlurmVersionInfo));

@@ -91,6 +91,8 @@ extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
              {"protocol", msg::kProtocolVersion},
              {"pid", static_cast<int>(getpid())},
              {"role", role->name}});
+  // The hello opens the stream, before anything a forked child may send.
+  flushEvents();
 
   std::string payload, error;
   if (!channel.read(&payload, &error)) {

@@ -17,6 +17,7 @@
 #include <ctime>
 
 #include "common/events.h"
+#include "common/problem.h"
 #include "common/slurm_log.h"
 #include "lifecycle/containment.h"
 #include "step/remote_options.h"
@@ -118,7 +119,15 @@ bool StepLifecycle::forkTasks() {
   for (size_t i = 0; i < step.tasks.size(); i++) {
     TaskProcess t;
     if (!forkTask(stack_, spec_, i, privileges_, tasks_, &t)) {
-      fail("fork", std::string("child fork: ") + std::strerror(errno));
+      int err = errno;
+      fail("fork", std::string("child fork: ") + std::strerror(err));
+      Diagnostic d;
+      d.severity = Severity::Error;
+      d.code = "FORK_FAILED";
+      d.message = "slurmstepd could not fork task " + std::to_string(step.tasks[i].id) + " of " +
+                  std::to_string(step.tasks.size()) + ": " + std::strerror(err) +
+                  "; no task of the node runs";
+      reportProblem(d);
       for (auto& started : tasks_) kill(started.pid, SIGKILL);
       reclaimPrivileges(privileges_);
       return false;
