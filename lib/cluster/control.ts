@@ -81,7 +81,16 @@ export class CommandControl {
 
   /** Sends every running slurmstepd of the step a signal request. */
   signalStep(signal: number, why: SignalCommand['why'] = 'forward'): void {
-    for (const h of this.stepHosts) h.send({ t: 'signal', signal, why });
+    for (const h of this.stepHosts) {
+      // A kill request ends the step early: plugin code it kills was cancelled.
+      if (why === 'cancel') h.note(this.timedOut ? 'timeout' : 'cancel');
+      h.send({ t: 'signal', signal, why });
+    }
+  }
+
+  /** Kills the hosts caught in plugin code (they cannot take a request): a timeout. */
+  killHung(): void {
+    for (const h of this.hosts) if (h.record.running()) h.kill('timeout');
   }
 
   get stepRunning(): boolean {
@@ -104,9 +113,13 @@ export class CommandControl {
     else this.pending.push(signal);
   }
 
-  /** Kills every host now (a cancel: not a fault of theirs). */
+  /**
+   * Kills every host now. A cancel is not their fault; at a timeout, a host
+   * caught in plugin code is the one that timed out, the others are only
+   * cancelled with it.
+   */
   killAll(reason: 'cancel' | 'timeout' = 'cancel'): void {
-    for (const h of this.hosts) h.kill(reason);
+    for (const h of this.hosts) h.kill(reason === 'timeout' && h.record.running() ? 'timeout' : 'cancel');
   }
 
   /** Something else the command started (salloc's command): ended by close(). */

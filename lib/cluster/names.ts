@@ -6,6 +6,8 @@
  */
 
 export const CLUSTER_NAME = 'plugstack';
+/** slurm.conf's MaxTasksPerNode default: a step may not put more tasks on a node. */
+export const MAX_TASKS_PER_NODE = 512;
 export const PARTITION = 'debug';
 /** Where srun runs, as slurmd sees the launch request come in. */
 export const LAUNCH_NODE_ADDRESS = '127.0.0.1';

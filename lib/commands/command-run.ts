@@ -81,7 +81,10 @@ export async function withCommand(
     };
     const finish = async (exitCode: number): Promise<CommandResult> => {
       const run = await client.finished;
-      result.exitCode = run.signal && run.fault?.kind !== 'cancelled' ? 128 + (os.constants.signals[run.signal] ?? 0) : exitCode;
+      // The command's process died of plugin code: its status is the process's.
+      if (run.signal && run.fault?.kind !== 'cancelled') result.exitCode = 128 + (os.constants.signals[run.signal] ?? 0);
+      else if (run.fault?.kind === 'exit' && run.record.running() && run.exitCode !== null) result.exitCode = run.exitCode;
+      else result.exitCode = exitCode;
       return result;
     };
     const run: CommandRun = { env, cwd, console, client, control, result, timeoutMs, own: (job) => owned.push(job), finish };

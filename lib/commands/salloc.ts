@@ -138,7 +138,7 @@ async function salloc(stack: CommandStack, run: CommandRun): Promise<CommandResu
     result.jobScripts.push(...(inner.jobScripts ?? []));
   }
   const context = { owner: control, uid: process.getuid!(), gid: process.getgid!(), workDir: b.chdir ?? cwd, jobControlEnv: client.record.jobControlEnv };
-  result.jobScripts.push(...(await runEpilogs(stack, job, status, context)));
+  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(stack, job, status, context)));
   const prologFailed = result.jobScripts.some((r) => r.mode === 'prolog' && !r.ok);
   result.job = {
     jobId: job.id,

@@ -75,6 +75,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   control.onSignal(cancel);
   control.onTimeout(() => {
     console.log('error', `sbatch is still running job ${job.id} after ${run.timeoutMs} ms (timeoutMs): cancelling it`, 'plugstack');
+    control.killHung();
     cancel();
   });
   // Without --wait, sbatch ends right after the submission: its exit
@@ -193,8 +194,9 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     // reports it to slurmctld, which drains the node.
     drained: launchFailed ? [{ node: node.name, reason: DRAIN_REASON }] : [],
   };
-  // The job has ended: the epilog on each of its nodes.
-  result.jobScripts.push(...(await runEpilogs(stack, job, status, scriptContext)));
+  // The job has ended: the epilog on each of its nodes (unless plugstack's
+  // own bound has passed: then nothing new starts).
+  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(stack, job, status, scriptContext)));
   result.job.drained.push(...drainedBy(result.jobScripts));
   if (result.jobScripts.some((r) => r.mode === 'prolog' && !r.ok)) {
     result.job.state = 'FAILED';

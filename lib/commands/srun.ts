@@ -26,6 +26,7 @@ import { signalText, taskRanges } from './console.js';
 import { allocationEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv } from '../cluster/job-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { createJob, findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
+import { MAX_TASKS_PER_NODE } from '../cluster/names.js';
 import { serializeResult } from './serialize.js';
 import type { CommandResult, JobRecord, WordCommandOptions } from './types.js';
 
@@ -169,10 +170,19 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
       fs.writeFileSync(stepResultFile(job, stepId), serializeResult(result));
       return result;
     }
-    result.jobScripts.push(...(await runEpilogs(stack, job, exitCode, scriptContext)));
+    // Past plugstack's own bound nothing new starts: no epilogs.
+    if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(stack, job, exitCode, scriptContext)));
     result.job = { jobId: job.id, state, exitCode, nodes: names, drained: drainedBy(result.jobScripts), ...(reason ? { reason } : {}) };
     return result;
   };
+
+  // slurmctld refuses a step with more tasks per node than MaxTasksPerNode.
+  if (ntasks > names.length * MAX_TASKS_PER_NODE) {
+    console.log('error', `Unable to create step for job ${job.id}: Task count specification invalid`);
+    client.exit(1);
+    await done(1);
+    return endJob('FAILED', 1 << 8);
+  }
 
   const lui = await client.localUserInit({ uid, gid, jobId: job.id, stepId, nodes: names.length, tasks: ntasks, argv: ready.positional });
   if (signalled()) return endJob('CANCELLED', 0);
@@ -257,8 +267,10 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     // plugstack's own bound: the job is cancelled, as by scancel.
     console.log('error', `srun is still running after ${run.timeoutMs} ms (timeoutMs): cancelling job ${job.id}`, 'plugstack');
     cancelled = true;
-    if (control.stepRunning) abort();
-    else control.killAll('timeout');
+    if (control.stepRunning) {
+      abort();
+      control.killHung();
+    } else control.killAll('timeout');
   });
   const limit = job.endTime === undefined ? undefined : setTimeout(() => {
     // slurmctld at the time limit: SIG_TIME_LIMIT (node 0 logs it), then
@@ -340,8 +352,11 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   if (!aborted && step.tasks.some((t) => t.signal === 'SIGTERM' || t.signal === 'SIGKILL'))
     console.log('info', `Force Terminated ${stepName}`);
 
-  // A slurmstepd that died: what srun would have said once it gave up.
-  const dead = step.nodes.filter((n) => n.failedAt === 'host');
+  // A slurmstepd that died: what srun would have said once it gave up. One
+  // that died in its exit callbacks (or unloading) had sent every task's
+  // exit already: srun is not waiting for it.
+  const afterTasks = new Set(['slurm_spank_exit', 'fini()', 'dlclose']);
+  const dead = step.nodes.filter((n) => n.failedAt === 'host' && !(n.diedIn !== undefined && afterTasks.has(n.diedIn)));
   if (dead.length && !aborted) {
     const notLaunched = dead.filter((n) => !n.launched);
     if (notLaunched.length) {

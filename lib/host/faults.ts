@@ -90,7 +90,10 @@ export function hostFault(run: HostRun): FaultProblem | undefined {
  */
 export function taskFaults(run: HostRun, statusOf: (pid: number) => number | null | undefined): FaultProblem[] {
   const out: FaultProblem[] = [];
-  const timedOut = run.fault?.kind === 'timeout';
+  const timedOut = run.fault?.kind === 'timeout' || run.endedBy === 'timeout';
+  // A task killed inside plugin code by a cancel (Ctrl-C, scancel) is the
+  // cancel's doing, not the plugin's.
+  const cancelled = run.endedBy === 'cancel';
   for (const [pid, list] of run.record.open) {
     const top = list[list.length - 1];
     if (pid === run.record.hostPid || !top) continue;
@@ -99,7 +102,8 @@ export function taskFaults(run: HostRun, statusOf: (pid: number) => number | nul
     const p: FaultProblem = { severity: 'error', code: 'PLUGIN_EXITED', message: '', ...where, pid };
     if (top.task !== undefined) p.task = top.task;
     const sig = status === null || status === undefined ? 0 : status & 0x7f;
-    if (sig !== 0 && !(timedOut && sig === 9)) {
+    if (cancelled && (sig === 9 || sig === 15)) continue;
+    if (sig !== 0 && !(timedOut && (sig === 9 || sig === 15))) {
       p.code = 'PLUGIN_CRASHED';
       p.signal = signalName(sig);
       p.message = `${where.plugin} in ${where.hook}: killed by ${p.signal}`;

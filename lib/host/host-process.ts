@@ -65,6 +65,12 @@ export interface HostHandle {
   send(command: HostCommand): void;
   /** Kills the host (and the process groups it reported) now: a timeout is a fault, a cancel is not. */
   kill(reason?: KillReason): void;
+  /**
+   * The command asked the host to end its work early (a cancel, or its
+   * time bound): whatever then dies inside plugin code below it was killed
+   * for that reason, not by the plugin's own doing.
+   */
+  note(reason: KillReason): void;
   /** Resolves once the host has exited and its pipes are closed; never rejects after the start. */
   finished: Promise<HostRun>;
 }
@@ -87,6 +93,8 @@ export interface HostFault {
 export interface HostRun {
   role: HostRole;
   label: string;
+  /** Why the command ended the host's work early, if it did (see HostHandle.note). */
+  endedBy?: KillReason;
   events: HostEvent[];
   /** What the host did in plugin code, folded from its events. */
   record: HostReducer;
@@ -155,6 +163,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
   installExitHook();
   let handle: Pick<HostHandle, 'send' | 'kill'> = { send: () => {}, kill: () => {} };
   const record = new HostReducer();
+  let endedBy: KillReason | undefined;
   const finished = new Promise<HostRun>((resolve) => {
     const child = spawn(executable, [role, '--fd', '3', '--parent', String(process.pid)], {
       stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe'],
@@ -261,7 +270,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
         ...(error.code ? { errno: error.code } : {}),
         message: `cannot start ${executable}: ${error.message}`,
       };
-      resolve({ role, label: options.label, events, record, done, fault, exitCode: null, signal: null, stdout: '', stderr: '' });
+      resolve({ role, label: options.label, ...(endedBy ? { endedBy } : {}), events, record, done, fault, exitCode: null, signal: null, stdout: '', stderr: '' });
     });
 
     child.on('exit', () => {
@@ -294,7 +303,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
           message: done ? `exited with status ${code} after its report` : `exited with status ${code} before finishing`,
         };
       }
-      resolve({ role, label: options.label, events, record, done, fault, exitCode: code, signal, stdout: stdout.text(), stderr: stderr.text() });
+      resolve({ role, label: options.label, ...(endedBy ? { endedBy } : {}), events, record, done, fault, exitCode: code, signal, stdout: stdout.text(), stderr: stderr.text() });
     });
 
     handle = {
@@ -303,6 +312,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
         if (!channel.destroyed) channel.write(encodeFrame(command));
       },
       kill: (reason = 'cancel') => {
+        endedBy ??= reason;
         if (reason === 'timeout')
           fault ??= { kind: 'timeout', timeoutMs: options.timeoutMs, ...running(), message: `still running after its time limit` };
         else fault ??= { kind: 'cancelled', ...running(), message: 'ended by plugstack' };
@@ -311,5 +321,15 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     };
     channel.write(encodeFrame(request));
   });
-  return { role, label: options.label, record, send: (m) => handle.send(m), kill: (r) => handle.kill(r), finished };
+  return {
+    role,
+    label: options.label,
+    record,
+    send: (m) => handle.send(m),
+    kill: (r) => handle.kill(r),
+    note: (r) => {
+      endedBy ??= r;
+    },
+    finished,
+  };
 }

@@ -142,6 +142,8 @@ export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): v
   for (const p of leftovers(run)) result.problems.push(nodeProblem(p));
 
   const nodeResult: NodeResult = { node, name: layout.name, ...summary, launched: run.events.some((e) => e.t === 'launch') };
+  const diedIn = fault && run.fault?.kind !== 'cancelled' ? record.running()?.hook : undefined;
+  if (diedIn !== undefined) nodeResult.diedIn = diedIn;
   result.nodes.push(nodeResult);
   for (const [local, t] of tasks) {
     const o = outputs.get(local)!;

@@ -8,7 +8,7 @@ import { invalidArgument, PlugstackError } from '../errors.js';
 import { startHost, type HostHandle } from '../host/host-process.js';
 import type { HostEvent } from '../host/protocol.js';
 import { addNode, finishStep } from './aggregate.js';
-import { LAUNCH_NODE_ADDRESS, launcherPort, workingCluster } from '../cluster/names.js';
+import { LAUNCH_NODE_ADDRESS, launcherPort, MAX_TASKS_PER_NODE, workingCluster } from '../cluster/names.js';
 import { launcherEnv } from './launcher-env.js';
 import { uint32 } from '../validate.js';
 import { native } from '../native/binding.js';
@@ -93,6 +93,9 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
   if (names.length !== nodes || names.some((n) => typeof n !== 'string' || n === ''))
     throw invalidArgument('nodeNames', `${nodes} non-empty names`, options.nodeNames);
   const layout = blockLayout(ntasks, names);
+  const busiest = Math.max(...layout.map((n) => n.gtids.length));
+  if (busiest > MAX_TASKS_PER_NODE)
+    throw invalidArgument('ntasks', `at most ${MAX_TASKS_PER_NODE} tasks per node (Slurm's MaxTasksPerNode)`, ntasks);
   const cwd = options.cwd ?? process.cwd();
 
   const launched = options.launcherEnv !== false;

@@ -134,6 +134,8 @@ export interface NodeResult {
   exitCallbacksRan: boolean;
   /** slurmstepd answered the launch request (srun stops waiting for this node's launch then). */
   launched: boolean;
+  /** When slurmstepd itself died (failedAt "host"): the hook it died in, if plugin code was running. */
+  diedIn?: string;
 }
 
 export interface StepResult {
