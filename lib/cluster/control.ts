@@ -22,6 +22,16 @@ export interface SignalSource {
 
 /** How long close() waits for killed hosts to be gone. */
 const CLOSE_WAIT_MS = 5_000;
+/**
+ * A time limit's sequence (slurmd's _rpc_timelimit): every step of the job
+ * logs SIG_TIME_LIMIT first, then the tasks get SIGTERM, then, after
+ * KillWait (30 s by default), SIGKILL. The steps of one job live in
+ * several plugstack processes (the sruns inside a batch script), each
+ * keeping the job's end time: the pause lets every step log before any
+ * task dies.
+ */
+const TIME_LIMIT_TERM_AFTER_MS = 100;
+const KILL_WAIT_MS = 30_000;
 
 export class CommandControl {
   private readonly hosts = new Set<HostHandle>();
@@ -86,6 +96,15 @@ export class CommandControl {
       if (why === 'cancel') h.note(this.timedOut ? 'timeout' : 'cancel');
       h.send({ t: 'signal', signal, why });
     }
+  }
+
+  /** The job's time limit has passed: the step is cancelled as slurmd does it. */
+  timeLimit(): void {
+    const SIGTERM = 15;
+    const SIGKILL = 9;
+    this.signalStep(0, 'time_limit');
+    setTimeout(() => this.signalStep(SIGTERM), TIME_LIMIT_TERM_AFTER_MS).unref();
+    setTimeout(() => this.signalStep(SIGKILL), KILL_WAIT_MS).unref();
   }
 
   /** Kills the hosts caught in plugin code (they cannot take a request): a timeout. */

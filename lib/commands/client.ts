@@ -117,7 +117,10 @@ export function startClient(
     if (run.fault && run.fault.kind !== 'cancelled') record.stoppedAt ??= 'crash';
     // A client that died (a plugin crash while parsing options, say) never
     // reported its end: it ends here, like the process did.
-    resolveReady({ t: 'commandExit', status: run.signal ? 128 : (run.exitCode ?? 1), reason: 'crash' });
+    // One that could not even start has the shell's status for a command
+    // that cannot be executed (126).
+    const status = run.fault?.kind === 'spawn' ? 126 : run.signal ? 128 : (run.exitCode ?? 1);
+    resolveReady({ t: 'commandExit', status, reason: run.fault?.kind === 'spawn' ? 'exec' : 'crash' });
     pendingResult?.({ rc: -1, failed: true });
     return run;
   });

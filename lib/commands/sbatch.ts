@@ -23,8 +23,6 @@ import type { CommandSignal } from '../cluster/control.js';
 import type { CommandStack } from './srun.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
 
-/** slurmctld's KillWait: after the SIGTERM of a time limit, the SIGKILL. */
-const KILL_WAIT_MS = 30_000;
 
 const SIG = os.constants.signals;
 
@@ -130,11 +128,8 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     job.endTime === undefined
       ? undefined
       : setTimeout(() => {
-          // slurmctld at the time limit: SIG_TIME_LIMIT (logged), SIGTERM,
-          // SIGKILL after KillWait.
           ended ??= 'TIMEOUT';
-          control.signalStep(SIG.SIGTERM, 'time_limit');
-          setTimeout(() => control.signalStep(SIG.SIGKILL), KILL_WAIT_MS).unref();
+          control.timeLimit();
         }, Math.max(0, job.endTime - Date.now()));
   if (ended) {
     clearTimeout(limit);
@@ -170,6 +165,8 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     control,
   );
   clearTimeout(limit);
+  // Past its end time the job is TIMEOUT, whichever of its processes ended first.
+  if (job.endTime !== undefined && Date.now() >= job.endTime) ended ??= 'TIMEOUT';
   result.steps.push(batch);
   for (const inner of innerResults(job)) {
     result.steps.push(...inner.steps);

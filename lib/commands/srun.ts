@@ -41,8 +41,6 @@ const LAUNCH_ERRORS: Record<number, string> = {
 
 /** KillWait (30 s by default) + STEP_ABORT_TIME (2 s): what srun says it waits after an abort. */
 const ABORT_WAIT_SECONDS = 32;
-/** slurmctld's KillWait: after a time limit's SIGTERM, the SIGKILL. */
-const KILL_WAIT_MS = 30_000;
 
 const SIG = os.constants.signals;
 
@@ -273,11 +271,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     } else control.killAll('timeout');
   });
   const limit = job.endTime === undefined ? undefined : setTimeout(() => {
-    // slurmctld at the time limit: SIG_TIME_LIMIT (node 0 logs it), then
-    // SIGTERM, and SIGKILL after KillWait.
     timedOut = true;
-    control.signalStep(SIG.SIGTERM, 'time_limit');
-    setTimeout(() => control.signalStep(SIG.SIGKILL), KILL_WAIT_MS).unref();
+    control.timeLimit();
   }, Math.max(0, job.endTime - Date.now()));
 
   const io = new Set<number>();
@@ -380,6 +375,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const { raw, exitCode } = srunExitCode(step);
   client.exit(exitCode);
   await done(exitCode);
+  if (job.endTime !== undefined && Date.now() >= job.endTime) timedOut = true;
   const state: JobRecord['state'] = timedOut ? 'TIMEOUT' : cancelled ? 'CANCELLED' : raw === 0 ? 'COMPLETED' : 'FAILED';
   return endJob(state, raw);
 }

@@ -1,0 +1,222 @@
+/**
+ * Signals as srun, sbatch and salloc take them (measured on a real 22.05
+ * here): SIGINT once prints the tasks' states and carries on; twice within
+ * a second forwards it and forces the job's termination; SIGTERM kills the
+ * tasks; a killed CLI leaves nothing behind; an AbortSignal is a SIGTERM;
+ * the job's time limit (-t) cancels it with Slurm's "DUE TO TIME LIMIT".
+ * Tasks are `perl -e 'sleep 300' TAG`, so that only this test's processes
+ * are looked at.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stateDir } from '../lib/cluster/state-dir.js';
+import { Plugstack } from '../lib/plugstack.js';
+import { repoRoot, tempDir, writeFile } from './helpers/plugins.js';
+import { uniqueTag } from './helpers/processes.js';
+import { execFileSync } from 'node:child_process';
+
+const cli = path.join(repoRoot, 'bin', 'plugstack.js');
+
+/** Processes whose command line holds one of these words (a tag, "--parent <pid>"). */
+function alive(words: string[]): string[] {
+  return execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => !/^\s*\d+\s+Z/.test(l) && words.some((w) => l.includes(w)));
+}
+
+async function gone(words: string[]): Promise<string[]> {
+  for (let i = 0; i < 60; i++) {
+    if (alive(words).length === 0) return [];
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return alive(words);
+}
+
+interface CliRun {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  stderrSoFar: () => string;
+}
+
+function runCli(args: string[], cwd: string): CliRun {
+  const child = spawn(process.execPath, [cli, ...args], { cwd, env: { ...process.env, PATH: '/usr/bin:/bin' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c));
+  child.stderr!.on('data', (c: Buffer) => (stderr += c));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
+  return { child, done, stderrSoFar: () => stderr };
+}
+
+/** Waits until the step's tasks run (perl carries the tag). */
+async function tasksRunning(tag: string, count: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (alive([tag]).length >= count) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`the tasks (${tag}) did not start`);
+}
+
+function sleeper(tag: string): string[] {
+  return ['perl', '-e', 'sleep 300', tag];
+}
+
+function emptyStack(): { dir: string; conf: string } {
+  const dir = tempDir();
+  return { dir, conf: writeFile(dir, 'plugstack.conf', '') };
+}
+
+describe('plugstack run and signals', () => {
+  it('SIGINT once: the task states, and the step goes on', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const run = runCli(['run', '--conf', conf, '-n', '2', 'perl', '-e', 'sleep 1; print "done\\n"', tag], dir);
+    await tasksRunning(tag, 2);
+    run.child.kill('SIGINT');
+    const { code, stdout, stderr } = await run.done;
+    expect(code).toBe(0);
+    expect(stdout).toBe('done\ndone\n');
+    expect(stderr).toMatch(/^srun: interrupt \(one more within 1 sec to abort\)\nsrun: StepId=\d+\.0 tasks 0-1: running\n$/);
+  });
+
+  it('SIGINT twice within a second: Ctrl-C to the tasks, the job cancelled, exit 130', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const run = runCli(['run', '--conf', conf, '-n', '2', ...sleeper(tag)], dir);
+    await tasksRunning(tag, 2);
+    run.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 200));
+    run.child.kill('SIGINT');
+    const { code, stderr } = await run.done;
+    expect(code).toBe(130);
+    const lines = stderr.trim().split('\n');
+    expect(lines.slice(0, 5).map((l) => l.replace(/\d+\.0/, 'J.0'))).toEqual([
+      'srun: interrupt (one more within 1 sec to abort)',
+      'srun: StepId=J.0 tasks 0-1: running',
+      'srun: sending Ctrl-C to StepId=J.0',
+      'srun: forcing job termination',
+      'srun: Job step aborted: Waiting up to 32 seconds for job step to finish.',
+    ]);
+    expect(lines[5]).toMatch(/^slurmstepd: error: \*\*\* STEP \d+\.0 ON node0 CANCELLED AT \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \*\*\*$/);
+    // Killed tasks are not errors once the job is cancelled.
+    expect(lines).toHaveLength(6);
+    expect(await gone([tag, `--parent ${run.child.pid}`])).toEqual([]);
+  });
+
+  it('SIGTERM: the tasks are killed, exit 137', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const run = runCli(['run', '--conf', conf, '-N', '2', '-n', '2', ...sleeper(tag)], dir);
+    await tasksRunning(tag, 2);
+    run.child.kill('SIGTERM');
+    const { code, stderr } = await run.done;
+    expect(code).toBe(137);
+    expect(stderr).toContain('srun: forcing job termination\nsrun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n');
+    // Only node 0 logs the cancellation.
+    expect(stderr.match(/CANCELLED AT/g)).toHaveLength(1);
+    expect(stderr).toContain('srun: error: node0: task 0: Killed\n');
+    expect(stderr).toContain('srun: error: node1: task 1: Killed\n');
+    expect(await gone([tag, `--parent ${run.child.pid}`])).toEqual([]);
+  });
+
+  it('a CLI killed with SIGKILL takes its hosts and tasks along; its job is swept', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const run = runCli(['run', '--conf', conf, '-n', '2', ...sleeper(tag)], dir);
+    await tasksRunning(tag, 2);
+    const jobs = fs.readdirSync(stateDir('jobs')).filter((n) => /^\d+$/.test(n));
+    run.child.kill('SIGKILL');
+    await run.done;
+    expect(await gone([tag, `--parent ${run.child.pid}`])).toEqual([]);
+    // The next command removes the job its dead creator left.
+    const again = runCli(['run', '--conf', conf, 'true'], dir);
+    expect((await again.done).code).toBe(0);
+    const left = fs.readdirSync(stateDir('jobs')).filter((n) => /^\d+$/.test(n) && !jobs.includes(n));
+    expect(left).toEqual([]);
+  });
+});
+
+describe('signals through the API', () => {
+  it('an AbortSignal ends srun as a SIGTERM does', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const stack = await Plugstack.load(conf, { pluginDir: [] });
+    const controller = new AbortController();
+    const pending = stack.srun({ args: ['-n', '2', ...sleeper(tag)], cwd: dir, signal: controller.signal });
+    await tasksRunning(tag, 2);
+    controller.abort();
+    const r = await pending;
+    expect(r.exitCode).toBe(137);
+    expect(r.stderr).toContain('srun: forcing job termination');
+    expect(r.job).toMatchObject({ state: 'FAILED', exitCode: 9 });
+    expect(await gone([tag])).toEqual([]);
+  });
+
+  it('an AbortSignal revokes an salloc allocation; its command gets SIGTERM', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const stack = await Plugstack.load(conf, { pluginDir: [] });
+    const controller = new AbortController();
+    const pending = stack.salloc({ args: ['-n', '1', ...sleeper(tag)], cwd: dir, signal: controller.signal });
+    await tasksRunning(tag, 1);
+    controller.abort();
+    const r = await pending;
+    expect(r.stderr).toMatch(/^salloc: Granted job allocation (\d+)\nsalloc: Job allocation \1 has been revoked\.\n$/);
+    expect(r.job).toMatchObject({ state: 'CANCELLED' });
+    // A command killed by SIGTERM: salloc's status 1 (only HUP, INT, QUIT, KILL count as the user's).
+    expect(r.exitCode).toBe(1);
+  });
+
+  it('plugstack bounds a command whose plugin hangs in srun, and names the hook', async () => {
+    const dir = tempDir();
+    const { recorder } = await import('./helpers/step.js');
+    const conf = writeFile(dir, 'plugstack.conf', `required ${recorder()} hang=init_post_opt context=local\n`);
+    const stack = await Plugstack.load(conf, { pluginDir: [] });
+    const r = await stack.srun({ args: ['true'], cwd: dir, timeoutMs: 500 });
+    expect(r.client.problems).toContainEqual(expect.objectContaining({ code: 'PLUGIN_TIMEOUT', hook: 'slurm_spank_init_post_opt' }));
+    expect(r.stderr).toContain('plugstack: error: PLUGIN_TIMEOUT (local context)');
+    expect(r.exitCode).toBe(137);
+  });
+});
+
+describe('the time limit (-t)', () => {
+  it('srun: the step is cancelled DUE TO TIME LIMIT, the tasks terminated, exit 143', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const stack = await Plugstack.load(conf, { pluginDir: [] });
+    const r = await stack.srun({ args: ['-t', '0:1', '-n', '2', ...sleeper(tag)], cwd: dir });
+    expect(r.exitCode).toBe(143);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^slurmstepd: error: \*\*\* STEP \d+\.0 ON node0 CANCELLED AT \S+ DUE TO TIME LIMIT \*\*\*$/);
+    expect(lines.slice(1)).toEqual([
+      'srun: Job step aborted: Waiting up to 32 seconds for job step to finish.',
+      'srun: error: node0: tasks 0-1: Terminated',
+    ]);
+    expect(r.job).toMatchObject({ state: 'TIMEOUT', exitCode: 15 });
+  });
+
+  it('sbatch: the batch job and its step are cancelled DUE TO TIME LIMIT', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const stack = await Plugstack.load(conf, { pluginDir: [] });
+    const r = await stack.sbatch({ args: ['-t', '0:1', '--wrap', `srun perl -e 'sleep 300' ${tag}`], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+    expect(r.job).toMatchObject({ state: 'TIMEOUT' });
+    expect(r.output!.text).toMatch(/\*\*\* JOB \d+ ON node0 CANCELLED AT \S+ DUE TO TIME LIMIT \*\*\*/);
+    expect(r.output!.text).toMatch(/\*\*\* STEP \d+\.0 ON node0 CANCELLED AT \S+ DUE TO TIME LIMIT \*\*\*/);
+    expect(await gone([tag])).toEqual([]);
+  });
+
+  it('salloc: the allocation is revoked at its time limit', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const stack = await Plugstack.load(conf, { pluginDir: [] });
+    const r = await stack.salloc({ args: ['-t', '0:1', ...sleeper(tag)], cwd: dir });
+    expect(r.stderr).toMatch(/salloc: Job (\d+) has exceeded its time limit and its allocation has been revoked\.\n$/);
+    expect(r.job).toMatchObject({ state: 'TIMEOUT' });
+    expect(await gone([tag])).toEqual([]);
+  });
+});
