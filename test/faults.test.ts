@@ -3,21 +3,10 @@
  * host process. The report names the plugin, the hook and the signal or
  * timeout; no process or file descriptor of the run is left behind.
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compilePlugin } from './helpers/plugins.js';
+import { leftBehind, openDescriptors as openFds, uniqueTag } from './helpers/processes.js';
 import { checkContext } from './helpers/stack.js';
-
-function openFds(): number {
-  return fs.readdirSync('/proc/self/fd').length;
-}
-
-/** Processes whose command line mentions marker, other than ps itself. */
-function processesMatching(marker: string): string[] {
-  const out = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
-  return out.split('\n').filter((l) => l.includes(marker) && !l.includes('ps -eo'));
-}
 
 describe('faults inside plugins', () => {
   it('a crash in an ELF constructor is reported against the plugin and dlopen', async () => {
@@ -76,20 +65,15 @@ describe('faults inside plugins', () => {
     const hang = compilePlugin('variant.c', { defines: { INIT_HANG: true, NAME: 'hangs' } });
     const forks = compilePlugin('variant.c', { defines: { INIT_FORKS: true, NAME: 'forks' } });
     const before = openFds();
-    await checkContext([`required ${forks}`, `required ${hang}`], 'local', { timeoutMs: 300 });
-    const forked = await checkContext([`required ${forks}`], 'remote');
+    const tag = uniqueTag();
+    await checkContext([`required ${forks} ${tag}`, `required ${hang}`], 'local', { timeoutMs: 300 });
+    const forked = await checkContext([`required ${forks} ${tag}`], 'remote');
+    // Slurm loads the stack; the process the plugin left is reported.
     expect(forked.ok).toBe(true);
-    // The plugin's "sleep 300" went with the host's process group. A killed
-    // orphan is reaped by init, which may take a moment.
-    const leftovers = async () => {
-      for (let i = 0; i < 40; i++) {
-        const found = [...processesMatching('sleep 300'), ...processesMatching('plugstack-host')];
-        if (found.length === 0) return found;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return [...processesMatching('sleep 300'), ...processesMatching('plugstack-host')];
-    };
-    expect(await leftovers()).toEqual([]);
+    expect(forked.problems).toMatchObject([{ code: 'PLUGIN_LEFT_PROCESS', hook: 'slurm_spank_init', plugin: forks }]);
+    // Our hosts and the plugin's child are gone (a killed orphan is
+    // reaped by init, which may take a moment).
+    expect(await leftBehind([tag])).toEqual([]);
     expect(openFds()).toBe(before);
   });
 });

@@ -3,8 +3,8 @@
  * options from the environment and the command line, forwarding to the
  * remote side, the job-control environment, exit statuses and messages.
  */
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { leftBehind, uniqueTag } from './helpers/processes.js';
 import { describe, expect, it } from 'vitest';
 import { Plugstack } from '../lib/plugstack.js';
 import { byProcess, contextOf, recordCommand } from './helpers/command.js';
@@ -228,11 +228,10 @@ describe('srun: exit statuses and messages', () => {
   });
 
   it('leaves no process behind', async () => {
+    const tag = uniqueTag();
     await recordCommand('srun', ['option=boom:0:crash'], ['--boom', 'true']);
-    await recordCommand('srun', [], ['-n', '2', 'sh', '-c', 'sleep 303 & echo']);
-    const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
-    expect(ps).not.toContain('sleep 303');
-    expect(ps).not.toContain('plugstack-host');
+    await recordCommand('srun', [], ['-n', '2', 'sh', '-c', `perl -e 'sleep 303' ${tag} & echo`]);
+    expect(await leftBehind([tag])).toEqual([]);
   });
 });
 

@@ -4,25 +4,10 @@
  * hook, node and task; every process of the step is gone afterwards, and no
  * descriptor is left open in this process.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { leftBehind, uniqueTag } from './helpers/processes.js';
 import { recordStep } from './helpers/step.js';
-
-function leftovers(marker: string): string[] {
-  return execFileSync('ps', ['-eo', 'pid,stat,args'], { encoding: 'utf8' })
-    .split('\n')
-    .filter((l) => l.includes(marker) && !l.includes('ps -eo'));
-}
-
-async function eventually(marker: string): Promise<string[]> {
-  for (let i = 0; i < 40; i++) {
-    const found = leftovers(marker);
-    if (found.length === 0) return found;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return leftovers(marker);
-}
 
 describe('faults in the stepd', () => {
   it('a crash in user_init is reported with plugin, hook and node; the Node process carries on', async () => {
@@ -38,11 +23,12 @@ describe('faults in the stepd', () => {
   });
 
   it('exit() in task_post_fork kills the stepd: reported, and the blocked tasks go with it', async () => {
-    const { result } = await recordStep(['exit=task_post_fork'], { ntasks: 3, argv: ['sleep', '300'] });
+    const tag = uniqueTag();
+    const { result } = await recordStep(['exit=task_post_fork'], { ntasks: 3, argv: ['perl', '-e', 'sleep 300', tag] });
     expect(result.problems).toContainEqual(
       expect.objectContaining({ code: 'PLUGIN_EXITED', hook: 'slurm_spank_task_post_fork', node: 0 }),
     );
-    expect(await eventually('sleep 300')).toEqual([]);
+    expect(await leftBehind([tag])).toEqual([]);
   });
 
   it('a hang is ended by the step timeout, tasks included', async () => {
@@ -50,7 +36,7 @@ describe('faults in the stepd', () => {
     const { result } = await recordStep(['hang=task_exit', 'only=0'], { ntasks: 2, argv: ['true'], timeoutMs: 700 });
     expect(Date.now() - started).toBeLessThan(5000);
     expect(result.problems).toContainEqual(expect.objectContaining({ code: 'PLUGIN_TIMEOUT', hook: 'slurm_spank_task_exit' }));
-    expect(await eventually('plugstack-host')).toEqual([]);
+    expect(await leftBehind()).toEqual([]);
   });
 });
 
@@ -77,13 +63,14 @@ describe('faults in a task child', () => {
 describe('cleanup', () => {
   it('kills what tasks leave behind, even detached, and leaks no descriptor', async () => {
     const before = fs.readdirSync('/proc/self/fd').length;
+    const tag = uniqueTag();
     const { result } = await recordStep([], {
       ntasks: 2,
-      argv: ['sh', '-c', 'sleep 301 & setsid sleep 302 & echo started'],
+      argv: ['sh', '-c', `perl -e 'sleep 301' ${tag} & setsid perl -e 'sleep 302' ${tag} & echo started`],
     });
     expect(result.ok).toBe(true);
     expect(result.tasks.map((t) => t.stdout)).toEqual(['started\n', 'started\n']);
-    expect(await eventually('sleep 30')).toEqual([]);
+    expect(await leftBehind([tag])).toEqual([]);
     expect(fs.readdirSync('/proc/self/fd').length).toBe(before);
   });
 });

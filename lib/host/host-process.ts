@@ -165,12 +165,36 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
   const record = new HostReducer();
   let endedBy: KillReason | undefined;
   const finished = new Promise<HostRun>((resolve) => {
-    const child = spawn(executable, [role, '--fd', '3', '--parent', String(process.pid)], {
-      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe'],
-      detached: true,
-      env: options.env ?? process.env,
-      cwd: options.cwd,
+    // The host never running (an environment too large for execve, no more
+    // processes) is a fault of the run, not an exception: spawn() throws
+    // some of these (E2BIG) and emits others ('error' below).
+    const notStarted = (error: NodeJS.ErrnoException) => ({
+      role,
+      label: options.label,
+      events: [],
+      record,
+      fault: {
+        kind: 'spawn' as const,
+        ...(error.code ? { errno: error.code } : {}),
+        message: `cannot start ${executable}: ${error.message}`,
+      },
+      exitCode: null,
+      signal: null,
+      stdout: '',
+      stderr: '',
     });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(executable, [role, '--fd', '3', '--parent', String(process.pid)], {
+        stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe'],
+        detached: true,
+        env: options.env ?? process.env,
+        cwd: options.cwd,
+      });
+    } catch (error) {
+      resolve(notStarted(error as NodeJS.ErrnoException));
+      return;
+    }
     const channel = child.stdio[3] as Socket;
     if (options.stdin !== undefined && child.stdin) {
       // A host that stops reading early must not fail the run.
@@ -263,14 +287,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       if (settled) return;
       settled = true;
       if (child.pid !== undefined) liveGroups.delete(child.pid);
-      // The host never ran (an environment too large for execve, no more
-      // processes): a fault of the run, not an exception.
-      fault = {
-        kind: 'spawn',
-        ...(error.code ? { errno: error.code } : {}),
-        message: `cannot start ${executable}: ${error.message}`,
-      };
-      resolve({ role, label: options.label, ...(endedBy ? { endedBy } : {}), events, record, done, fault, exitCode: null, signal: null, stdout: '', stderr: '' });
+      resolve(notStarted(error));
     });
 
     child.on('exit', () => {
