@@ -76,6 +76,33 @@ describe('numbers srun, sbatch and salloc refuse', () => {
   });
 });
 
+describe("the status of a failing plugin stack: error_exit", () => {
+  it('is 1, or what SLURM_EXIT_ERROR says, for srun, sbatch and salloc', async () => {
+    const { recorder } = await import('./helpers/step.js');
+    for (const [cb, context] of [
+      ['init', 'local'],
+      ['init_post_opt', 'local'],
+      ['local_user_init', 'local'],
+      ['init', 'allocator'],
+      ['init_post_opt', 'allocator'],
+    ] as const) {
+      const dir = tempDir();
+      const conf = writeFile(dir, 'plugstack.conf', `required ${recorder()} fail=${cb} context=${context}\n`);
+      const stack = await Plugstack.load(conf, { pluginDir: [] });
+      for (const command of context === 'local' ? (['srun'] as const) : (['sbatch', 'salloc'] as const)) {
+        const tail = command === 'sbatch' ? ['--wrap', 'true'] : ['true'];
+        const plain = await stack[command]({ args: tail, cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+        expect(plain.exitCode, `${command} ${cb}`).toBe(1);
+        const set = await stack[command]({ args: tail, cwd: dir, env: { PATH: '/usr/bin:/bin', SLURM_EXIT_ERROR: '7' } });
+        expect(set.exitCode, `${command} ${cb} SLURM_EXIT_ERROR=7`).toBe(7);
+        const zero = await stack[command]({ args: tail, cwd: dir, env: { PATH: '/usr/bin:/bin', SLURM_EXIT_ERROR: '0' } });
+        expect(zero.exitCode).toBe(1);
+        expect(zero.stderr).toContain(`${command}: error: SLURM_EXIT_ERROR has zero value\n`);
+      }
+    }
+  });
+});
+
 describe('input that would hurt plugstack', () => {
   it('an environment too large for execve: a problem and a failing status, not a crash', async () => {
     const { dir, stack } = await emptyStack();

@@ -21,7 +21,7 @@ export interface ClientProcess {
   /** Resolves at "ready", or with the command's own exit if it stopped first. */
   ready: Promise<ReadyEvent | CommandExitEvent>;
   /** srun: local_user_init with the job the launcher got; resolves with its rc and whether it failed. */
-  localUserInit(job: { uid: number; gid: number; jobId: number; stepId: number; nodes: number; tasks: number; argv: string[] }): Promise<{ rc: number; failed: boolean }>;
+  localUserInit(job: { uid: number; gid: number; jobId: number; stepId: number; nodes: number; tasks: number; argv: string[] }): Promise<{ rc: number; failed: boolean; status: number }>;
   /** srun got its allocation: from now on its exit callbacks will run. */
   allocated(): void;
   /** The command ends: exit callbacks where Slurm runs them. */
@@ -61,7 +61,7 @@ export function startClient(
   };
   let resolveReady!: (e: ReadyEvent | CommandExitEvent) => void;
   const ready = new Promise<ReadyEvent | CommandExitEvent>((r) => (resolveReady = r));
-  let pendingResult: ((r: { rc: number; failed: boolean }) => void) | undefined;
+  let pendingResult: ((r: { rc: number; failed: boolean; status: number }) => void) | undefined;
 
   const handleEvent = (e: HostEvent) => {
     switch (e.t) {
@@ -76,7 +76,7 @@ export function startClient(
         resolveReady(e);
         break;
       case 'result':
-        pendingResult?.({ rc: e.rc, failed: e.failed });
+        pendingResult?.({ rc: e.rc, failed: e.failed, status: e.status ?? 1 });
         pendingResult = undefined;
         break;
       default:
@@ -121,7 +121,7 @@ export function startClient(
     // that cannot be executed (126).
     const status = run.fault?.kind === 'spawn' ? 126 : run.signal ? 128 : (run.exitCode ?? 1);
     resolveReady({ t: 'commandExit', status, reason: run.fault?.kind === 'spawn' ? 'exec' : 'crash' });
-    pendingResult?.({ rc: -1, failed: true });
+    pendingResult?.({ rc: -1, failed: true, status: status });
     return run;
   });
   return {

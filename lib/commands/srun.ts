@@ -185,7 +185,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const lui = await client.localUserInit({ uid, gid, jobId: job.id, stepId, nodes: names.length, tasks: ntasks, argv: ready.positional });
   if (signalled()) return endJob('CANCELLED', 0);
   if (lui.failed) {
-    await done(1);
+    await done(lui.status);
     // 24.11 records the job failed; 22.05 let it complete (test7.24).
     return endJob(stack.slurmVersion.startsWith('22.') ? 'COMPLETED' : 'FAILED', 1);
   }

@@ -311,12 +311,13 @@ export interface CommandExitEvent {
   reason: string;
 }
 
-/** The answer to local_user_init. */
+/** The answer to local_user_init; when it failed, the status srun exits with (error_exit). */
 export interface ResultEvent {
   t: "result";
   hook: string;
   rc: number;
   failed: boolean;
+  status?: number;
 }
 
 /** A built-in option of the command, as it was given. */
@@ -985,7 +986,8 @@ export const CATALOGUE = {
       "fields": {
         "hook": "string",
         "rc": "int",
-        "failed": "bool"
+        "failed": "bool",
+        "status?": "int"
       }
     },
     "builtin": {

@@ -55,7 +55,7 @@ constexpr char kStarted[] = "started";
 constexpr char kReady[] = "ready";
 // The command ends here with this status; reason says where it stopped ('done' when it ran through).
 constexpr char kCommandExit[] = "commandExit";
-// The answer to local_user_init.
+// The answer to local_user_init; when it failed, the status srun exits with (error_exit).
 constexpr char kResult[] = "result";
 // A built-in option of the command, as it was given.
 constexpr char kBuiltin[] = "builtin";

@@ -37,7 +37,22 @@ struct ClientSession {
   // srun's atexit handler runs the exit callbacks only once its shepherd
   // exists, i.e. once it got an allocation.
   bool exitCallbacksArmed = false;
+  // error_exit: the status srun, sbatch and salloc end with on their own
+  // errors (a failing plugin stack among them); SLURM_EXIT_ERROR changes it.
+  int errorExit = 1;
 };
+
+// _set_exit_code, first thing in main(): SLURM_EXIT_ERROR, if set and not 0.
+int errorExitFromEnv() {
+  const char* val = std::getenv("SLURM_EXIT_ERROR");
+  if (!val) return 1;
+  int i = std::atoi(val);
+  if (i == 0) {
+    slurmLog(LogLevel::Error, "SLURM_EXIT_ERROR has zero value");
+    return 1;
+  }
+  return i;
+}
 
 const char* initFailure(Command c) {
   return c == Command::Srun ? "Plug-in initialization failed" : "Failed to initialize plugin stack";
@@ -221,8 +236,8 @@ int converse(Channel& channel, ClientSession& s) {
       int rc = s.stack->callPass(Phase::LocalUserInit, &job, nullptr).rc;
       if (s.stack->isFailure(rc)) {
         slurmLog(LogLevel::Error, "Failure in local plugin stack");
-        emitEvent(Event(msg::kResult).add("hook", "local_user_init").add("rc", rc).add("failed", true));
-        return finish(s, 1, "local_user_init");
+        emitEvent(Event(msg::kResult).add("hook", "local_user_init").add("rc", rc).add("failed", true).add("status", s.errorExit));
+        return finish(s, s.errorExit, "local_user_init");
       }
       emitEvent(Event(msg::kResult).add("hook", "local_user_init").add("rc", rc).add("failed", false));
       flushEvents();
@@ -261,6 +276,7 @@ int runClientRole(Channel& channel, const json::Value& request) {
 
   ClientSession s;
   s.command = command.value_or(Command::Srun);
+  s.errorExit = errorExitFromEnv();
   ParsedConf parsed = readRequestConf(request);
   s.stack = new Stack(settings);
   Stack::setCurrent(s.stack);
@@ -268,7 +284,7 @@ int runClientRole(Channel& channel, const json::Value& request) {
 
   if (!s.stack->load(parsed) || s.stack->isFailure(s.stack->callPass(Phase::Init, nullptr, nullptr).rc)) {
     slurmLog(LogLevel::Error, initFailure(s.command));
-    return finish(s, 1, "init");
+    return finish(s, s.errorExit, "init");
   }
   s.exitCallbacksArmed = s.command != Command::Srun;
 
@@ -299,7 +315,7 @@ int runClientRole(Channel& channel, const json::Value& request) {
   setRemoteOptionsEnv(*s.stack);
   if (s.stack->isFailure(s.stack->callPass(Phase::InitPostOpt, nullptr, nullptr).rc)) {
     slurmLog(LogLevel::Error, postOptFailure(s.command));
-    return finish(s, 1, "init_post_opt");
+    return finish(s, s.errorExit, "init_post_opt");
   }
   if (s.command != Command::Srun) exportJobControlEnv(*s.stack);
   reportReady(s, options, script);
