@@ -4,11 +4,16 @@
 // suite again with PREBUILDS_ONLY=1, so that what ships is what is tested.
 // With PLUGSTACK_CONFORMANCE=1 (CI sets it; needs root) it then runs the
 // conformance suite against a real Slurm 22.05 (npm run test:conformance).
+// After the normal suites it runs the fault tests against a build of the
+// host with AddressSanitizer and UndefinedBehaviorSanitizer
+// (scripts/sanitize.mjs, npm run test:sanitize); a sanitizer report or a
+// failed sanitized build counts as a failure.
 // Ends with one plain line "N passed, N failed".
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runSanitizers } from './sanitize.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -49,6 +54,9 @@ let prebuilt = { passed: 0, failed: 0 };
 if (run(npm, ['run', 'prebuild', '--silent']) !== 0) failedSetup++;
 else prebuilt = vitest('tests against prebuilds/ only (PREBUILDS_ONLY=1)', { PREBUILDS_ONLY: '1' }, path.join(root, '.vitest-results.json'));
 
+// build/Release and dist/ are built above.
+const sanitizers = runSanitizers({ mainBuild: false });
+
 let conformance = { passed: 0, failed: 0 };
 if (process.env.PLUGSTACK_CONFORMANCE === '1')
   conformance = vitest('conformance against a real Slurm 22.05', {}, path.join(root, '.vitest-conformance.json'), [
@@ -57,7 +65,7 @@ if (process.env.PLUGSTACK_CONFORMANCE === '1')
   ]);
 else console.log('\n(conformance against a real Slurm skipped: PLUGSTACK_CONFORMANCE=1 runs it, as root)');
 
-const passed = local.passed + prebuilt.passed + conformance.passed;
-const failed = local.failed + prebuilt.failed + conformance.failed + failedSetup;
+const passed = local.passed + prebuilt.passed + sanitizers.passed + conformance.passed;
+const failed = local.failed + prebuilt.failed + sanitizers.failed + conformance.failed + failedSetup;
 console.log(`${passed} passed, ${failed} failed`);
 process.exitCode = failed === 0 ? 0 : 1;
