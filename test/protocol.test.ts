@@ -96,7 +96,7 @@ describe('frames a host must not send', () => {
       expect(report.ok).toBe(false);
       const p = report.problems.find((x) => x.code === 'HOST_PROTOCOL');
       expect(p, JSON.stringify(report.problems)).toBeDefined();
-      expect(p!.message).toMatch(message);
+      expect(p!.message, JSON.stringify(report.problems)).toMatch(message);
       expect(p!.message).toContain('local context: the inspect host broke the protocol');
     });
   }

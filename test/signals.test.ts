@@ -128,15 +128,23 @@ describe('plugstack run and signals', () => {
     const tag = uniqueTag();
     const run = runCli(['run', '--conf', conf, '-n', '2', ...sleeper(tag)], dir);
     await tasksRunning(tag, 2);
-    const jobs = fs.readdirSync(stateDir('jobs')).filter((n) => /^\d+$/.test(n));
+    // The job directory of this CLI (other tests may be running jobs too).
+    const jobs = stateDir('jobs');
+    const mine = fs.readdirSync(jobs).filter((n) => {
+      try {
+        return JSON.parse(fs.readFileSync(path.join(jobs, n, 'job.json'), 'utf8')).owner?.pid === run.child.pid;
+      } catch {
+        return false;
+      }
+    });
+    expect(mine).toHaveLength(1);
     run.child.kill('SIGKILL');
     await run.done;
     expect(await gone([tag, `--parent ${run.child.pid}`])).toEqual([]);
     // The next command removes the job its dead creator left.
     const again = runCli(['run', '--conf', conf, 'true'], dir);
     expect((await again.done).code).toBe(0);
-    const left = fs.readdirSync(stateDir('jobs')).filter((n) => /^\d+$/.test(n) && !jobs.includes(n));
-    expect(left).toEqual([]);
+    expect(fs.existsSync(path.join(jobs, mine[0]!))).toBe(false);
   });
 });
 
