@@ -98,6 +98,10 @@ export function taskFaults(run: HostRun, statusOf: (pid: number) => number | nul
     const top = list[list.length - 1];
     if (pid === run.record.hostPid || !top) continue;
     const status = statusOf(pid);
+    // A child slurmstepd itself ended without reaping it as a task (the
+    // step failed around it and proctrack killed what was left): Slurm's
+    // own doing, not the plugin's.
+    if ((status === null || status === undefined) && run.done && !run.fault && !run.endedBy) continue;
     const where = pinned(run, top);
     const p: FaultProblem = { severity: 'error', code: 'PLUGIN_EXITED', message: '', ...where, pid };
     if (top.task !== undefined) p.task = top.task;
