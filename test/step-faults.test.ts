@@ -60,6 +60,25 @@ describe('faults in a task child', () => {
   });
 });
 
+describe('a slurmstepd that dies', () => {
+  it('takes along the daemon its plugin started earlier', async () => {
+    const tag = uniqueTag();
+    const { result } = await recordStep([`daemon=init:${tag}`, 'crash=user_init'], { ntasks: 1 });
+    expect(result.problems).toContainEqual(expect.objectContaining({ code: 'PLUGIN_CRASHED', hook: 'slurm_spank_user_init' }));
+    expect(await leftBehind([tag])).toEqual([]);
+  });
+
+  it("takes along what its tasks left, setsid's daemons included", async () => {
+    const tag = uniqueTag();
+    const { result } = await recordStep(['crash=task_exit'], {
+      ntasks: 2,
+      argv: ['sh', '-c', `setsid perl -e 'sleep 300' ${tag} & perl -e 'sleep 300' ${tag} & echo started`],
+    });
+    expect(result.problems).toContainEqual(expect.objectContaining({ code: 'PLUGIN_CRASHED', hook: 'slurm_spank_task_exit' }));
+    expect(await leftBehind([tag])).toEqual([]);
+  });
+});
+
 describe('cleanup', () => {
   it('kills what tasks leave behind, even detached, and leaks no descriptor', async () => {
     const before = fs.readdirSync('/proc/self/fd').length;

@@ -2,11 +2,12 @@
  * Running one plugstack-host process: spawn it, send its request, read
  * and check its events, and make sure nothing of it outlives the run.
  *
- * The host leads its own process group (spawned detached), so when the run
- * ends, for whatever reason, one kill of the group takes any process a
- * plugin started along with it; the host itself dies with Node (it asks
- * for a parent-death signal and watches its channel), and a Node process
- * that exits kills every host still running. A crash, exit() or hang
+ * The process Node starts is the host's keeper (native/core/lifecycle/
+ * containment.h): it forks the process that plays the role, runs no plugin
+ * code itself, and when the role ends — however — or Node asks (SIGTERM),
+ * kills everything below it, daemons that left the process group
+ * included. Keepers die with Node (a parent-death signal), and a Node
+ * process that exits ends every keeper still running. A crash, exit() or hang
  * inside a plugin is attributed to the plugin and hook of the last "enter"
  * without a "leave": the host sends "enter" before calling plugin code.
  *
@@ -112,18 +113,31 @@ const CLOSE_GRACE_MS = 2000;
 /** Output kept per stream; the rest is dropped with a marker. */
 const MAX_CAPTURE = 1 << 20;
 
-/** Every host process group still running, killed if Node exits first. */
-const liveGroups = new Set<number>();
+/** How long a host's keeper may take to end everything below it before its whole group is killed. */
+const KEEPER_GRACE_MS = 1000;
+
+/** The keepers of every host still running, ended if Node exits first. */
+const liveKeepers = new Set<number>();
 let exitHookInstalled = false;
 
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  // Synchronous, so it works on process.exit() too. The hosts would die of
-  // their parent-death signal anyway; this also takes the task groups.
+  // Synchronous, so it works on process.exit() too. The keepers would hear
+  // of Node's death anyway (a parent-death signal); this is sooner.
   process.on('exit', () => {
-    for (const g of liveGroups) killGroup(g);
+    for (const k of liveKeepers) endKeeper(k);
   });
+}
+
+/** Asks a host's keeper to end everything below it (it kills with SIGKILL, then itself). */
+function endKeeper(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    // ESRCH: gone already.
+  }
 }
 
 function capture(stream: NodeJS.ReadableStream | null, onChunk?: (chunk: Buffer) => void): { text: () => string } {
@@ -207,7 +221,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     // Process groups the host created (a step's tasks): they do not die
     // with the host's own group, so they are killed by name at the end.
     const groups = new Set<number>();
-    if (child.pid !== undefined) liveGroups.add(child.pid);
+    if (child.pid !== undefined) liveKeepers.add(child.pid);
     const decoder = new FrameDecoder();
     let done: DoneEvent | undefined;
     let fault: HostFault | undefined;
@@ -218,10 +232,24 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       const top = record.running();
       return top ? { ref: top.ref, hook: top.hook } : {};
     };
+    // The process Node started is the host's keeper: a SIGTERM makes it
+    // kill everything below it, daemons that left the process group
+    // included. Should it not manage, the group goes by SIGKILL.
+    let backstop: NodeJS.Timeout | undefined;
     const cleanup = (): void => {
-      killGroup(child.pid);
-      for (const g of groups) killGroup(g);
+      if (exited) {
+        killGroup(child.pid);
+        for (const g of groups) killGroup(g);
+        return;
+      }
+      endKeeper(child.pid);
+      backstop ??= setTimeout(() => {
+        killGroup(child.pid);
+        for (const g of groups) killGroup(g);
+      }, KEEPER_GRACE_MS);
+      backstop.unref();
     };
+    let exited = false;
     const protocolFault = (what: string): void => {
       if (!fault) {
         const where = running();
@@ -264,10 +292,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
           events.push(event);
           record.add(event);
           if (event.t === 'done') done = event;
-          else if (event.t === 'pgid') {
-            groups.add(event.pgid);
-            liveGroups.add(event.pgid);
-          }
+          else if (event.t === 'pgid') groups.add(event.pgid);
           try {
             options.onEvent?.(event);
           } catch (error) {
@@ -286,12 +311,15 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       clearTimeout(timer);
       if (settled) return;
       settled = true;
-      if (child.pid !== undefined) liveGroups.delete(child.pid);
+      if (child.pid !== undefined) liveKeepers.delete(child.pid);
       resolve(notStarted(error));
     });
 
     child.on('exit', () => {
+      exited = true;
       clearTimeout(timer);
+      clearTimeout(backstop);
+      if (child.pid !== undefined) liveKeepers.delete(child.pid);
       // Anything the plugin left running goes with the group; that also
       // closes the pipes it inherited, so 'close' can follow.
       cleanup();
@@ -307,8 +335,6 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     child.on('close', (code, signal) => {
       if (settled) return;
       settled = true;
-      if (child.pid !== undefined) liveGroups.delete(child.pid);
-      for (const g of groups) liveGroups.delete(g);
       if (!fault && decoder.leftover > 0) protocolFault(`the stream ended inside a frame (${decoder.leftover} bytes)`);
       if (!fault && signal) {
         fault = { kind: 'signal', signal, ...running(), message: `killed by ${signal}` };

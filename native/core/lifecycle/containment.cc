@@ -4,10 +4,12 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <climits>
 #include <map>
 #include <set>
@@ -115,7 +117,65 @@ void start(pid_t parent) {
   prctl(PR_SET_PDEATHSIG, SIGRTMIN + 2);
   // Node may have died before we asked: then nobody would ever signal us.
   if (parent > 0 && getppid() != parent) onParentDeath(0);
+}
 
+namespace {
+
+// Node's request to end the host: everything below the keeper goes, and
+// the keeper dies as a killed host does.
+void onEndRequest(int) {
+  killAllDescendants();
+  signal(SIGKILL, SIG_DFL);
+  kill(getpid(), SIGKILL);
+}
+
+[[noreturn]] void keeperWait(pid_t role) {
+  int status = 0;
+  for (;;) {
+    int st;
+    pid_t pid = waitpid(-1, &st, 0);
+    if (pid == role) {
+      status = st;
+      break;
+    }
+    if (pid < 0 && errno != EINTR) break;  // ECHILD: nothing left to wait for
+  }
+  killAllDescendants();
+  if (WIFSIGNALED(status)) {
+    // Die the way the role died, so that Node sees the same signal; one
+    // core file (the role's) is enough.
+    struct rlimit none = {0, 0};
+    setrlimit(RLIMIT_CORE, &none);
+    int sig = WTERMSIG(status);
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, nullptr);
+    kill(getpid(), sig);
+  }
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
+}  // namespace
+
+void keep(int channelFd) {
+  pid_t keeper = getpid();
+  pid_t role = fork();
+  if (role < 0) return;  // no keeper: the role runs in this process
+  if (role > 0) {
+    // Only the role writes to Node: its end of the stream is the role's.
+    close(channelFd);
+    struct sigaction sa = {};
+    sa.sa_handler = onEndRequest;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, nullptr);
+    keeperWait(role);
+  }
+  // The role's process: dies with its keeper, and sees its own children.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != keeper) _exit(1);
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   g_lastPidFd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
   for (int fd : openFds()) g_plugstackFds.insert(fd);
 }

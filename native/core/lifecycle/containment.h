@@ -22,9 +22,17 @@
 namespace plugstack::containment {
 
 // First thing in a host: subreaper, parent-death signal (parent is Node's
-// pid, to catch a Node that died before we asked), the descriptor baseline
-// (the channel and stdio are plugstack's, not a plugin's).
+// pid, to catch a Node that died before we asked).
 void start(pid_t parent);
+
+// The keeper. The host's first process stays behind as the parent of the
+// process that plays the role, runs no plugin code, and waits: whatever the
+// role leaves below it — even when it crashes, even a daemon that called
+// setsid — comes back to the keeper (a subreaper), which kills it all and
+// ends with the role's own status. Node ends a host by sending the keeper
+// SIGTERM. Returns in the role's process (which dies with the keeper and
+// notes its descriptor baseline); never returns in the keeper.
+void keep(int channelFd);
 
 // Readings taken before plugin code runs.
 struct Probe {

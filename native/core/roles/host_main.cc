@@ -72,8 +72,10 @@ extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
   // Plugins and the programs they start must not inherit our end of the
   // channel.
   fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
-  // Before any plugin code: a subreaper that dies with Node.
+  // Before any plugin code: a subreaper that dies with Node, and a keeper
+  // that outlives whatever the role does.
   containment::start(static_cast<pid_t>(parent));
+  containment::keep(static_cast<int>(fd));
   // A write to a task that already died (its barrier) must fail with EPIPE,
   // not kill the host; task children restore the default before exec.
   signal(SIGPIPE, SIG_IGN);
