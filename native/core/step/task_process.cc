@@ -184,11 +184,12 @@ bool forkTask(Stack& stack, StepSpec& spec, size_t index, const PrivState& privi
     return false;
   }
   for (int fd : {barrier[0], barrier[1], out[0], out[1], err[0], err[1]}) containment::own(fd);
-  // What the parent reported so far goes out before the child can report
-  // anything: Node reads the shared socket in order, and a child's line
-  // (an execve error) must not overtake the parent's events ("io") that
-  // give it its meaning.
-  flushEvents();
+  // What the parent reported so far goes out before the first child can
+  // report anything: Node reads the shared socket in order, and a child's
+  // line (an execve error) must not overtake the parent's events ("io")
+  // that give it its meaning. Later children find nothing of that kind
+  // waiting.
+  if (earlier.empty()) flushEvents();
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
