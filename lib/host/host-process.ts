@@ -288,6 +288,10 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
             const bad = helloError(role, event);
             if (bad) return protocolFault(bad);
             greeted = true;
+            // The request goes out once the host has said hello: a write to
+            // a host that died before reading fails (EPIPE), and a failed
+            // write destroys the socket with whatever it had not read yet.
+            channel.write(encodeFrame(request));
           }
           events.push(event);
           record.add(event);
@@ -352,7 +356,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     handle = {
       send: (command) => {
         checkCommand(role, command);
-        if (!channel.destroyed) channel.write(encodeFrame(command));
+        if (!channel.destroyed && !exited) channel.write(encodeFrame(command));
       },
       kill: (reason = 'cancel') => {
         endedBy ??= reason;
@@ -362,7 +366,6 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
         cleanup();
       },
     };
-    channel.write(encodeFrame(request));
   });
   return {
     role,
