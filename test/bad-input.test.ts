@@ -221,3 +221,15 @@ describe("plugstack's state directory", () => {
     void os;
   });
 });
+
+describe('a plugstack.conf that does not exist', () => {
+  it('is an empty stack, as for Slurm, and check warns', async () => {
+    const dir = tempDir();
+    const stack = await Plugstack.load(path.join(dir, 'nope.conf'), { pluginDir: [] });
+    const report = await stack.check({ context: 'remote' });
+    expect(report.ok).toBe(true);
+    expect(report.missing).toBe(true);
+    expect(report.contexts[0]!.problems).toMatchObject([{ severity: 'warning', code: 'CONFIG_MISSING' }]);
+    expect((await stack.srun({ args: ['true'], cwd: dir })).exitCode).toBe(0);
+  });
+});

@@ -70,6 +70,17 @@ export function aggregateContext(context: SpankContext, run: HostRun): ContextRe
 
   for (const e of run.events) {
     switch (e.t) {
+      case 'conf':
+        // Slurm runs with an empty stack; a check says so.
+        if (e.missing)
+          report.problems.push({
+            severity: 'warning',
+            code: 'CONFIG_MISSING',
+            message: `${e.path} does not exist: Slurm runs with an empty plugin stack`,
+            context,
+            file: e.path,
+          });
+        break;
       case 'option': {
         if (e.rejected || e.source === 'getopt') break;
         const plugin = plugins.get(e.ref);
