@@ -22,13 +22,41 @@
       "-Wextra",
       "-Wno-unused-parameter"
     ],
+    # The shipped binaries load on glibc 2.28 and later (native/compat/
+    # glibc_floor.h says how): every reference to a glibc symbol newer
+    # than 2.28 is redirected (--wrap) to a replacement that uses only what
+    # 2.28 has, and libdl and libpthread, where older glibcs keep dlopen and
+    # pthread_once, are needed explicitly (they are empty on newer ones).
+    # libstdc++ and libgcc are linked in statically, so nothing needs the
+    # system's (RHEL 8's libstdc++ is older than the build machine's).
+    # Sanitized builds, which are never shipped, leave all this out.
+    "glibc_floor_ldflags": [
+      "-Wl,--wrap=__libc_single_threaded",
+      "-Wl,--wrap=stat", "-Wl,--wrap=stat64",
+      "-Wl,--wrap=lstat", "-Wl,--wrap=lstat64",
+      "-Wl,--wrap=fstat", "-Wl,--wrap=fstat64",
+      "-Wl,--wrap=pthread_once", "-Wl,--wrap=__pthread_key_create",
+      "-Wl,--wrap=arc4random",
+      "-Wl,--wrap=_dl_find_object",
+      "-Wl,--no-as-needed", "-l:libpthread.so.0", "-Wl,--as-needed",
+      "-static-libstdc++",
+      "-static-libgcc"
+    ],
+    "glibc_floor_dl_ldflags": [
+      "-Wl,--wrap=dlopen", "-Wl,--wrap=dlsym", "-Wl,--wrap=dlclose",
+      "-Wl,--wrap=dlerror", "-Wl,--wrap=dladdr",
+      "-Wl,--no-as-needed", "-l:libdl.so.2", "-Wl,--as-needed"
+    ],
     # Pure parts of the core that the addon compiles in as well: they run no
     # plugin code and keep no process-wide state.
     "pure_core_sources": [
       "native/core/common/json.cc",
       "native/core/config/plugstack_conf.cc",
+      "native/core/config/safe_read.cc",
+      "native/core/config/slurm_conf.cc",
       "native/core/rules/builtin_checks.cc",
       "native/core/rules/builtin_options.cc",
+      "native/core/rules/slurm_conf_keys.cc",
       "native/core/rules/slurm_errors.cc",
       "native/core/rules/slurm_version.cc",
       "native/core/spank/help_format.cc"
@@ -89,6 +117,10 @@
       ],
       "libraries": ["-ldl"],
       "conditions": [
+        ["sanitize==0", {
+          "sources": ["native/compat/glibc_floor.c", "native/compat/glibc_floor_dl.c"],
+          "ldflags": ["<@(glibc_floor_ldflags)", "<@(glibc_floor_dl_ldflags)"]
+        }],
         ["sanitize==1", {
           "cflags": ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-g"],
           # -O1 after common.gypi's -O3 (C++ flags come last): half the
@@ -120,6 +152,10 @@
         "-Wl,-rpath,'$$ORIGIN/..'"
       ],
       "conditions": [
+        ["sanitize==0", {
+          "sources": ["native/compat/glibc_floor_start.c"],
+          "ldflags": ["-Wl,--wrap=__libc_start_main"]
+        }],
         ["sanitize==1", {
           "cflags": ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-g"],
           "cflags_cc": ["-O1"],
@@ -148,6 +184,12 @@
       "ldflags": [
         "-Wl,--version-script=<(module_root_dir)/native/addon/exports.map",
         "-Wl,--exclude-libs,ALL"
+      ],
+      "conditions": [
+        ["sanitize==0", {
+          "sources": ["native/compat/glibc_floor.c"],
+          "ldflags": ["<@(glibc_floor_ldflags)"]
+        }]
       ]
     }
   ]

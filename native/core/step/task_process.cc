@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +21,17 @@ namespace plugstack {
 
 namespace {
 
+// close_range(2) as a raw system call: glibc's wrapper is GLIBC_2.34, newer
+// than the oldest glibc the shipped binaries load on (native/compat/).
+// Kernels before 5.9 answer ENOSYS; then each descriptor is closed alone.
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+void closeRange(unsigned first, unsigned last) {
+  if (syscall(SYS_close_range, first, last, 0) == 0) return;
+  for (unsigned fd = first; fd <= last; fd++) close(static_cast<int>(fd));
+}
+
 // Closes these descriptors (ours only: a plugin's open files must survive
 // into the task as in Slurm), one close_range per run of consecutive
 // numbers rather than one close each: with many tasks the list is long.
@@ -30,7 +42,7 @@ void closeDescriptors(std::vector<int> fds) {
   while (i < fds.size()) {
     size_t j = i;
     while (j + 1 < fds.size() && fds[j + 1] <= fds[j] + 1) j++;
-    if (fds[i] >= 0) close_range(static_cast<unsigned>(fds[i]), static_cast<unsigned>(fds[j]), 0);
+    if (fds[i] >= 0) closeRange(static_cast<unsigned>(fds[i]), static_cast<unsigned>(fds[j]));
     i = j + 1;
   }
 }
