@@ -48,6 +48,7 @@ function pluginReports(run: HostRun): Map<number, PluginReport> {
     const call: PluginReport['calls'][number] = { hook: c.hook };
     if (c.rc !== undefined) call.rc = c.rc;
     if (c.us !== undefined) call.us = c.us;
+    if (c.at !== undefined) call.at = c.at;
     out.get(c.ref)?.calls.push(call);
   }
   // The call that never returned is part of the plugin's record too.

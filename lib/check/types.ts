@@ -34,6 +34,8 @@ export interface HookCall {
   rc?: number;
   /** Wall time in microseconds; absent when the call never returned. */
   us?: number;
+  /** When the call started: microseconds of the system's monotonic clock (process.hrtime's), comparable across processes. */
+  at?: number;
 }
 
 export interface PluginReport {

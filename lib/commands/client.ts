@@ -110,6 +110,7 @@ export function startClient(
       const call: ClientRecord['calls'][number] = { plugin: c.plugin, hook: c.hook, context, role: 'client' };
       if (c.rc !== undefined) call.rc = c.rc;
       if (c.us !== undefined) call.us = c.us;
+      if (c.at !== undefined) call.at = c.at;
       record.calls.push(call);
       if (c.hook === 'option_cb' && c.option !== undefined)
         record.optionCallbacks.push({ plugin: c.plugin, name: c.option, value: c.value ?? null, source: c.source ?? '', rc: c.rc ?? 0 });

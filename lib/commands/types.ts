@@ -67,6 +67,8 @@ export interface ClientHookCall {
   role: 'client';
   rc?: number;
   us?: number;
+  /** When the call started: microseconds of the system's monotonic clock (process.hrtime's), comparable across processes. */
+  at?: number;
 }
 
 /** What happened in the srun, sbatch or salloc process itself. */

@@ -17,6 +17,8 @@ export interface ProcessHookCall {
   rc?: number;
   /** Microseconds; absent when the call never returned. */
   us?: number;
+  /** When the call started: microseconds of the system's monotonic clock (process.hrtime's), comparable across processes. */
+  at?: number;
 }
 
 export interface ProcessItemRead {
@@ -69,6 +71,7 @@ export function snapshot(record: HostReducer, context: SpankContext): ProcessRec
       const call: ProcessHookCall = { plugin: c.plugin, hook: c.hook };
       if (c.rc !== undefined) call.rc = c.rc;
       if (c.us !== undefined) call.us = c.us;
+      if (c.at !== undefined) call.at = c.at;
       return call;
     }),
     items: record.items.map((i) => ({ ...i })),
@@ -82,7 +85,8 @@ export function snapshot(record: HostReducer, context: SpankContext): ProcessRec
 export function processRecord(run: HostRun, context: SpankContext, options: { ignoreFault?: boolean } = {}): ProcessRecord {
   const record = snapshot(run.record, context);
   // The call that never returned is part of the record too.
-  for (const call of run.record.open.get(run.record.hostPid) ?? []) record.calls.push({ plugin: call.plugin, hook: call.hook });
+  for (const call of run.record.open.get(run.record.hostPid) ?? [])
+    record.calls.push({ plugin: call.plugin, hook: call.hook, ...(call.at !== undefined ? { at: call.at } : {}) });
   const fault = options.ignoreFault ? undefined : hostFault(run);
   if (fault) record.problems.push(toProblem(fault, context));
   for (const l of leftovers(run)) record.problems.push(toProblem(l, context));

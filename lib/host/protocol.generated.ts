@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 export type HostRole = "inspect" | "stepd" | "client" | "slurmd" | "job_script";
 
@@ -128,7 +128,7 @@ export interface PluginEvent {
   callbacks?: string[];
 }
 
-/** Plugin code is about to run in process pid (the host, or a task child before exec). Sent before the call, so that a crash or hang is pinned on it. */
+/** Plugin code is about to run in process pid (the host, or a task child before exec). Sent before the call, so that a crash or hang is pinned on it. at: when, in microseconds of the system's monotonic clock (CLOCK_MONOTONIC, the clock of Node's process.hrtime). */
 export interface EnterEvent {
   t: "enter";
   ref: number;
@@ -141,6 +141,7 @@ export interface EnterEvent {
   source?: string;
   remote?: number;
   value?: string;
+  at?: number;
 }
 
 /** The plugin code entered last in process pid returned. */
@@ -350,12 +351,13 @@ export interface PgidEvent {
   pgid: number;
 }
 
-/** A task was forked. */
+/** A task was forked (at: when, as for enter). */
 export interface TaskEvent {
   t: "task";
   task: number;
   gtid: number;
   pid: number;
+  at?: number;
 }
 
 /** A task child is about to execve path. */
@@ -373,13 +375,14 @@ export interface OutputEvent {
   data: string;
 }
 
-/** A task was reaped with this raw wait status. */
+/** A task was reaped with this raw wait status (at: when, as for enter). */
 export interface ExitEvent {
   t: "exit";
   task: number;
   gtid: number;
   pid: number;
   status: number;
+  at?: number;
 }
 
 /** slurmstepd has set up the step's IO: its errors reach srun from here on. */
@@ -460,7 +463,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 2,
+  "version": 3,
   "roles": [
     "inspect",
     "stepd",
@@ -717,7 +720,8 @@ export const CATALOGUE = {
         "option?": "string",
         "source?": "string",
         "remote?": "int",
-        "value?": "string"
+        "value?": "string",
+        "at?": "int"
       }
     },
     "leave": {
@@ -1043,7 +1047,8 @@ export const CATALOGUE = {
       "fields": {
         "task": "int",
         "gtid": "int",
-        "pid": "int"
+        "pid": "int",
+        "at?": "int"
       }
     },
     "exec": {
@@ -1073,7 +1078,8 @@ export const CATALOGUE = {
         "task": "int",
         "gtid": "int",
         "pid": "int",
-        "status": "int"
+        "status": "int",
+        "at?": "int"
       }
     },
     "io": {

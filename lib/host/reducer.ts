@@ -33,6 +33,8 @@ export interface ReducedCall {
   rc?: number;
   /** Microseconds; absent when the call never returned. */
   us?: number;
+  /** When the call started: microseconds of the system's monotonic clock (process.hrtime's), comparable across processes. */
+  at?: number;
   /** option_cb: which option, its value and where it came from. */
   option?: string;
   value?: string;
@@ -132,6 +134,7 @@ export class HostReducer {
       case 'enter': {
         const call: ReducedCall = { ref: e.ref, plugin: this.plugin(e.ref), hook: e.hook, pid: e.pid };
         if (e.task !== undefined) call.task = e.task;
+        if (e.at !== undefined) call.at = e.at;
         if (e.option !== undefined) call.option = e.option;
         if (e.value !== undefined) call.value = e.value;
         if (e.source !== undefined) call.source = e.source;

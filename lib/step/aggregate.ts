@@ -67,6 +67,7 @@ export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): v
       case 'task': {
         const t = taskResult(e.task);
         t.pid = e.pid;
+        if (e.at !== undefined) t.forkedAt = e.at;
         taskOfPid.set(e.pid, e.task);
         break;
       }
@@ -85,6 +86,7 @@ export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): v
       case 'exit': {
         const t = taskResult(e.task);
         t.status = e.status;
+        if (e.at !== undefined) t.reapedAt = e.at;
         statusOfPid.set(e.pid, e.status);
         Object.assign(t, decodeStatus(e.status));
         break;
@@ -119,6 +121,7 @@ export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): v
     const gtid = gtidOf(c.task ?? (c.pid === record.hostPid ? undefined : taskOfPid.get(c.pid)));
     if (gtid !== undefined) call.task = gtid;
     if (c.rc !== undefined) call.rc = c.rc;
+    if (c.at !== undefined) call.at = c.at;
     result.calls.push(call);
   }
   for (const i of record.items) result.items.push({ ...i, node });

@@ -69,6 +69,8 @@ export interface StepHookCall {
   rc?: number;
   /** Microseconds; absent when the call never returned. */
   us?: number;
+  /** When the call started: microseconds of the system's monotonic clock (process.hrtime's), comparable across processes. */
+  at?: number;
 }
 
 export interface StepItemRead {
@@ -111,6 +113,9 @@ export interface TaskResult {
   status: number | null;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
+  /** When slurmstepd forked the task and when it reaped it (monotonic microseconds, as a call's `at`). */
+  forkedAt?: number;
+  reapedAt?: number;
   /** The program the task exec'd (after PATH lookup), when it got that far. */
   exec?: string;
   /** argv after spank_prepend_task_argv, when a plugin changed it. */

@@ -13,7 +13,7 @@ HookScope::HookScope(int ref, std::string hook, json::Object extra)
   // The pid tells Node which process to blame when one dies: task
   // callbacks run in forked children that share the channel.
   Event ev(msg::kEnter);
-  ev.add("ref", ref_).add("hook", hook_).add("pid", currentPid());
+  ev.add("ref", ref_).add("hook", hook_).add("pid", currentPid()).add("at", monotonicMicros());
   for (auto& [k, v] : extra) {
     if (k == "task" && v.isNumber()) task_ = static_cast<int>(v.asNumber());
     ev.add(k, v);

@@ -8,7 +8,7 @@
 
 namespace plugstack::msg {
 
-constexpr unsigned kProtocolVersion = 2;
+constexpr unsigned kProtocolVersion = 3;
 
 // Events: host -> Node.
 // First frame of every host: who it is and which protocol it speaks.
@@ -21,7 +21,7 @@ constexpr char kConf[] = "conf";
 constexpr char kLine[] = "line";
 // The outcome of loading the plugin of line ref.
 constexpr char kPlugin[] = "plugin";
-// Plugin code is about to run in process pid (the host, or a task child before exec). Sent before the call, so that a crash or hang is pinned on it.
+// Plugin code is about to run in process pid (the host, or a task child before exec). Sent before the call, so that a crash or hang is pinned on it. at: when, in microseconds of the system's monotonic clock (CLOCK_MONOTONIC, the clock of Node's process.hrtime).
 constexpr char kEnter[] = "enter";
 // The plugin code entered last in process pid returned.
 constexpr char kLeave[] = "leave";
@@ -65,13 +65,13 @@ constexpr char kConsole[] = "console";
 constexpr char kPrint[] = "print";
 // The step's process group (task 0's pid).
 constexpr char kPgid[] = "pgid";
-// A task was forked.
+// A task was forked (at: when, as for enter).
 constexpr char kTask[] = "task";
 // A task child is about to execve path.
 constexpr char kExec[] = "exec";
 // Bytes a task wrote (non-UTF-8 bytes as U+DC80+byte).
 constexpr char kOutput[] = "output";
-// A task was reaped with this raw wait status.
+// A task was reaped with this raw wait status (at: when, as for enter).
 constexpr char kExit[] = "exit";
 // slurmstepd has set up the step's IO: its errors reach srun from here on.
 constexpr char kIo[] = "io";

@@ -139,7 +139,8 @@ bool StepLifecycle::forkTasks() {
       pgid_ = t.pid;
       emitEvent({{"t", msg::kPgid}, {"pgid", static_cast<int>(pgid_)}});
     }
-    emitEvent(Event(msg::kTask).add("task", step.tasks[i].id).add("gtid", step.tasks[i].gtid).add("pid", static_cast<int>(t.pid)));
+    emitEvent(Event(msg::kTask).add("task", step.tasks[i].id).add("gtid", step.tasks[i].gtid).add("pid", static_cast<int>(t.pid))
+                  .add("at", monotonicMicros()));
     tasks_.push_back(t);
   }
   if (!reclaimPrivileges(privileges_)) slurmLog(LogLevel::Error, "Unable to reclaim privileges");
@@ -211,7 +212,8 @@ void StepLifecycle::onTaskExit(TaskProcess& t, int status) {
                 .add("task", task.id)
                 .add("gtid", task.gtid)
                 .add("pid", static_cast<int>(t.pid))
-                .add("status", status));
+                .add("status", status)
+                .add("at", monotonicMicros()));
   // The parent rebuilds the step env for this task before its task_exit.
   applyEpilogTaskEnv(step.env, spec_, task, stack_.version());
   if (stack_.isFailure(stack_.callPass(Phase::TaskExit, &step, &task).rc))
