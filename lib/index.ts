@@ -1,7 +1,7 @@
 export { Plugstack, DEFAULT_PLUGIN_DIR } from './plugstack.js';
 export type { LoadOptions, CheckOptions, HelpOptions } from './plugstack.js';
-export { parseConfig } from './config.js';
-export type { ParsedConfig, ConfigPluginLine, ConfigDiagnostic } from './config.js';
+export { parseConfig } from './config/plugstack-conf.js';
+export type { ParsedConfig, ConfigPluginLine, ConfigDiagnostic } from './config/plugstack-conf.js';
 export type { CheckReport, ContextReport, PluginReport, OptionReport, Problem, HookCall, LogLine, Severity } from './check/types.js';
 export { PlugstackError } from './errors.js';
 export type { PlugstackErrorCode } from './errors.js';

@@ -5,8 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { aggregateContext } from './check/aggregate.js';
-import type { CheckReport, ContextReport } from './check/types.js';
-import { parseConfig, type ParsedConfig } from './config.js';
+import type { CheckReport, ContextReport, Problem } from './check/types.js';
+import { DEFAULT_PLUGIN_DIR, readSlurmConf, type SlurmConf } from './config/slurm-conf.js';
+import { configuredCluster, emulatedCluster, type ClusterShape } from './cluster/shape.js';
+import { parseConfig, type ParsedConfig } from './config/plugstack-conf.js';
 import { invalidArgument, PlugstackError } from './errors.js';
 import { runHost } from './host/host-process.js';
 import { runSalloc } from './commands/salloc.js';
@@ -23,11 +25,18 @@ import type { StepOptions, StepResult } from './step/types.js';
 import { native } from './native/binding.js';
 import { ALL_CONTEXTS, CLIENT_COMMANDS, SPANK_CONTEXTS, type ClientCommand, type SpankContext } from './spank.js';
 
-/** Slurm's compiled-in PluginDir when slurm.conf sets none (upstream default). */
-export const DEFAULT_PLUGIN_DIR = '/usr/local/lib/slurm';
+export { DEFAULT_PLUGIN_DIR };
 
 export interface LoadOptions {
-  /** Slurm's PluginDir: a ':'-separated string or a list. Relative plugin paths are searched there. */
+  /**
+   * A site's slurm.conf: its PluginDir, its PlugStackConfig (when no
+   * plugstack.conf is named), its cluster name, partitions and nodes, its
+   * PrologEpilogTimeout, and the other plugin kinds it configures. Problems
+   * in it are in check()'s report; srun, sbatch and salloc stop on them as
+   * Slurm's commands do.
+   */
+  slurmConf?: string;
+  /** Slurm's PluginDir: a ':'-separated string or a list. Relative plugin paths are searched there. Default: slurm.conf's, else Slurm's compiled-in default. */
   pluginDir?: string | string[];
   /** The Slurm release to emulate: "24.11" (default) or "22.05"; "24.11.3" picks a micro release. */
   slurmVersion?: string;
@@ -73,6 +82,9 @@ export class Plugstack {
 
   /** Set when srun, sbatch and salloc go to a real Slurm (backend: 'slurm'). */
   private realSlurm: SlurmInstallation | undefined;
+  /** The site's slurm.conf, when one was given. */
+  readonly slurmConf: SlurmConf | undefined;
+  private readonly cluster: ClusterShape;
 
   private constructor(
     conf: string,
@@ -81,6 +93,7 @@ export class Plugstack {
     timeoutMs: number,
     env: NodeJS.ProcessEnv | undefined,
     config: ParsedConfig,
+    slurmConf: SlurmConf | undefined,
   ) {
     this.conf = conf;
     this.slurmVersion = slurmVersion;
@@ -88,6 +101,8 @@ export class Plugstack {
     this.timeoutMs = timeoutMs;
     this.env = env;
     this.config = config;
+    this.slurmConf = slurmConf;
+    this.cluster = slurmConf ? configuredCluster(slurmConf) : emulatedCluster();
   }
 
   /**
@@ -95,8 +110,13 @@ export class Plugstack {
    * empty stack (see `config.missing`); problems in the file are reported
    * by check(), not thrown.
    */
-  static async load(conf: string, options: LoadOptions = {}): Promise<Plugstack> {
-    if (typeof conf !== 'string' || conf === '') throw invalidArgument('conf', 'a path to a plugstack.conf', conf);
+  static async load(conf: string | undefined, options: LoadOptions = {}): Promise<Plugstack> {
+    if (conf !== undefined && (typeof conf !== 'string' || conf === ''))
+      throw invalidArgument('conf', 'a path to a plugstack.conf', conf);
+    if (options.slurmConf !== undefined && (typeof options.slurmConf !== 'string' || options.slurmConf === ''))
+      throw invalidArgument('slurmConf', 'a path to a slurm.conf', options.slurmConf);
+    if (conf === undefined && options.slurmConf === undefined)
+      throw invalidArgument('conf', 'a plugstack.conf, or a slurm.conf (slurmConf) whose PlugStackConfig names one', conf);
     const version = options.slurmVersion ?? '24.11';
     if (typeof version !== 'string') throw invalidArgument('slurmVersion', 'a string such as "24.11"', version);
     const parsed = native().slurmVersion(version);
@@ -108,14 +128,21 @@ export class Plugstack {
       throw invalidArgument('env', 'an object of strings', options.env);
     const backend = options.backend ?? 'plugstack';
     if (backend !== 'plugstack' && backend !== 'slurm') throw invalidArgument('backend', '"plugstack" or "slurm"', backend);
-    const absolute = path.resolve(conf);
+    let slurmConf: SlurmConf | undefined;
+    if (options.slurmConf !== undefined) {
+      slurmConf = readSlurmConf(options.slurmConf, parsed.text);
+      if (slurmConf.missing)
+        throw new PlugstackError('CONF_NOT_FOUND', `${options.slurmConf}: no such file`, { file: options.slurmConf });
+    }
+    const absolute = path.resolve(conf ?? slurmConf!.plugStackConfig);
     const stack = new Plugstack(
       absolute,
       parsed.text,
-      pluginDirList(options.pluginDir),
+      options.pluginDir === undefined && slurmConf ? slurmConf.pluginDirs.map((d) => path.resolve(d)) : pluginDirList(options.pluginDir),
       timeoutMs,
       options.env === undefined ? undefined : { ...options.env },
       parseConfig(absolute),
+      slurmConf,
     );
     if (backend === 'slurm') stack.realSlurm = { ...(options.slurm ?? {}) };
     return stack;
@@ -125,14 +152,16 @@ export class Plugstack {
   async check(options: CheckOptions = {}): Promise<CheckReport> {
     const contexts = contextList(options.context);
     const reports = await Promise.all(contexts.map((c) => this.inspect(c)));
-    return {
+    const report: CheckReport = {
       conf: this.conf,
       slurmVersion: this.slurmVersion,
       pluginDirs: [...this.pluginDirs],
       missing: this.config.missing,
-      ok: reports.every((r) => r.ok),
+      ok: reports.every((r) => r.ok) && (this.slurmConf?.ok ?? true),
       contexts: reports,
     };
+    if (this.slurmConf) report.slurmConf = slurmConfReport(this.slurmConf);
+    return report;
   }
 
   /**
@@ -218,6 +247,9 @@ export class Plugstack {
       conf: this.conf,
       slurmVersion: this.slurmVersion,
       pluginDirs: this.pluginDirs,
+      cluster: this.cluster,
+      ...(this.slurmConf ? { slurmConf: this.slurmConf, slurmConfPath: this.slurmConf.path } : {}),
+      ...(this.slurmConf?.prologEpilogTimeout ? { prologEpilogTimeoutMs: this.slurmConf.prologEpilogTimeout * 1000 } : {}),
       ...(this.env ? { hostEnv: this.env } : {}),
     };
   }
@@ -232,6 +264,21 @@ export class Plugstack {
     if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the request: ${fatal.message}`);
     return aggregateContext(context, run);
   }
+}
+
+/** The slurm.conf part of a check report. */
+function slurmConfReport(conf: SlurmConf): NonNullable<CheckReport['slurmConf']> {
+  return {
+    path: conf.path,
+    ok: conf.ok,
+    problems: conf.problems.map((d) => {
+      const p: Problem = { severity: d.severity, code: d.code, message: d.message, context: 'local' };
+      if (d.file !== undefined) p.file = d.file;
+      if (d.line !== undefined) p.line = d.line;
+      return p;
+    }),
+    log: conf.problems.flatMap((d) => d.slurmLog.map((l) => ({ source: 'slurm' as const, level: l.level, message: l.text }))),
+  };
 }
 
 function pluginDirList(value: string | string[] | undefined): string[] {

@@ -9,7 +9,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig, type ConfigDiagnostic, type ConfigPluginLine } from '../lib/config.js';
+import { parseConfig, type ConfigDiagnostic, type ConfigPluginLine } from '../lib/config/plugstack-conf.js';
 import { Plugstack } from '../lib/plugstack.js';
 import { tempDir, writeFile } from './helpers/plugins.js';
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfig, type ConfigDiagnostic, type ConfigPluginLine } from '../lib/config.js';
+import { parseConfig, type ConfigDiagnostic, type ConfigPluginLine } from '../lib/config/plugstack-conf.js';
 import { Plugstack } from '../lib/plugstack.js';
 import { compilePlugin, readLog, tempDir, writeFile } from './helpers/plugins.js';
 

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseConfig, type ParsedConfig } from '../lib/config.js';
+import { parseConfig, type ParsedConfig } from '../lib/config/plugstack-conf.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20240611);
 const CASES = Number(process.env.FUZZ_CASES ?? 5000);

@@ -109,7 +109,9 @@ export interface CheckReport {
   pluginDirs: string[];
   /** The file does not exist: Slurm runs with an empty stack. */
   missing: boolean;
-  /** Every context checked is ok. */
+  /** Every context checked is ok (and the slurm.conf, when one was given). */
   ok: boolean;
   contexts: ContextReport[];
+  /** The slurm.conf given, if any: whether srun, sbatch and salloc could read it, and why not. */
+  slurmConf?: { path: string; ok: boolean; problems: Problem[]; log: LogLine[] };
 }

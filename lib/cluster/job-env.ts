@@ -7,7 +7,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { compressCounts, compressHostlist } from '../step/layout.js';
-import { CLUSTER_NAME, PARTITION, workingCluster } from './names.js';
+import { workingCluster } from './names.js';
 import type { Job } from './jobs.js';
 
 export interface JobEnvInput {
@@ -29,13 +29,13 @@ export function allocationEnv(input: JobEnvInput): Record<string, string> {
     SLURM_JOB_NAME: input.jobName,
     SLURM_JOB_NUM_NODES: String(input.job.nodes.length),
     SLURM_JOB_NODELIST: nodes,
-    SLURM_JOB_PARTITION: PARTITION,
+    SLURM_JOB_PARTITION: input.job.partition,
     SLURM_JOB_CPUS_PER_NODE: cpus,
     SLURM_JOBID: String(input.job.id),
     SLURM_NNODES: String(input.job.nodes.length),
     SLURM_NODELIST: nodes,
     SLURM_TASKS_PER_NODE: compressCounts(input.tasksPerNode),
-    SLURM_CLUSTER_NAME: CLUSTER_NAME,
+    SLURM_CLUSTER_NAME: input.job.clusterName,
     SLURM_SUBMIT_DIR: input.submitDir,
     SLURM_SUBMIT_HOST: os.hostname(),
   };
@@ -44,11 +44,11 @@ export function allocationEnv(input: JobEnvInput): Record<string, string> {
 /** env_array_for_batch_job: the batch script's job variables. */
 export function batchJobEnv(input: JobEnvInput): Record<string, string> {
   const env: Record<string, string> = {
-    SLURM_CLUSTER_NAME: CLUSTER_NAME,
+    SLURM_CLUSTER_NAME: input.job.clusterName,
     SLURM_JOB_ID: String(input.job.id),
     SLURM_JOB_NUM_NODES: String(input.job.nodes.length),
     SLURM_JOB_NODELIST: compressHostlist(input.job.nodes),
-    SLURM_JOB_PARTITION: PARTITION,
+    SLURM_JOB_PARTITION: input.job.partition,
     SLURM_JOB_CPUS_PER_NODE: compressCounts(input.tasksPerNode.map((n) => Math.max(1, n))),
     ENVIRONMENT: 'BATCH',
     SLURM_JOBID: String(input.job.id),
@@ -71,8 +71,14 @@ export function batchJobEnv(input: JobEnvInput): Record<string, string> {
  * What an srun inside the job needs to find the same plugin stack: the
  * `srun` on the PATH runs `plugstack run`, which reads these.
  */
-export function plugstackEnv(stack: { conf: string; slurmVersion: string; pluginDirs: readonly string[] }, shimDir: string, pathVar: string | undefined): Record<string, string> {
+export function plugstackEnv(
+  stack: { conf: string; slurmVersion: string; pluginDirs: readonly string[]; slurmConf?: { path: string } },
+  shimDir: string,
+  pathVar: string | undefined,
+): Record<string, string> {
   return {
+    // The srun inside reads the same slurm.conf, as Slurm's commands do.
+    ...(stack.slurmConf ? { SLURM_CONF: stack.slurmConf.path } : {}),
     PLUGSTACK_CONF: stack.conf,
     PLUGSTACK_SLURM_VERSION: stack.slurmVersion,
     PLUGSTACK_PLUGIN_DIR: stack.pluginDirs.join(':'),
@@ -89,7 +95,7 @@ export function plugstackEnv(stack: { conf: string; slurmVersion: string; plugin
 export function commandProcessEnv(
   command: 'srun' | 'sbatch',
   current: Record<string, string>,
-  settings: { slurmVersion: string; overcommit?: boolean; verbose?: number; quiet?: boolean },
+  settings: { slurmVersion: string; clusterName: string; overcommit?: boolean; verbose?: number; quiet?: boolean },
 ): Record<string, string> {
   const mask = process.umask();
   const env: Record<string, string> = {
@@ -100,7 +106,7 @@ export function commandProcessEnv(
   // LOG_LEVEL_INFO is 3; -v and -q move it.
   env.SRUN_DEBUG = current.SRUN_DEBUG ?? String(3 + (settings.verbose ?? 0) - (settings.quiet ? 1 : 0));
   if (settings.overcommit) env.SLURM_OVERCOMMIT = '1';
-  const cluster = workingCluster(settings.slurmVersion);
+  const cluster = workingCluster(settings.slurmVersion, settings.clusterName);
   if (cluster !== undefined) env.SLURM_WORKING_CLUSTER = cluster;
   return env;
 }

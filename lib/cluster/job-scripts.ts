@@ -83,6 +83,7 @@ function options(job: Job, node: string, ctx: JobScriptContext) {
     nodes: job.nodes,
     workDir: ctx.workDir,
     jobControlEnv: ctx.jobControlEnv,
+    partition: job.partition,
     ...(ctx.ntasks !== undefined ? { ntasks: ctx.ntasks } : {}),
     ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}),
   };

@@ -32,6 +32,17 @@ export interface Job {
   ntasks?: number;
   /** When the job's time limit (-t) runs out, in ms since the epoch. */
   endTime?: number;
+  /** The job's partition and cluster, as its environment names them. */
+  partition: string;
+  clusterName: string;
+}
+
+export interface JobRequest {
+  nodes: string[];
+  partition: string;
+  clusterName: string;
+  ntasks?: number;
+  timeLimitMs?: number;
 }
 
 /** A process's start time (/proc/<pid>/stat field 22): with the pid, it names one process for good. */
@@ -62,7 +73,8 @@ function sweepAbandoned(root: string): void {
 }
 
 /** A new job: the next id whose directory could be created. */
-export function createJob(nodes: string[], ntasks?: number, timeLimitMs?: number): Job {
+export function createJob(request: JobRequest): Job {
+  const { nodes, ntasks, timeLimitMs } = request;
   const root = stateRoot();
   sweepAbandoned(root);
   // Ids only grow, as slurmctld's do: the last one handed out is kept, since
@@ -85,6 +97,8 @@ export function createJob(nodes: string[], ntasks?: number, timeLimitMs?: number
         dir,
         owner: { pid: process.pid, start: processStart(process.pid) ?? '' },
         nodes,
+        partition: request.partition,
+        clusterName: request.clusterName,
         ...(ntasks !== undefined ? { ntasks } : {}),
         ...(timeLimitMs !== undefined ? { endTime: Date.now() + timeLimitMs } : {}),
       };

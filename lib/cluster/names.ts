@@ -22,9 +22,9 @@ const SELECT_PLUGIN_ID = 102;
  * SLURM_WORKING_CLUSTER as setup_env() writes it into every task's (and
  * srun's own) environment in 22.05. 24.11's setup_env no longer writes it.
  */
-export function workingCluster(slurmVersion: string): string | undefined {
+export function workingCluster(slurmVersion: string, clusterName: string = CLUSTER_NAME): string | undefined {
   if (!slurmVersion.startsWith('22.')) return undefined;
-  return `${CLUSTER_NAME}:${CONTROLLER_HOST}:${CONTROLLER_PORT}:${PROTOCOL_VERSION_22_05}:${SELECT_PLUGIN_ID}`;
+  return `${clusterName}:${CONTROLLER_HOST}:${CONTROLLER_PORT}:${PROTOCOL_VERSION_22_05}:${SELECT_PLUGIN_ID}`;
 }
 
 /**

@@ -19,6 +19,8 @@ export interface Builtins {
   error?: string;
   /** -t/--time: the job's time limit in ms; absent for none. */
   timeLimitMs?: number;
+  /** -p/--partition. */
+  partition?: string;
 }
 
 function last(settings: BuiltinOptionSetting[], name: string): BuiltinOptionSetting | undefined {
@@ -60,6 +62,7 @@ export function readBuiltins(settings: BuiltinOptionSetting[]): Builtins {
   set('cpusPerTask', int(value('cpus-per-task')));
   set('export', value('export'));
   set('output', value('output'));
+  set('partition', value('partition'));
   set('error', value('error'));
   return b;
 }

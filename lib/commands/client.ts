@@ -3,6 +3,8 @@
  * happened in it. The process's environment and working directory are the
  * command's, as for the real command.
  */
+import type { ClusterShape } from '../cluster/shape.js';
+import type { SlurmConf } from '../config/slurm-conf.js';
 import { startHost, type HostHandle, type HostRun } from '../host/host-process.js';
 import { processRecord } from '../host/process-record.js';
 import type { CommandExitEvent, HostEvent, ReadyEvent } from '../host/protocol.js';
@@ -14,6 +16,17 @@ export interface StackRef {
   conf: string;
   slurmVersion: string;
   pluginDirs: readonly string[];
+}
+
+/** What srun, sbatch and salloc run against. */
+export interface CommandStack extends StackRef {
+  hostEnv?: NodeJS.ProcessEnv;
+  /** The emulated cluster: its name, partitions and nodes (slurm.conf's, or plugstack's own). */
+  cluster: ClusterShape;
+  /** The site's slurm.conf, when one was given. */
+  slurmConf?: SlurmConf;
+  /** slurm.conf's PrologEpilogTimeout. */
+  prologEpilogTimeoutMs?: number;
 }
 
 export interface ClientProcess {

@@ -10,7 +10,9 @@ import os from 'node:os';
 import { CommandControl } from '../cluster/control.js';
 import { envList, envRecord } from '../cluster/job-env.js';
 import { removeJob, type Job } from '../cluster/jobs.js';
-import { startClient, type ClientProcess, type StackRef } from './client.js';
+import { startClient, type ClientProcess, type CommandStack } from './client.js';
+import type { Problem } from '../check/types.js';
+import type { SlurmConf } from '../config/slurm-conf.js';
 import { CommandConsole } from './console.js';
 import { printFaults } from './fault-lines.js';
 import type { CommandName, CommandResult, WordCommandOptions } from './types.js';
@@ -40,8 +42,45 @@ export interface CommandRun {
   finish(exitCode: number): Promise<CommandResult>;
 }
 
+/** What Slurm's commands do with a slurm.conf they cannot process: its errors, then a fatal line, exit 1. */
+function unreadableConf(command: CommandName, conf: SlurmConf, console: CommandConsole, options: WordCommandOptions): CommandResult {
+  for (const d of conf.problems) for (const l of d.slurmLog) console.log(l.level, l.text);
+  console.log('fatal', 'Unable to process configuration file');
+  const problems: Problem[] = conf.problems.map((d) => ({
+    severity: d.severity,
+    code: d.code,
+    message: d.message,
+    context: command === 'srun' ? 'local' : 'allocator',
+    ...(d.file !== undefined ? { file: d.file } : {}),
+    ...(d.line !== undefined ? { line: d.line } : {}),
+  }));
+  return {
+    command,
+    args: options.args,
+    exitCode: 1,
+    stdout: console.stdoutText,
+    stderr: console.stderrText,
+    client: {
+      command,
+      context: command === 'srun' ? 'local' : 'allocator',
+      calls: [],
+      optionCallbacks: [],
+      items: [],
+      env: [],
+      log: [],
+      problems,
+      builtins: [],
+      options: [],
+      jobControlEnv: {},
+      stoppedAt: 'slurm.conf',
+    },
+    steps: [],
+    jobScripts: [],
+  };
+}
+
 export async function withCommand(
-  stack: StackRef,
+  stack: CommandStack,
   command: CommandName,
   options: WordCommandOptions,
   body: (run: CommandRun) => Promise<CommandResult>,
@@ -57,6 +96,8 @@ export async function withCommand(
     const env = envRecord(envList(options.env ?? process.env));
     const cwd = options.cwd ?? process.cwd();
     const console = new CommandConsole(command, options);
+    // The command reads slurm.conf first of all, and stops on its errors.
+    if (stack.slurmConf && !stack.slurmConf.ok) return unreadableConf(command, stack.slurmConf, console, options);
     const client = startClient(
       stack,
       command,

@@ -12,7 +12,8 @@ import { withCommand, type CommandRun } from './command-run.js';
 import { CommandConsole } from './console.js';
 import { allocationEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
 import { drainedBy, runEpilogs } from '../cluster/job-scripts.js';
-import { createJob, innerResults, srunShim } from '../cluster/jobs.js';
+import { innerResults, srunShim } from '../cluster/jobs.js';
+import { requestJob } from './allocate.js';
 import type { CommandStack } from './srun.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
 
@@ -80,8 +81,12 @@ async function salloc(stack: CommandStack, run: CommandRun): Promise<CommandResu
   const b = readBuiltins(ready.builtins);
   console.setVerbosity(b.verbose, b.quiet);
   const nodes = b.nodes ?? 1;
-  const names = Array.from({ length: nodes }, (_, i) => `node${i}`);
-  const job = createJob(names, b.ntasks, b.timeLimitMs);
+  const job = requestJob(stack.cluster, 'salloc', b, nodes, console);
+  if (!job) {
+    client.exit(1);
+    return finish(1);
+  }
+  const names = job.nodes;
   run.own(job);
   console.log('info', `Granted job allocation ${job.id}`);
 

@@ -18,7 +18,8 @@ import { readBuiltins } from './builtins.js';
 import { withCommand, type CommandRun } from './command-run.js';
 import { batchJobEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
-import { BATCH_STEP, createJob, innerResults, srunShim } from '../cluster/jobs.js';
+import { BATCH_STEP, innerResults, srunShim } from '../cluster/jobs.js';
+import { requestJob } from './allocate.js';
 import type { CommandSignal } from '../cluster/control.js';
 import type { CommandStack } from './srun.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
@@ -58,8 +59,12 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const b = readBuiltins(ready.builtins);
   console.setVerbosity(b.verbose, b.quiet);
   const nodes = b.nodes ?? 1;
-  const names = Array.from({ length: nodes }, (_, i) => `node${i}`);
-  const job = createJob(names, b.ntasks, b.timeLimitMs);
+  const job = requestJob(stack.cluster, 'sbatch', b, nodes, console);
+  if (!job) {
+    client.exit(1);
+    return finish(1);
+  }
+  const names = job.nodes;
   run.own(job);
   console.stdout(`Submitted batch job ${job.id}\n`);
   // The job runs now; a signal to sbatch (which on a cluster would have
@@ -92,7 +97,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const jobName = b.jobName ?? (ready.positional[0] ? path.basename(ready.positional[0]) : 'wrap');
   let jobEnv = exportedEnv(ready.environ, b.export);
   jobEnv = overlayEnv(jobEnv, batchJobEnv({ job, jobName, submitDir: cwd, tasksPerNode: perNode, ...(ntasks !== undefined ? { ntasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }));
-  jobEnv = overlayEnv(jobEnv, commandProcessEnv('sbatch', envRecord(jobEnv), { slurmVersion: stack.slurmVersion }));
+  jobEnv = overlayEnv(jobEnv, commandProcessEnv('sbatch', envRecord(jobEnv), { slurmVersion: stack.slurmVersion, clusterName: job.clusterName }));
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
 
   // slurmd runs the job prolog on the batch host before the batch step.
@@ -137,7 +142,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     return finish(0);
   }
   const batch: StepResult = await launchStep(
-    { conf: stack.conf, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, hostEnv: stack.hostEnv },
+    { conf: stack.conf, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, hostEnv: stack.hostEnv, clusterName: job.clusterName },
     {
       argv: [script, ...scriptArgs],
       env: jobEnv,

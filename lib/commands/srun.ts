@@ -19,13 +19,14 @@ import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep } from '../step/launch.js';
 import type { StepResult } from '../step/types.js';
 import { readBuiltins } from './builtins.js';
-import type { StackRef } from './client.js';
+import type { CommandStack } from './client.js';
 import type { CommandSignal } from '../cluster/control.js';
 import { withCommand, type CommandRun } from './command-run.js';
 import { signalText, taskRanges } from './console.js';
 import { allocationEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv } from '../cluster/job-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
-import { createJob, findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
+import { findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
+import { requestJob } from './allocate.js';
 import { MAX_TASKS_PER_NODE } from '../cluster/names.js';
 import { serializeResult } from './serialize.js';
 import type { CommandResult, JobRecord, WordCommandOptions } from './types.js';
@@ -44,9 +45,7 @@ const ABORT_WAIT_SECONDS = 32;
 
 const SIG = os.constants.signals;
 
-export interface CommandStack extends StackRef {
-  hostEnv?: NodeJS.ProcessEnv;
-}
+export type { CommandStack } from './client.js';
 
 /** The job an srun joins: --jobid, or SLURM_JOB_ID of its environment. */
 function joinedJob(jobIdOption: number | undefined, env: Record<string, string>): Job | undefined {
@@ -144,8 +143,12 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const nodes = b.nodes ?? (existing && b.ntasks === undefined ? existing.nodes.length : 1);
   const insideNtasks = existing && env.SLURM_NTASKS ? Number(env.SLURM_NTASKS) : undefined;
   const ntasks = b.ntasks ?? insideNtasks ?? nodes;
-  const names = existing ? existing.nodes.slice(0, nodes) : Array.from({ length: nodes }, (_, i) => `node${i}`);
-  const job = existing ?? createJob(names, b.ntasks, b.timeLimitMs);
+  const job = existing ?? requestJob(stack.cluster, 'srun', b, nodes, console);
+  if (!job) {
+    client.exit(1);
+    return done(1);
+  }
+  const names = existing ? existing.nodes.slice(0, nodes) : job.nodes;
   if (!existing) run.own(job);
   client.allocated();
   const stepId = nextStepId(job);
@@ -220,7 +223,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   }
   launchEnv = overlayEnv(
     launchEnv,
-    commandProcessEnv('srun', envRecord(launchEnv), { slurmVersion: stack.slurmVersion, overcommit: b.overcommit, verbose: b.verbose, quiet: b.quiet }),
+    commandProcessEnv('srun', envRecord(launchEnv), { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, overcommit: b.overcommit, verbose: b.verbose, quiet: b.quiet }),
   );
   if (b.label) launchEnv = overlayEnv(launchEnv, { SLURM_LABELIO: '1' });
 
@@ -279,7 +282,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   let step: StepResult;
   try {
     step = await launchStep(
-      { conf: stack.conf, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, hostEnv: stack.hostEnv },
+      { conf: stack.conf, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, hostEnv: stack.hostEnv, clusterName: job.clusterName },
       {
         argv: ready.positional,
         env: launchEnv,

@@ -25,6 +25,9 @@ export interface JobScriptEnvInput {
   exitStatus?: number;
   /** SLURM_CONF of slurmd, when there is one. */
   slurmConf?: string;
+  /** The cluster's name and the job's partition (default: plugstack's own). */
+  clusterName?: string;
+  partition?: string;
 }
 
 /** uid_to_string: the user's name from the user database (LDAP and SSSD users too), or "nobody". */
@@ -47,7 +50,7 @@ export function jobScriptEnv(input: JobScriptEnvInput): Record<string, string> {
   Object.assign(env, {
     SLURMD_NODENAME: input.node,
     ...(input.slurmConf !== undefined ? { SLURM_CONF: input.slurmConf } : {}),
-    SLURM_CLUSTER_NAME: CLUSTER_NAME,
+    SLURM_CLUSTER_NAME: input.clusterName ?? CLUSTER_NAME,
     SLURM_JOB_ID: String(input.jobId),
     SLURM_JOB_UID: String(input.uid),
     SLURM_JOB_GID: String(input.gid),
@@ -56,7 +59,7 @@ export function jobScriptEnv(input: JobScriptEnvInput): Record<string, string> {
     SLURM_JOBID: String(input.jobId),
     SLURM_UID: String(input.uid),
     SLURM_NODELIST: nodeList,
-    SLURM_JOB_PARTITION: PARTITION,
+    SLURM_JOB_PARTITION: input.partition ?? PARTITION,
     SLURM_SCRIPT_CONTEXT: input.mode === 'epilog' ? 'epilog_slurmd' : 'prolog_slurmd',
     SLURM_JOB_NUM_NODES: String(input.nodes.length),
   });

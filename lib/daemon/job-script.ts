@@ -17,6 +17,12 @@ export interface JobScriptStack {
   slurmVersion: string;
   pluginDirs: readonly string[];
   hostEnv?: NodeJS.ProcessEnv;
+  /** slurm.conf's PrologEpilogTimeout: the default bound of a helper. */
+  prologEpilogTimeoutMs?: number;
+  /** The job's cluster and partition names (slurm.conf's, or plugstack's own). */
+  cluster?: { name: string; defaultPartition?: string };
+  /** The slurm.conf slurmd reads (SLURM_CONF of the helper). */
+  slurmConfPath?: string;
 }
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
@@ -36,14 +42,15 @@ export async function runJobScript(
   const gid = uint32('gid', options.gid, process.getgid!());
   const jobStatus = options.exitStatus === undefined ? undefined : uint32('exitStatus', options.exitStatus, 0);
   const ntasks = options.ntasks === undefined ? undefined : uint32('ntasks', options.ntasks, 0);
-  const timeoutMs = uint32('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS);
+  const timeoutMs = uint32('timeoutMs', options.timeoutMs, stack.prologEpilogTimeoutMs ?? DEFAULT_TIMEOUT_MS);
   const node = options.node ?? 'node0';
   if (typeof node !== 'string' || node === '') throw invalidArgument('node', 'a node name', node);
   const nodes = options.nodes ?? [node];
   if (!Array.isArray(nodes) || nodes.some((n) => typeof n !== 'string' || n === ''))
     throw invalidArgument('nodes', 'an array of node names', nodes);
 
-  const slurmConf = (stack.hostEnv ?? process.env).SLURM_CONF;
+  const slurmConf = stack.slurmConfPath ?? (stack.hostEnv ?? process.env).SLURM_CONF;
+  const partition = options.partition ?? stack.cluster?.defaultPartition;
   const environment =
     options.environment ??
     jobScriptEnv({
@@ -60,6 +67,8 @@ export async function runJobScript(
       ...(ntasks !== undefined ? { ntasks } : {}),
       ...(jobStatus !== undefined ? { exitStatus: jobStatus } : {}),
       ...(slurmConf !== undefined ? { slurmConf } : {}),
+      ...(stack.cluster ? { clusterName: stack.cluster.name } : {}),
+      ...(partition !== undefined ? { partition } : {}),
     });
 
   const handle = startHost(

@@ -20,6 +20,8 @@ export interface JobScriptOptions {
   options?: { plugin: string; name: string; value: string | null }[];
   /** Tasks of the job (SLURM_JOB_NTASKS), when known. */
   ntasks?: number;
+  /** The job's partition (SLURM_JOB_PARTITION). Default: the cluster's default partition. */
+  partition?: string;
   /** Epilog: the job's raw exit status (SLURM_JOB_EXIT_CODE, SLURM_JOB_EXIT_CODE2). */
   exitStatus?: number;
   /**

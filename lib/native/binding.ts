@@ -44,7 +44,23 @@ export interface NativeHelpOption {
   shown: boolean;
 }
 
+export interface NativeSlurmConfValue {
+  key: string;
+  value: string;
+  file: string;
+  line: number;
+}
+
+export interface NativeParsedSlurmConf {
+  ok: boolean;
+  missing: boolean;
+  keys: NativeSlurmConfValue[];
+  records: { kind: string; name: string; file: string; line: number; fields: NativeSlurmConfValue[] }[];
+  diagnostics: NativeDiagnostic[];
+}
+
 export interface NativeBinding {
+  parseSlurmConf(path: string, slurmVersion: string): NativeParsedSlurmConf;
   parseConfig(path: string): NativeParsedConf;
   formatPluginHelp(options: NativeHelpOption[], columns: number): string;
   helpColumns(columnsEnv?: string): number;

@@ -21,6 +21,8 @@ export interface StackRef {
   pluginDirs: readonly string[];
   /** Environment of the host processes themselves. */
   hostEnv: NodeJS.ProcessEnv | undefined;
+  /** The emulated cluster's name (slurm.conf's ClusterName). */
+  clusterName?: string;
 }
 
 const DEFAULT_STEP_TIMEOUT_MS = 60_000;
@@ -126,7 +128,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
     Object.fromEntries(spankOptions.map((o) => [spankOptionEnvName(o.plugin, o.name), o.value ?? ''])),
   );
 
-  const cluster = workingCluster(stack.slurmVersion);
+  const cluster = workingCluster(stack.slurmVersion, stack.clusterName);
   const result: StepResult = {
     jobId,
     stepId,

@@ -72,6 +72,44 @@ export function compressHostlist(names: string[]): string {
   return out.join(',');
 }
 
+/**
+ * "node[0-3,5],login1" as the list of names it stands for (zero padding
+ * kept: "n[08-10]" is n08 n09 n10). Text around one bracket group is a
+ * prefix and a suffix; a name without brackets stands for itself.
+ */
+export function expandHostlist(list: string): string[] {
+  const out: string[] = [];
+  // Split on commas outside brackets.
+  const items: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < list.length; i++) {
+    if (list[i] === '[') depth++;
+    else if (list[i] === ']') depth--;
+    else if (list[i] === ',' && depth === 0) {
+      items.push(list.slice(start, i));
+      start = i + 1;
+    }
+  }
+  items.push(list.slice(start));
+  for (const item of items.filter((x) => x !== '')) {
+    const m = /^(.*?)\[([^\]]*)\](.*)$/.exec(item);
+    if (!m) {
+      out.push(item);
+      continue;
+    }
+    const [, prefix, ranges, suffix] = m;
+    for (const range of ranges!.split(',')) {
+      const [lo, hi] = range.split('-');
+      const width = lo!.length;
+      const first = Number(lo);
+      const last = hi === undefined ? first : Number(hi);
+      for (let n = first; n <= last && out.length < 100_000; n++) out.push(`${prefix}${String(n).padStart(width, '0')}${suffix}`);
+    }
+  }
+  return out;
+}
+
 /** "2(x3),1": counts per node with runs of equal counts folded, as in SLURM_TASKS_PER_NODE. */
 export function compressCounts(counts: number[]): string {
   const out: string[] = [];

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "config/plugstack_conf.h"
+#include "config/slurm_conf.h"
 #include "rules/builtin_checks.h"
 #include "rules/builtin_options.h"
 #include "rules/slurm_errors.h"
@@ -140,6 +141,47 @@ Napi::Value BuiltinOptions(const Napi::CallbackInfo& info) {
 }
 
 // slurmStrerror(code) -> the text spank_strerror() gives.
+// parseSlurmConf(path, slurmVersion) -> { ok, missing, keys, records, diagnostics }
+Napi::Value ParseSlurmConf(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  SlurmVersion version;
+  if (info.Length() < 2 || !info[0].IsString() || !versionArg(info[1], &version))
+    return typeError(env, "Expected a path and a Slurm version");
+  ParsedSlurmConf parsed = parseSlurmConf(info[0].As<Napi::String>().Utf8Value(), version);
+  auto value = [&](const SlurmConfValue& v) {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("key", v.key);
+    o.Set("value", v.value);
+    o.Set("file", v.file);
+    o.Set("line", v.line);
+    return o;
+  };
+  Napi::Array keys = Napi::Array::New(env, parsed.keys.size());
+  for (uint32_t i = 0; i < parsed.keys.size(); i++) keys.Set(i, value(parsed.keys[i]));
+  Napi::Array records = Napi::Array::New(env, parsed.records.size());
+  for (uint32_t i = 0; i < parsed.records.size(); i++) {
+    const SlurmConfRecord& r = parsed.records[i];
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("kind", r.kind);
+    o.Set("name", r.name);
+    o.Set("file", r.file);
+    o.Set("line", r.line);
+    Napi::Array fields = Napi::Array::New(env, r.fields.size());
+    for (uint32_t j = 0; j < r.fields.size(); j++) fields.Set(j, value(r.fields[j]));
+    o.Set("fields", fields);
+    records.Set(i, o);
+  }
+  Napi::Array diagnostics = Napi::Array::New(env, parsed.diagnostics.size());
+  for (uint32_t i = 0; i < parsed.diagnostics.size(); i++) diagnostics.Set(i, diagnosticObject(env, parsed.diagnostics[i]));
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("ok", parsed.ok);
+  out.Set("missing", parsed.missing);
+  out.Set("keys", keys);
+  out.Set("records", records);
+  out.Set("diagnostics", diagnostics);
+  return out;
+}
+
 // timeStringSeconds(text) -> seconds, -1 for no limit, or null when Slurm
 // would refuse the string.
 Napi::Value TimeStringSeconds(const Napi::CallbackInfo& info) {
@@ -218,6 +260,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("helpColumns", Napi::Function::New(env, HelpColumns));
   exports.Set("builtinOptions", Napi::Function::New(env, BuiltinOptions));
   exports.Set("slurmStrerror", Napi::Function::New(env, SlurmStrerror));
+  exports.Set("parseSlurmConf", Napi::Function::New(env, ParseSlurmConf));
   exports.Set("userByUid", Napi::Function::New(env, UserByUid));
   exports.Set("groupByGid", Napi::Function::New(env, GroupByGid));
   exports.Set("timeStringSeconds", Napi::Function::New(env, TimeStringSeconds));

@@ -1,5 +1,5 @@
 /** plugstack.conf as plugstack reads it in-process (no plugin code runs). */
-import { native, type NativeDiagnostic, type NativeParsedConf, type NativePluginLine } from './native/binding.js';
+import { native, type NativeDiagnostic, type NativeParsedConf, type NativePluginLine } from '../native/binding.js';
 
 /**
  * A plugin line: `ref` is its position among the plugin lines (includes

@@ -1,0 +1,59 @@
+/**
+ * The emulated cluster's shape: its name, its partitions and their nodes.
+ * Without a slurm.conf it is plugstack's own (cluster "plugstack", one
+ * partition "debug" with as many nodes node0, node1, ... as a job asks
+ * for); with one, it is what the site's NodeName and PartitionName lines
+ * say, and a job gets the first nodes of its partition.
+ */
+import type { SlurmConf } from '../config/slurm-conf.js';
+import { CLUSTER_NAME, PARTITION } from './names.js';
+
+export interface Allocation {
+  nodes: string[];
+  partition: string;
+}
+
+export interface ClusterShape {
+  name: string;
+  /** The partition of a job that names none, if the cluster has one. */
+  defaultPartition?: string;
+  /**
+   * Nodes for a job of `count` nodes in `partition` (default: the default
+   * partition), or the error slurmctld answers.
+   */
+  allocate(count: number, partition?: string): Allocation | { error: string };
+}
+
+/** plugstack's own cluster: any number of nodes node0, node1, ... in partition debug. */
+export function emulatedCluster(): ClusterShape {
+  return {
+    name: CLUSTER_NAME,
+    defaultPartition: PARTITION,
+    allocate(count, partition) {
+      if (partition !== undefined && partition !== PARTITION) return { error: 'Invalid partition name specified' };
+      return { nodes: Array.from({ length: count }, (_, i) => `node${i}`), partition: PARTITION };
+    },
+  };
+}
+
+/** The cluster a slurm.conf describes (its ClusterName, partitions and nodes). */
+export function configuredCluster(conf: SlurmConf): ClusterShape {
+  // A slurm.conf without partitions still runs jobs in plugstack's way.
+  if (conf.partitions.length === 0) {
+    const own = emulatedCluster();
+    return { ...own, name: conf.clusterName ?? own.name };
+  }
+  return {
+    name: conf.clusterName ?? CLUSTER_NAME,
+    ...(conf.defaultPartition ? { defaultPartition: conf.defaultPartition.name } : {}),
+    allocate(count, partition) {
+      const name = partition ?? conf.defaultPartition?.name;
+      // Slurm's answers (slurm_strerror) when the request cannot be met.
+      if (name === undefined) return { error: 'No partition specified or system default partition' };
+      const p = conf.partitions.find((x) => x.name === name);
+      if (!p) return { error: 'Invalid partition name specified' };
+      if (count > p.nodes.length) return { error: 'Requested node configuration is not available' };
+      return { nodes: p.nodes.slice(0, count), partition: p.name };
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * What slurmctld does when srun, sbatch or salloc ask for a job: nodes of
+ * the requested (or default) partition of the emulated cluster, and a job
+ * record; or the error it answers, which each command words its own way.
+ */
+import { createJob, type Job } from '../cluster/jobs.js';
+import type { ClusterShape } from '../cluster/shape.js';
+import type { Builtins } from './builtins.js';
+import type { CommandConsole } from './console.js';
+import type { CommandName } from './types.js';
+
+const REFUSED: Record<CommandName, string> = {
+  srun: 'Unable to allocate resources',
+  salloc: 'Job submit/allocate failed',
+  sbatch: 'Batch job submission failed',
+};
+
+/** A new job for the command, or undefined after printing slurmctld's refusal. */
+export function requestJob(
+  cluster: ClusterShape,
+  command: CommandName,
+  b: Builtins,
+  nodes: number,
+  console: CommandConsole,
+): Job | undefined {
+  const allocation = cluster.allocate(nodes, b.partition);
+  if ('error' in allocation) {
+    console.log('error', `${REFUSED[command]}: ${allocation.error}`);
+    return undefined;
+  }
+  return createJob({
+    nodes: allocation.nodes,
+    partition: allocation.partition,
+    clusterName: cluster.name,
+    ...(b.ntasks !== undefined ? { ntasks: b.ntasks } : {}),
+    ...(b.timeLimitMs !== undefined ? { timeLimitMs: b.timeLimitMs } : {}),
+  });
+}

@@ -1,0 +1,134 @@
+/**
+ * A site's slurm.conf as plugstack reads it (the parser is the core's,
+ * native/core/config/slurm_conf.cc, with Slurm's rules): the keys that
+ * decide which plugins run and how, and the nodes and partitions that shape
+ * the emulated cluster. Keys plugstack does not use are accepted silently,
+ * as long as Slurm knows them; problems carry file and line.
+ */
+import path from 'node:path';
+import { native, type NativeDiagnostic } from '../native/binding.js';
+import { expandHostlist } from '../step/layout.js';
+
+/** Slurm's compiled-in PluginDir when slurm.conf sets none (upstream default). */
+export const DEFAULT_PLUGIN_DIR = '/usr/local/lib/slurm';
+
+export interface SlurmConfNode {
+  name: string;
+  cpus?: number;
+  realMemory?: number;
+}
+
+export interface SlurmConfPartition {
+  name: string;
+  nodes: string[];
+  default: boolean;
+  maxTime?: string;
+  defaultTime?: string;
+}
+
+export interface SlurmConf {
+  /** Absolute path of the slurm.conf read. */
+  path: string;
+  /** The file does not exist (Slurm's commands cannot run without it). */
+  missing: boolean;
+  /** False when srun, sbatch and salloc would stop on the file ("Unable to process configuration file"). */
+  ok: boolean;
+  /** PluginDir, ':'-separated in the file; Slurm's default when unset. */
+  pluginDirs: string[];
+  /** PlugStackConfig, absolute; default: plugstack.conf beside slurm.conf. */
+  plugStackConfig: string;
+  /** CliFilterPlugins, each without its "cli_filter/" prefix ("none" dropped, as Slurm does). */
+  cliFilterPlugins: string[];
+  /** MpiDefault, unless it names no plugin ("none", "openmpi"). */
+  mpiDefault?: string;
+  /** JobContainerType, each without its "job_container/" prefix ("none" dropped). */
+  jobContainerTypes: string[];
+  /** PrologFlags and SlurmdParameters, as lists of flags. */
+  prologFlags: string[];
+  slurmdParameters: string[];
+  slurmdSpoolDir?: string;
+  /** PrologEpilogTimeout in seconds, when set (Slurm's default is no limit). */
+  prologEpilogTimeout?: number;
+  clusterName?: string;
+  nodes: SlurmConfNode[];
+  partitions: SlurmConfPartition[];
+  /** The partition jobs go to when they name none (Default=YES; without one, a job must name its partition). */
+  defaultPartition?: SlurmConfPartition;
+  /** Every key as written (last one wins for a key given twice), by Slurm's spelling. */
+  keys: Record<string, string>;
+  problems: NativeDiagnostic[];
+}
+
+/** Slurm's rule for a plugin list value: a value containing "none" (any case) names none. */
+function pluginList(value: string | undefined, prefix: string): string[] {
+  if (!value || /none/i.test(value)) return [];
+  return value
+    .split(',')
+    .filter((v) => v !== '')
+    .map((v) => (v.startsWith(`${prefix}/`) ? v.slice(prefix.length + 1) : v));
+}
+
+function flags(value: string | undefined): string[] {
+  return value ? value.split(',').filter((v) => v !== '') : [];
+}
+
+export function readSlurmConf(file: string, slurmVersion: string): SlurmConf {
+  const absolute = path.resolve(file);
+  const parsed = native().parseSlurmConf(absolute, slurmVersion);
+  const keys: Record<string, string> = {};
+  for (const k of parsed.keys) keys[k.key] = k.value;
+  const dir = path.dirname(absolute);
+  const nodes: SlurmConfNode[] = [];
+  const partitions: SlurmConfPartition[] = [];
+  const number = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined);
+  for (const r of parsed.records) {
+    const fields = Object.fromEntries(r.fields.map((f) => [f.key, f.value]));
+    if (r.kind === 'NodeName' && r.name.toUpperCase() !== 'DEFAULT') {
+      for (const name of expandHostlist(r.name)) {
+        const node: SlurmConfNode = { name };
+        const cpus = number(fields.CPUs ?? fields.Procs);
+        const mem = number(fields.RealMemory);
+        if (cpus !== undefined) node.cpus = cpus;
+        if (mem !== undefined) node.realMemory = mem;
+        nodes.push(node);
+      }
+    } else if (r.kind === 'PartitionName' && r.name.toUpperCase() !== 'DEFAULT') {
+      const p: SlurmConfPartition = {
+        name: r.name,
+        nodes: fields.Nodes === undefined || fields.Nodes.toUpperCase() === 'ALL' ? [] : expandHostlist(fields.Nodes),
+        default: /^(yes|up|true|1)$/i.test(fields.Default ?? ''),
+      };
+      if (fields.MaxTime !== undefined) p.maxTime = fields.MaxTime;
+      if (fields.DefaultTime !== undefined) p.defaultTime = fields.DefaultTime;
+      partitions.push(p);
+    }
+  }
+  // Nodes=ALL: every node of the file.
+  for (const p of partitions) if (p.nodes.length === 0) p.nodes = nodes.map((n) => n.name);
+
+  const conf: SlurmConf = {
+    path: absolute,
+    missing: parsed.missing,
+    ok: parsed.ok && !parsed.missing,
+    pluginDirs: keys.PluginDir ? keys.PluginDir.split(':').filter((d) => d !== '') : [DEFAULT_PLUGIN_DIR],
+    plugStackConfig: keys.PlugStackConfig ? path.resolve(dir, keys.PlugStackConfig) : path.join(dir, 'plugstack.conf'),
+    cliFilterPlugins: pluginList(keys.CliFilterPlugins, 'cli_filter'),
+    jobContainerTypes: pluginList(keys.JobContainerType, 'job_container'),
+    prologFlags: flags(keys.PrologFlags),
+    slurmdParameters: flags(keys.SlurmdParameters),
+    nodes,
+    partitions,
+    keys,
+    problems: parsed.diagnostics,
+  };
+  const mpi = keys.MpiDefault;
+  if (mpi && !/none|openmpi/i.test(mpi)) conf.mpiDefault = mpi.replace(/^mpi\//, '');
+  if (keys.SlurmdSpoolDir) conf.slurmdSpoolDir = keys.SlurmdSpoolDir;
+  const timeout = number(keys.PrologEpilogTimeout);
+  if (timeout !== undefined) conf.prologEpilogTimeout = timeout;
+  // Slurm lowercases the cluster's name.
+  if (keys.ClusterName) conf.clusterName = keys.ClusterName.toLowerCase();
+  const dflt = partitions.find((p) => p.default);
+  if (dflt) conf.defaultPartition = dflt;
+  return conf;
+}

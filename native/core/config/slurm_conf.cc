@@ -1,0 +1,336 @@
+#include "config/slurm_conf.h"
+
+#include <strings.h>
+
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "config/safe_read.h"
+#include "rules/slurm_conf_keys.h"
+
+namespace plugstack {
+
+namespace {
+
+// slurm.conf files are small; these bound what a broken or hostile one can
+// make the reader do (plugstack parses it inside Node too).
+constexpr size_t kMaxFileBytes = 4u << 20;
+constexpr int kMaxIncludeDepth = 16;
+
+// "[...]" of a line in a message: long lines are cut.
+std::string shown(const std::string& s) { return s.size() > 200 ? s.substr(0, 200) + "..." : s; }
+
+bool isSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+// _strip_comments: a '#' preceded by an even number of backslashes ends
+// the line.
+void stripComment(std::string& line) {
+  int backslashes = 0;
+  for (size_t i = 0; i < line.size(); i++) {
+    if (line[i] == '#' && backslashes % 2 == 0) {
+      line.resize(i);
+      return;
+    }
+    backslashes = line[i] == '\\' ? backslashes + 1 : 0;
+  }
+}
+
+// _strip_continuation: an odd run of backslashes at the end (trailing
+// spaces allowed before any backslash is met) continues the line; the
+// last backslash is dropped. Returns whether the line continues.
+bool stripContinuation(std::string& line) {
+  size_t i = line.size();
+  int backslashes = 0;
+  while (i > 0) {
+    char c = line[i - 1];
+    if (c == '\\') backslashes++;
+    else if (isSpace(c) && backslashes == 0) {
+    } else break;
+    i--;
+  }
+  if (backslashes % 2 == 0) return false;
+  line.resize(i + static_cast<size_t>(backslashes) - 1);
+  return true;
+}
+
+// _strip_escapes: "\x" is "x" ("\\" is "\").
+void stripEscapes(std::string& line) {
+  std::string out;
+  out.reserve(line.size());
+  for (size_t i = 0; i < line.size(); i++) {
+    if (line[i] == '\\') i++;
+    if (i < line.size()) out += line[i];
+  }
+  line.swap(out);
+}
+
+struct KeyValue {
+  std::string key;
+  std::string value;
+  size_t end = 0;  // just past the value (and the space after it)
+};
+
+// The key=value pattern of Slurm's parser: a key of letters, digits, '_'
+// and '.', an optional operator, '=', a value quoted with '"' (spaces
+// allowed) or without spaces.
+bool nextKeyValue(const std::string& line, size_t from, KeyValue* out) {
+  size_t i = from;
+  while (i < line.size() && isSpace(line[i])) i++;
+  size_t keyStart = i;
+  while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == '.')) i++;
+  if (i == keyStart) return false;
+  out->key = line.substr(keyStart, i - keyStart);
+  while (i < line.size() && isSpace(line[i])) i++;
+  if (i < line.size() && std::strchr("-*+/", line[i]) && line[i] != '\0') i++;
+  if (i >= line.size() || line[i] != '=') return false;
+  i++;
+  while (i < line.size() && isSpace(line[i])) i++;
+  if (i < line.size() && line[i] == '"') {
+    size_t close = line.find('"', i + 1);
+    if (close == std::string::npos) return false;
+    out->value = line.substr(i + 1, close - i - 1);
+    i = close + 1;
+  } else {
+    size_t start = i;
+    while (i < line.size() && !isSpace(line[i])) i++;
+    if (i == start) return false;
+    out->value = line.substr(start, i - start);
+  }
+  if (i < line.size() && !isSpace(line[i])) return false;
+  // What is left starts at the space after the value, as Slurm shows it.
+  out->end = i;
+  return true;
+}
+
+bool blank(const std::string& s, size_t from) {
+  for (size_t i = from; i < s.size(); i++)
+    if (!isSpace(s[i])) return false;
+  return true;
+}
+
+class SlurmConfParser {
+ public:
+  SlurmConfParser(const SlurmVersion& version, ParsedSlurmConf& out) : version_(version), out_(out) {}
+
+  void parseFile(const std::string& path, const std::string& site, int siteLine, int depth) {
+    SafeRead r = readConfigFile(path, kMaxFileBytes);
+    const std::string& where = site.empty() ? path : site;
+    switch (r.status) {
+      case SafeRead::Status::Ok:
+        break;
+      case SafeRead::Status::Missing:
+        if (depth == 0) {
+          out_.missing = true;
+          return;
+        }
+        // Slurm retries the stat for a minute before it gives up; plugstack
+        // does not wait.
+        error("SLURM_CONF_OPEN_FAILED", where, siteLine, "cannot read " + path + ": " + r.detail,
+              {{"error", "s_p_parse_file: cannot stat file " + path + ": " + r.detail +
+                             ", retrying in 1sec up to 60sec"}});
+        return;
+      case SafeRead::Status::Failed:
+        error("SLURM_CONF_OPEN_FAILED", where, siteLine, "cannot read " + path + ": " + r.detail,
+              {{"error", "s_p_parse_file: unable to read \"" + path + "\": " + r.detail}});
+        return;
+      case SafeRead::Status::NotAFile:
+        error("SLURM_CONF_NOT_A_FILE", where, siteLine, path + " is " + r.detail + ", not a file", {});
+        return;
+      case SafeRead::Status::TooLarge:
+        error("SLURM_CONF_TOO_LARGE", where, siteLine,
+              path + " is larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB", {});
+        return;
+    }
+    if (r.text.empty()) return;  // Slurm logs that the file is empty and carries on
+
+    // Physical lines, joined where a line continues.
+    size_t pos = 0;
+    int lineno = 1;
+    while (pos < r.text.size()) {
+      std::string logical;
+      int first = lineno;
+      for (;;) {
+        size_t nl = r.text.find('\n', pos);
+        std::string physical = r.text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+        pos = nl == std::string::npos ? r.text.size() : nl + 1;
+        lineno++;
+        stripComment(physical);
+        bool more = stripContinuation(physical);
+        logical += physical;
+        if (!more || pos >= r.text.size()) break;
+      }
+      stripEscapes(logical);
+      if (logical.empty()) continue;
+      parseLine(path, first, logical, depth);
+    }
+  }
+
+ private:
+  void error(const char* code, const std::string& file, int line, std::string message,
+             std::vector<SlurmLogLine> slurmLog) {
+    Diagnostic d;
+    d.severity = Severity::Error;
+    d.code = code;
+    d.message = std::move(message);
+    d.file = file;
+    d.line = line;
+    d.slurmLog = std::move(slurmLog);
+    out_.diagnostics.push_back(std::move(d));
+    out_.ok = false;
+  }
+
+  void parseLine(const std::string& file, int line, const std::string& text, int depth) {
+    // "Include FILE", any case, then a space.
+    if (text.size() > 7 && strncasecmp(text.c_str(), "include", 7) == 0 && isSpace(text[7])) {
+      size_t i = 7;
+      while (i < text.size() && isSpace(text[i])) i++;
+      size_t start = i;
+      while (i < text.size() && !isSpace(text[i])) i++;
+      include(file, line, text.substr(start, i - start), depth);
+      if (!blank(text, i)) parseError(file, line, text.substr(i));
+      return;
+    }
+    KeyValue kv;
+    if (!nextKeyValue(text, 0, &kv)) {
+      if (!blank(text, 0)) parseError(file, line, text);
+      return;
+    }
+    const SlurmConfKey* key = findSlurmConfKey("", kv.key, version_);
+    if (!key) {
+      error("SLURM_CONF_UNKNOWN_KEY", file, line,
+            "\"" + kv.key + "\" is not a slurm.conf key of Slurm " + version_.text() +
+                "; srun, sbatch and salloc stop on it",
+            {{"error", "_parse_next_key: Parsing error at unrecognized key: " + kv.key}});
+      return;
+    }
+    if (key->type == SlurmConfType::Line) {
+      SlurmConfRecord rec{key->name, kv.value, {}, file, line};
+      size_t at = kv.end;
+      KeyValue sub;
+      while (nextKeyValue(text, at, &sub)) {
+        const SlurmConfKey* field = findSlurmConfKey(key->name, sub.key, version_);
+        if (!field) {
+          error("SLURM_CONF_UNKNOWN_KEY", file, line,
+                "\"" + sub.key + "\" is not a key of a " + key->name + " line in Slurm " + version_.text(),
+                {{"error", "Parsing error at unrecognized key: " + sub.key},
+                 {"error", "Parse error in file " + file + " line " + std::to_string(line) + ": \"" +
+                               shown(text.substr(at)) + "\""}});
+          return;
+        }
+        if (!checkValue(*field, sub.value, file, line)) return;
+        rec.fields.push_back({field->name, sub.value, file, line});
+        at = sub.end;
+      }
+      if (!blank(text, at)) {
+        parseError(file, line, text.substr(at));
+        return;
+      }
+      out_.records.push_back(std::move(rec));
+      return;
+    }
+    if (!checkValue(*key, kv.value, file, line)) return;
+    if (!blank(text, kv.end)) {
+      parseError(file, line, text.substr(kv.end));
+      return;
+    }
+    out_.keys.push_back({key->name, kv.value, file, line});
+  }
+
+  // The conversions of parse_value.c, with their messages.
+  bool checkValue(const SlurmConfKey& key, const std::string& value, const std::string& file, int line) {
+    auto bad = [&](const std::string& log) {
+      error("SLURM_CONF_BAD_VALUE", file, line, key.name + std::string(" = \"") + value + "\": " + log,
+            {{"error", log}});
+      return false;
+    };
+    switch (key.type) {
+      case SlurmConfType::Uint16:
+      case SlurmConfType::Uint32:
+      case SlurmConfType::Uint64:
+      case SlurmConfType::Long: {
+        if (!strcasecmp(value.c_str(), "UNLIMITED") || !strcasecmp(value.c_str(), "INFINITE")) return true;
+        char* end;
+        errno = 0;
+        unsigned long long n = std::strtoull(value.c_str(), &end, 10);
+        // parse_value.c quotes a 16-bit value and brackets the others.
+        const bool quoted = key.type == SlurmConfType::Uint16;
+        const std::string shownValue = quoted ? "\"" + value + "\"" : "(" + value + ")";
+        if (value.empty() || *end != '\0' || value[0] == '-')
+          return bad(std::string(key.name) + " value " + shownValue + " is not a valid number");
+        unsigned long long max = key.type == SlurmConfType::Uint16   ? 0xffffULL
+                                 : key.type == SlurmConfType::Uint32 ? 0xffffffffULL
+                                                                     : ULLONG_MAX;
+        if (errno == ERANGE || n > max) return bad(std::string(key.name) + " value (" + value + ") is out of range");
+        return true;
+      }
+      case SlurmConfType::Boolean: {
+        static const char* const kWords[] = {"yes", "up", "true", "1", "no", "down", "false", "0"};
+        for (const char* w : kWords)
+          if (!strcasecmp(value.c_str(), w)) return true;
+        return bad("\"" + value + "\" is not a valid option for \"" + key.name + "\"");
+      }
+      default:
+        return true;
+    }
+  }
+
+  void parseError(const std::string& file, int line, const std::string& rest) {
+    std::string left = rest;
+    while (!left.empty() && (left.back() == '\r' || left.back() == '\n')) left.pop_back();
+    error("SLURM_CONF_PARSE_ERROR", file, line, "cannot parse \"" + shown(left) + "\"",
+          {{"error", "Parse error in file " + file + " line " + std::to_string(line) + ": \"" + shown(left) + "\""}});
+  }
+
+  void include(const std::string& file, int line, const std::string& name, int depth) {
+    auto failed = [&](const char* code, std::string message) {
+      error(code, file, line, std::move(message),
+            {{"error", "\"Include\" failed in file " + file + " line " + std::to_string(line)}});
+    };
+    // 24.11 refuses a glob outright; 22.05 looks for a file of that name.
+    if (name.find('*') != std::string::npos && version_.line() >= 2411) {
+      failed("SLURM_CONF_INCLUDE_FAILED",
+             "Include " + name + ": Slurm does not expand globs in slurm.conf; the line is skipped and the file fails");
+      return;
+    }
+    if (depth + 1 > kMaxIncludeDepth) {
+      failed("SLURM_CONF_INCLUDE_TOO_DEEP",
+             "Include " + name + ": more than " + std::to_string(kMaxIncludeDepth) + " nested files (an include loop?)");
+      return;
+    }
+    // get_extra_conf_path: absolute as it is, else beside slurm.conf.
+    std::string path = name;
+    if (name.empty() || name[0] != '/') {
+      size_t slash = root_.rfind('/');
+      path = (slash == std::string::npos ? std::string(".") : root_.substr(0, slash)) + "/" + name;
+    }
+    size_t before = out_.diagnostics.size();
+    parseFile(path, file, line, depth + 1);
+    if (out_.diagnostics.size() > before && path != file) {
+      // The included file's own problems say where; Slurm adds this line.
+      out_.diagnostics.back().slurmLog.push_back(
+          {"error", "\"Include\" failed in file " + file + " line " + std::to_string(line)});
+    }
+  }
+
+ public:
+  std::string root_;
+
+ private:
+  const SlurmVersion& version_;
+  ParsedSlurmConf& out_;
+};
+
+}  // namespace
+
+ParsedSlurmConf parseSlurmConf(const std::string& path, const SlurmVersion& version) {
+  ParsedSlurmConf out;
+  SlurmConfParser parser(version, out);
+  parser.root_ = path;
+  parser.parseFile(path, "", 0, 0);
+  return out;
+}
+
+}  // namespace plugstack
