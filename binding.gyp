@@ -78,6 +78,7 @@
         "native/core/common/problem.cc",
         "native/core/common/slurm_log.cc",
         "native/core/lifecycle/containment.cc",
+        "native/core/plugins/plugin_file.cc",
         "native/core/lifecycle/process_tree.cc",
         "native/core/client/client_options.cc",
         "native/core/roles/client.cc",
