@@ -50,3 +50,5 @@ export type {
 } from './daemon/types.js';
 export type { ProcessRecord, ProcessHookCall, ProcessItemRead, ProcessEnvOperation, ProcessLogLine } from './host/process-record.js';
 export type { SlurmInstallation } from './backend/slurm.js';
+export { renderTimeline, timelineModel } from './timeline/index.js';
+export type { TimelineSource, TimelineModel, TimelineLane, TimelineBar, TimelineMark, LaneKind } from './timeline/index.js';

@@ -10,6 +10,7 @@ import { constants } from 'node:os';
 import type { JobScriptMode, JobScriptOptions } from '../daemon/types.js';
 import { Plugstack } from '../plugstack.js';
 import { parseArgs, UsageError } from './args.js';
+import { toJson, writeTimeline, type Out } from './output.js';
 
 const DEFAULT_CONF = '/etc/slurm/plugstack.conf';
 
@@ -23,6 +24,8 @@ const SPEC = {
   node: { value: true },
   'exit-status': { value: true },
   timeout: { value: true },
+  json: {},
+  timeline: { value: true },
 } as const;
 
 function integer(name: string, value: string | undefined): number | undefined {
@@ -31,10 +34,10 @@ function integer(name: string, value: string | undefined): number | undefined {
   return Number(value);
 }
 
-export async function runJobScriptCommand(mode: JobScriptMode, argv: string[], out: { stderr: NodeJS.WritableStream }): Promise<number> {
+export async function runJobScriptCommand(mode: JobScriptMode, argv: string[], out: Out): Promise<number> {
   const args = parseArgs(argv, SPEC);
   if (args.positionals.length) throw new UsageError(`${mode} takes no arguments (the job comes from the environment or --job-id)`);
-  const v = (k: keyof typeof SPEC) => args.values.get(k);
+  const v = (k: Exclude<keyof typeof SPEC, 'json'>) => args.values.get(k);
   const env = process.env;
   const pluginDir = v('plugin-dir') ?? env.PLUGSTACK_PLUGIN_DIR;
   const slurmVersion = v('slurm-version') ?? env.PLUGSTACK_SLURM_VERSION;
@@ -66,12 +69,17 @@ export async function runJobScriptCommand(mode: JobScriptMode, argv: string[], o
   }
 
   const result = mode === 'prolog' ? await stack.prolog(options) : await stack.epilog(options);
+  writeTimeline(v('timeline'), result, out);
+  const status = result.signal ? 128 + ((constants.signals as Record<string, number>)[result.signal] ?? 0) : (result.status ?? 1);
+  if (args.flags.has('json')) {
+    out.stdout.write(toJson(result));
+    return status;
+  }
   // The helper logs with the prefix "spank-prolog" / "spank-epilog".
   for (const line of result.log) {
     if (line.level !== 'error' && line.level !== 'info') continue;
     out.stderr.write(`spank-${mode}: ${line.level === 'error' ? 'error: ' : ''}${line.message}\n`);
   }
   for (const p of result.problems) out.stderr.write(`plugstack: ${p.severity} ${p.code}: ${p.message}\n`);
-  if (result.signal) return 128 + ((constants.signals as Record<string, number>)[result.signal] ?? 0);
-  return result.status ?? 1;
+  return status;
 }

@@ -102,7 +102,7 @@ function drawLife(lane: TimelineLane, y: number, s: Scale, out: string[]): void 
   out.push(
     `<g class="${cls}"><title>${escapeXml(`${lane.title}\nforked at +${duration(start - s.t0)}${life.end !== undefined ? `, reaped at +${duration(end - s.t0)}` : ''}`)}</title>` +
       `<rect x="${x.toFixed(1)}" y="${y + LANE_H / 2 - 2}" width="${w.toFixed(1)}" height="4"/>` +
-      `<text class="status" x="${(x + w + 4).toFixed(1)}" y="${y + LANE_H / 2 + 4}">${escapeXml(life.status)}</text></g>`,
+      `<text class="status" x="${(x + w + 8).toFixed(1)}" y="${y + LANE_H / 2 + 4}">${escapeXml(life.status)}</text></g>`,
   );
 }
 
@@ -111,7 +111,8 @@ function drawMarks(marks: TimelineMark[], lane: TimelineLane, y: number, s: Scal
   // reaping), else after the lane's last call.
   const ends = lane.bars.filter((b) => b.at !== undefined).map((b) => b.at! + (b.us ?? 0));
   const fallback = lane.life?.end ?? (ends.length ? Math.max(...ends) : s.t1);
-  let lastX = -Infinity;
+  // Names follow the task's status, when there is one.
+  let lastX = lane.life ? s.x(lane.life.end ?? s.t1) + 8 + lane.life.status.length * CHAR_W + 8 : -Infinity;
   for (const m of marks) {
     const x = s.x(m.at ?? fallback);
     const cy = y + LANE_H / 2;

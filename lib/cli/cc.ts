@@ -1,0 +1,50 @@
+/**
+ * plugstack cc: compiles a plugin against plugstack's headers, for the
+ * emulated release of the user's choice (--slurm-version 22.05 records
+ * 22.05 in plugin_version, through SLURM_VERSION_NUMBER).
+ */
+import { spawnSync } from 'node:child_process';
+import { includeDir } from '../native/paths.js';
+import { SLURM_VERSIONS, type SlurmRelease } from '../spank.js';
+import { UsageError } from './args.js';
+import type { Out } from './output.js';
+
+/** The version number SPANK_PLUGIN records for each release (its micro release as plugstack emulates it). */
+export const RELEASE_VERSION_NUMBER: Record<SlurmRelease, string> = { '24.11': '0x180b05', '22.05': '0x160508' };
+
+/** The compiler command for a plugin: `${CC:-cc} -shared -fPIC -I<include> [-D...] args`. */
+export function ccCommand(args: string[], release?: SlurmRelease, compiler = process.env.CC || 'cc'): string[] {
+  const version = release && release !== '24.11' ? [`-DSLURM_VERSION_NUMBER=${RELEASE_VERSION_NUMBER[release]}`] : [];
+  return [compiler, '-shared', '-fPIC', `-I${includeDir}`, ...version, ...args];
+}
+
+export function parseRelease(value: string): SlurmRelease {
+  const release = (SLURM_VERSIONS as readonly string[]).find((r) => value === r || value.startsWith(`${r}.`));
+  if (!release) throw new UsageError(`--slurm-version must be one of ${SLURM_VERSIONS.join(', ')}, not "${value}"`);
+  return release as SlurmRelease;
+}
+
+export function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./=:,+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export function cc(argv: string[], out: Out): number {
+  let release: SlurmRelease | undefined;
+  let rest = argv;
+  const m = /^--slurm-version(?:=(.*))?$/.exec(rest[0] ?? '');
+  if (m) {
+    const value = m[1] ?? rest[1];
+    if (value === undefined) throw new UsageError('option --slurm-version needs a value');
+    release = parseRelease(value);
+    rest = rest.slice(m[1] === undefined ? 2 : 1);
+  }
+  if (rest.length === 0) throw new UsageError('cc needs a source file and compiler arguments');
+  const command = ccCommand(rest, release);
+  out.stdout.write(command.map(shellQuote).join(' ') + '\n');
+  const result = spawnSync(command[0]!, command.slice(1), { stdio: 'inherit' });
+  if (result.error) {
+    out.stderr.write(`plugstack cc: cannot run ${command[0]}: ${result.error.message}\n`);
+    return 1;
+  }
+  return result.status ?? 1;
+}

@@ -1,0 +1,74 @@
+/** plugstack check and plugstack help: what Slurm would make of a stack. */
+import { PlugstackError } from '../errors.js';
+import { Plugstack } from '../plugstack.js';
+import { ALL_CONTEXTS, CLIENT_COMMANDS, type ClientCommand, type SpankContext } from '../spank.js';
+import { parseArgs, UsageError, type ParsedArgs } from './args.js';
+import { stackFile } from './input.js';
+import { toJson, type Out } from './output.js';
+import { renderCheck } from './render-check.js';
+
+const stackOptions = {
+  'plugin-dir': { value: true },
+  'slurm-version': { value: true },
+} as const;
+
+function oneInput(args: ParsedArgs, command: string): string {
+  if (args.positionals.length !== 1) throw new UsageError(`${command} takes exactly one plugstack.conf or plugin`);
+  return args.positionals[0]!;
+}
+
+async function loadStack(args: ParsedArgs, conf: string): Promise<Plugstack> {
+  const options: { pluginDir?: string; slurmVersion?: string } = {};
+  const dir = args.values.get('plugin-dir');
+  const version = args.values.get('slurm-version');
+  if (dir !== undefined) options.pluginDir = dir;
+  if (version !== undefined) options.slurmVersion = version;
+  return Plugstack.load(conf, options);
+}
+
+/** The stack of `file`, saying so on stderr when it is a plugin taken as a one-line stack. */
+function openInput(file: string, out: Out): ReturnType<typeof stackFile> {
+  return stackFile(file, (line) => out.stderr.write(`plugstack: ${file} is a plugin: checking it as the one-line stack "${line}"\n`));
+}
+
+export async function check(argv: string[], out: Out): Promise<number> {
+  const args = parseArgs(argv, { ...stackOptions, context: { value: true }, json: {} });
+  const file = oneInput(args, 'check');
+  const context = args.values.get('context');
+  if (context !== undefined && !(ALL_CONTEXTS as string[]).includes(context))
+    throw new UsageError(`--context must be one of ${ALL_CONTEXTS.join(', ')}`);
+  const input = openInput(file, out);
+  try {
+    const stack = await loadStack(args, input.conf);
+    const report = await stack.check(context ? { context: context as SpankContext } : {});
+    out.stdout.write(args.flags.has('json') ? toJson(report) : renderCheck(report));
+    return report.ok ? 0 : 1;
+  } finally {
+    input.dispose();
+  }
+}
+
+export async function help(argv: string[], out: Out): Promise<number> {
+  const args = parseArgs(argv, { ...stackOptions, command: { value: true }, json: {} });
+  const file = oneInput(args, 'help');
+  const command = args.values.get('command') ?? 'srun';
+  if (!(CLIENT_COMMANDS as readonly string[]).includes(command)) throw new UsageError('--command must be srun, sbatch or salloc');
+  const input = openInput(file, out);
+  try {
+    const stack = await loadStack(args, input.conf);
+    let text: string;
+    try {
+      text = await stack.help({ command: command as ClientCommand });
+    } catch (error) {
+      if (error instanceof PlugstackError && error.code === 'HOST_FAILED') {
+        out.stderr.write(`plugstack: ${error.message}\n`);
+        return 1;
+      }
+      throw error;
+    }
+    out.stdout.write(args.flags.has('json') ? toJson({ conf: file, command, text }) : text);
+    return 0;
+  } finally {
+    input.dispose();
+  }
+}
