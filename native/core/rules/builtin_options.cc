@@ -53,4 +53,10 @@ const BuiltinOption* findBuiltinOption(Command command, const SlurmVersion& vers
   return nullptr;
 }
 
+const BuiltinOption* findOptionByName(const SlurmVersion& version, std::string_view name) {
+  for (const auto& o : kTable)
+    if ((o.releases & releaseBit(version)) && name == o.name) return &o;
+  return nullptr;
+}
+
 }  // namespace plugstack
