@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 export type HostRole = "inspect" | "stepd" | "client" | "slurmd" | "job_script";
 
@@ -11,6 +11,60 @@ export type LogLevel = "fatal" | "error" | "warning" | "info" | "verbose" | "deb
 export type Stream = "stdout" | "stderr";
 
 export type ItemId = string | number;
+
+export interface JobInfo {
+  account?: string | null;
+  accrue_time?: number;
+  alloc_node?: string;
+  alloc_sid?: number;
+  array_job_id?: number;
+  array_max_tasks?: number;
+  array_task_id?: number;
+  batch_flag?: number;
+  batch_host?: string;
+  bitflags?: number;
+  cluster?: string;
+  command?: string | null;
+  contiguous?: number;
+  cpus_per_task?: number;
+  derived_ec?: number;
+  eligible_time?: number;
+  end_time?: number;
+  exit_code?: number;
+  group_id?: number;
+  job_id: number;
+  job_state?: number;
+  max_cpus?: number;
+  max_nodes?: number;
+  name?: string | null;
+  nice?: number;
+  node_inx?: number[];
+  nodes?: string;
+  ntasks_per_node?: number;
+  num_cpus?: number;
+  num_nodes?: number;
+  num_tasks?: number;
+  partition?: string;
+  pn_min_cpus?: number;
+  pn_min_memory?: number;
+  priority?: number;
+  qos?: string | null;
+  requeue?: number;
+  restart_cnt?: number;
+  shared?: number;
+  start_protocol_ver?: number;
+  start_time?: number;
+  state_reason?: number;
+  std_err?: string | null;
+  std_in?: string | null;
+  std_out?: string | null;
+  submit_time?: number;
+  time_limit?: number;
+  time_min?: number;
+  user_id?: number;
+  user_name?: string;
+  work_dir?: string;
+}
 
 export interface StackRequest {
   conf: string;
@@ -24,7 +78,7 @@ export interface InspectRequest extends StackRequest {
 }
 
 export interface StepdRequest extends StackRequest {
-  step: { jobId: number; stepId: number; nnodes?: number; nodeId?: number; nodeName?: string; ntasks: number; tasks: readonly { gtid: number }[]; cpus?: number; cpusPerTask?: number; uid: number; gid: number; user?: string; gids?: readonly number[]; argv: readonly string[]; env?: readonly string[]; cwd?: string; options?: readonly { plugin: string; name: string; value: string | null }[]; srunCommPort?: number; launchNodeAddress?: string; workingCluster?: string; arrayJobId?: number; arrayTaskId?: number; jobMem?: number; stepMem?: number; jobAllocCores?: string; stepAllocCores?: string; oomKillStep?: boolean };
+  step: { jobId: number; stepId: number; nnodes?: number; nodeId?: number; nodeName?: string; ntasks: number; tasks: readonly { gtid: number }[]; cpus?: number; cpusPerTask?: number; uid: number; gid: number; user?: string; gids?: readonly number[]; argv: readonly string[]; env?: readonly string[]; cwd?: string; options?: readonly { plugin: string; name: string; value: string | null }[]; srunCommPort?: number; launchNodeAddress?: string; workingCluster?: string; arrayJobId?: number; arrayTaskId?: number; jobMem?: number; stepMem?: number; jobAllocCores?: string; stepAllocCores?: string; oomKillStep?: boolean; job?: JobInfo };
 }
 
 export interface ClientRequest extends StackRequest {
@@ -50,6 +104,7 @@ export interface RoleRequests {
 export interface LocalUserInitCommand {
   t: "local_user_init";
   job: { uid: number; gid: number; jobId: number; stepId: number; nodes: number; tasks: number; argv: readonly string[] };
+  record?: JobInfo;
 }
 
 /** srun got (or joined) an allocation: its exit callbacks will run. */
@@ -197,6 +252,7 @@ export interface ProblemEvent {
   rc?: number;
   option?: string;
   command?: "srun" | "sbatch" | "salloc";
+  function?: string;
 }
 
 /** A call plugstack answers differently from Slurm (where Slurm would crash). */
@@ -463,7 +519,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 3,
+  "version": 4,
   "roles": [
     "inspect",
     "stepd",
@@ -495,6 +551,77 @@ export const CATALOGUE = {
         "string",
         "int"
       ]
+    },
+    "jobInfo": {
+      "object": {
+        "account?": {
+          "nullable": "string"
+        },
+        "accrue_time?": "number",
+        "alloc_node?": "string",
+        "alloc_sid?": "uint",
+        "array_job_id?": "uint",
+        "array_max_tasks?": "uint",
+        "array_task_id?": "uint",
+        "batch_flag?": "uint",
+        "batch_host?": "string",
+        "bitflags?": "uint",
+        "cluster?": "string",
+        "command?": {
+          "nullable": "string"
+        },
+        "contiguous?": "uint",
+        "cpus_per_task?": "uint",
+        "derived_ec?": "uint",
+        "eligible_time?": "number",
+        "end_time?": "number",
+        "exit_code?": "uint",
+        "group_id?": "uint",
+        "job_id": "uint",
+        "job_state?": "uint",
+        "max_cpus?": "uint",
+        "max_nodes?": "uint",
+        "name?": {
+          "nullable": "string"
+        },
+        "nice?": "uint",
+        "node_inx?": {
+          "array": "uint"
+        },
+        "nodes?": "string",
+        "ntasks_per_node?": "uint",
+        "num_cpus?": "uint",
+        "num_nodes?": "uint",
+        "num_tasks?": "uint",
+        "partition?": "string",
+        "pn_min_cpus?": "uint",
+        "pn_min_memory?": "uint",
+        "priority?": "uint",
+        "qos?": {
+          "nullable": "string"
+        },
+        "requeue?": "uint",
+        "restart_cnt?": "uint",
+        "shared?": "uint",
+        "start_protocol_ver?": "uint",
+        "start_time?": "number",
+        "state_reason?": "uint",
+        "std_err?": {
+          "nullable": "string"
+        },
+        "std_in?": {
+          "nullable": "string"
+        },
+        "std_out?": {
+          "nullable": "string"
+        },
+        "submit_time?": "number",
+        "time_limit?": "uint",
+        "time_min?": "uint",
+        "user_id?": "uint",
+        "user_name?": "string",
+        "work_dir?": "string"
+      }
     },
     "stackRequest": {
       "object": {
@@ -570,7 +697,8 @@ export const CATALOGUE = {
           "stepMem?": "uint",
           "jobAllocCores?": "string",
           "stepAllocCores?": "string",
-          "oomKillStep?": "bool"
+          "oomKillStep?": "bool",
+          "job?": "jobInfo"
         }
       }
     },
@@ -614,7 +742,8 @@ export const CATALOGUE = {
               "array": "string"
             }
           }
-        }
+        },
+        "record?": "jobInfo"
       }
     },
     "allocated": {
@@ -802,7 +931,8 @@ export const CATALOGUE = {
             "sbatch",
             "salloc"
           ]
-        }
+        },
+        "function?": "string"
       }
     },
     "warning": {

@@ -17,6 +17,7 @@
 #include "client/client_options.h"
 #include "common/events.h"
 #include "common/slurm_log.h"
+#include "libslurm/job_table.h"
 #include "roles/role.h"
 #include "roles/stack_request.h"
 #include "spank/help_format.h"
@@ -227,7 +228,9 @@ int converse(Channel& channel, ClientSession& s) {
     }
     const std::string& what = msg["t"].asString();
     if (what == msg::kLocalUserInitCommand) {
-      if (!readJob(msg["job"], &job, &error)) {
+      // The job record slurm_load_job answers with (libslurm/job_table.h).
+      if (!readJob(msg["job"], &job, &error) ||
+          (!msg["record"].isNull() && !libslurm::rememberJob(msg["record"], &error))) {
         emitEvent({{"t", msg::kFatal}, {"message", error}});
         return 2;
       }

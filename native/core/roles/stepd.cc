@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include "common/events.h"
+#include "libslurm/job_table.h"
 #include "roles/role.h"
 #include "roles/stack_request.h"
 #include "step/step_lifecycle.h"
@@ -16,6 +17,8 @@ int runStepdRole(Channel& channel, const json::Value& request) {
   std::string error;
   if (!readRoleStack(request, Context::Remote, "stepd", &settings, &error)) {
   } else if (!readStepSpec(request["step"], &spec, &error)) {
+    // The job record slurm_load_job answers with (libslurm/job_table.h).
+  } else if (!request["step"]["job"].isNull() && !libslurm::rememberJob(request["step"]["job"], &error)) {
   } else if (getuid() != 0 && (spec.record.uid != getuid() || spec.record.gid != getgid())) {
     error = "a step of uid " + std::to_string(spec.record.uid) + " gid " +
             std::to_string(spec.record.gid) + " needs root: plugstack-host runs as uid " +

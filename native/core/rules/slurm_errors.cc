@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <slurm/slurm.h>
+
 #include "common/visibility.h"
 
 // The table is exported under Slurm's own name because slurm_errno.h
@@ -64,6 +66,14 @@ PLUGSTACK_EXPORT slurm_errtab_t slurm_errtab[] = {
      const_cast<char*>("Plugin name/type/version symbol missing")},
     {ESLURM_PLUGIN_BAD_VERSION, const_cast<char*>("ESLURM_PLUGIN_BAD_VERSION"),
      const_cast<char*>("Incompatible plugin version")},
+    // What the libslurm functions plugstack answers can fail with
+    // (native/core/libslurm/).
+    {SLURM_NO_CHANGE_IN_DATA, const_cast<char*>("SLURM_NO_CHANGE_IN_DATA"),
+     const_cast<char*>("Data has not changed since time specified")},
+    {ESLURM_INVALID_JOB_ID, const_cast<char*>("ESLURM_INVALID_JOB_ID"),
+     const_cast<char*>("Invalid job id specified")},
+    {PLUGSTACK_ELIBSLURM_NOT_EMULATED, const_cast<char*>("PLUGSTACK_ELIBSLURM_NOT_EMULATED"),
+     const_cast<char*>("Not emulated by plugstack (a libslurm function plugstack does not answer)")},
 };
 
 PLUGSTACK_EXPORT unsigned int slurm_errtab_size = sizeof(slurm_errtab) / sizeof(slurm_errtab[0]);
