@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 export { Plugstack, DEFAULT_PLUGIN_DIR } from './plugstack.js';
 export type { LoadOptions, CheckOptions, HelpOptions } from './plugstack.js';
 export { parseConfig } from './config/plugstack-conf.js';

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * plugstack/testing: what a plugin author needs to test a SPANK plugin:
  * compile it (from a file or a string, for 24.11 or 22.05), put it in a
