@@ -262,7 +262,7 @@ export class Plugstack {
     );
     const fatal = run.events.find((e) => e.t === 'fatal');
     if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the request: ${fatal.message}`);
-    return aggregateContext(context, run);
+    return aggregateContext(context, run, this.slurmVersion);
   }
 }
 

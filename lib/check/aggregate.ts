@@ -8,13 +8,21 @@ import { hostFault, leftovers } from '../host/faults.js';
 import type { HostRun } from '../host/host-process.js';
 import { toProblem } from '../host/process-record.js';
 import { SPANK_CALLBACKS, type ClientCommand, type SpankCallback, type SpankContext } from '../spank.js';
+import { libslurmReport, missingLibrary } from './libslurm.js';
 import type { ContextReport, OptionReport, PluginReport, Problem } from './types.js';
 
 function versionText(v: number): string {
   return `${(v >> 16) & 0xff}.${String((v >> 8) & 0xff).padStart(2, '0')}.${v & 0xff}`;
 }
 
-function pluginReports(run: HostRun): Map<number, PluginReport> {
+/** The library a plugin's dlopen failure says is missing (not the plugin file itself). */
+function missingFor(run: HostRun, configPath: string, path: string): string | undefined {
+  for (const pr of run.record.problems)
+    if (pr.code === 'PLUGIN_DLOPEN_FAILED' && pr.plugin === configPath) return missingLibrary(pr.message, path);
+  return undefined;
+}
+
+function pluginReports(run: HostRun, slurmVersion?: string): Map<number, PluginReport> {
   const out = new Map<number, PluginReport>();
   for (const p of run.record.plugins.values()) {
     const report: PluginReport = {
@@ -42,6 +50,12 @@ function pluginReports(run: HostRun): Map<number, PluginReport> {
       }
       report.callbacks = (e.callbacks ?? []).filter((c): c is SpankCallback => (SPANK_CALLBACKS as readonly string[]).includes(c));
     }
+    // The libslurm functions it calls, read from its file.
+    if (slurmVersion !== undefined) {
+      const missing = missingFor(run, p.configPath, report.path);
+      const lib = libslurmReport(report.path, slurmVersion, missing ? [missing] : []);
+      if (lib) report.libslurm = lib;
+    }
     out.set(p.ref, report);
   }
   for (const c of run.record.calls) {
@@ -56,14 +70,24 @@ function pluginReports(run: HostRun): Map<number, PluginReport> {
   return out;
 }
 
-export function aggregateContext(context: SpankContext, run: HostRun): ContextReport {
-  const plugins = pluginReports(run);
+/** A plugin that could not load because a library it is linked with is missing says which. */
+function withMissingLibrary(problem: Problem, plugins: Map<number, PluginReport>): Problem {
+  if (problem.code !== 'PLUGIN_DLOPEN_FAILED') return problem;
+  const plugin = [...plugins.values()].find((p) => p.configPath === problem.plugin);
+  const lib = plugin && missingLibrary(problem.message, plugin.path);
+  if (!lib) return problem;
+  const what = /^libslurm/.test(lib) ? " (Slurm's client library: the plugin was linked with -lslurm)" : '';
+  return { ...problem, message: `${problem.message}; the library ${lib}${what} it is linked with is not installed here` };
+}
+
+export function aggregateContext(context: SpankContext, run: HostRun, slurmVersion?: string): ContextReport {
+  const plugins = pluginReports(run, slurmVersion);
   const report: ContextReport = {
     context,
     ok: false,
     plugins: [...plugins.values()],
     options: [],
-    problems: run.record.problems.map((p) => toProblem(p, context)),
+    problems: run.record.problems.map((p) => withMissingLibrary(toProblem(p, context), plugins)),
     help: {},
     log: run.record.log.map(({ bare: _bare, ...l }) => ({ ...l })),
   };

@@ -25,6 +25,33 @@ export interface Problem {
   command?: ClientCommand;
   /** A process plugin code left behind (PLUGIN_LEFT_PROCESS). */
   pid?: number;
+  /** The libslurm function a LIBSLURM_NOT_EMULATED or LIBSLURM_NOT_IN_RELEASE problem is about. */
+  function?: string;
+}
+
+/** A libslurm function a plugin calls, and who answers it in plugstack's processes. */
+export interface LibslurmFunctionReport {
+  name: string;
+  /**
+   * plugstack: answered as Slurm would. not-emulated: defined, but fails
+   * with Slurm's error value (LIBSLURM_NOT_EMULATED). not-in-release: the
+   * emulated release's headers do not declare it (in that Slurm the call
+   * dies of an undefined symbol). libslurm: the real libslurm the plugin
+   * is linked with answers it. undefined: nothing defines it; calling it
+   * ends the process (PLUGIN_UNDEFINED_SYMBOL).
+   */
+  answer: 'plugstack' | 'not-emulated' | 'not-in-release' | 'libslurm' | 'undefined';
+  /** The public header that declares it. */
+  header?: 'slurm.h' | 'slurmdb.h' | 'slurm_errno.h';
+}
+
+/** The libslurm functions a plugin file references (its undefined dynamic symbols). */
+export interface LibslurmReport {
+  /** The libraries it is linked with (DT_NEEDED). */
+  needed: string[];
+  /** Those the dynamic loader could not find: the plugin cannot load. */
+  missing: string[];
+  functions: LibslurmFunctionReport[];
 }
 
 /** One call into plugin code: loading, generic init()/fini(), or a SPANK callback. */
@@ -57,6 +84,8 @@ export interface PluginReport {
   versionText?: string;
   callbacks: SpankCallback[];
   calls: HookCall[];
+  /** The libslurm functions the plugin calls and who answers them; absent when its file could not be read. */
+  libslurm?: LibslurmReport;
 }
 
 export interface OptionReport {

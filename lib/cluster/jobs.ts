@@ -14,6 +14,7 @@ import { packageRoot } from '../native/binding.js';
 import { privateDir, stateDir, verifyPrivateDir } from './state-dir.js';
 import { parseResult } from '../commands/serialize.js';
 import type { CommandResult } from '../commands/types.js';
+import type { JobDescription } from './job-info.js';
 
 /** The batch step's id (SLURM_BATCH_SCRIPT). */
 export const BATCH_STEP = 0xfffffffb;
@@ -35,6 +36,8 @@ export interface Job {
   /** The job's partition and cluster, as its environment names them. */
   partition: string;
   clusterName: string;
+  /** What slurmctld stores about the job: its record for slurm_load_job (job-info.ts). */
+  description?: JobDescription;
 }
 
 export interface JobRequest {
@@ -43,6 +46,7 @@ export interface JobRequest {
   clusterName: string;
   ntasks?: number;
   timeLimitMs?: number;
+  description?: JobDescription;
 }
 
 /** A process's start time (/proc/<pid>/stat field 22): with the pid, it names one process for good. */
@@ -99,6 +103,7 @@ export function createJob(request: JobRequest): Job {
         nodes,
         partition: request.partition,
         clusterName: request.clusterName,
+        ...(request.description ? { description: request.description } : {}),
         ...(ntasks !== undefined ? { ntasks } : {}),
         ...(timeLimitMs !== undefined ? { endTime: Date.now() + timeLimitMs } : {}),
       };

@@ -3,6 +3,7 @@
  * the requested (or default) partition of the emulated cluster, and a job
  * record; or the error it answers, which each command words its own way.
  */
+import { describeJob } from '../cluster/job-info.js';
 import { createJob, type Job } from '../cluster/jobs.js';
 import type { ClusterShape } from '../cluster/shape.js';
 import type { Builtins } from './builtins.js';
@@ -22,6 +23,8 @@ export function requestJob(
   b: Builtins,
   nodes: number,
   console: CommandConsole,
+  /** What the job's record names: the command's positional arguments, directory and environment. */
+  request?: { argv: readonly string[]; cwd: string; env: Record<string, string | undefined> },
 ): Job | undefined {
   const allocation = cluster.allocate(nodes, b.partition);
   if ('error' in allocation) {
@@ -34,5 +37,6 @@ export function requestJob(
     clusterName: cluster.name,
     ...(b.ntasks !== undefined ? { ntasks: b.ntasks } : {}),
     ...(b.timeLimitMs !== undefined ? { timeLimitMs: b.timeLimitMs } : {}),
+    ...(request ? { description: describeJob({ command, ...request, ...b }) } : {}),
   });
 }

@@ -8,6 +8,7 @@ import type { SlurmConf } from '../config/slurm-conf.js';
 import { startHost, type HostHandle, type HostRun } from '../host/host-process.js';
 import { processRecord } from '../host/process-record.js';
 import type { CommandExitEvent, HostEvent, ReadyEvent } from '../host/protocol.js';
+import type { JobInfo } from '../host/protocol.generated.js';
 import type { ClientRecord, CommandName } from './types.js';
 
 export type { CommandExitEvent, ReadyEvent } from '../host/protocol.js';
@@ -34,7 +35,7 @@ export interface ClientProcess {
   /** Resolves at "ready", or with the command's own exit if it stopped first. */
   ready: Promise<ReadyEvent | CommandExitEvent>;
   /** srun: local_user_init with the job the launcher got; resolves with its rc and whether it failed. */
-  localUserInit(job: { uid: number; gid: number; jobId: number; stepId: number; nodes: number; tasks: number; argv: string[] }): Promise<{ rc: number; failed: boolean; status: number }>;
+  localUserInit(job: { uid: number; gid: number; jobId: number; stepId: number; nodes: number; tasks: number; argv: string[] }, record?: JobInfo): Promise<{ rc: number; failed: boolean; status: number }>;
   /** srun got its allocation: from now on its exit callbacks will run. */
   allocated(): void;
   /** The command ends: exit callbacks where Slurm runs them. */
@@ -143,10 +144,11 @@ export function startClient(
     ready,
     handle,
     finished,
-    localUserInit: (job) =>
+    localUserInit: (job, record) =>
       new Promise((resolve) => {
         pendingResult = resolve;
-        handle.send({ t: 'local_user_init', job });
+        // record: what slurm_load_job answers with in srun (lib/cluster/job-info.ts).
+        handle.send({ t: 'local_user_init', job, ...(record ? { record } : {}) });
       }),
     allocated: () => handle.send({ t: 'allocated' }),
     exit: (status) => handle.send({ t: 'exit', status }),

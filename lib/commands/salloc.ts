@@ -81,7 +81,7 @@ async function salloc(stack: CommandStack, run: CommandRun): Promise<CommandResu
   const b = readBuiltins(ready.builtins);
   console.setVerbosity(b.verbose, b.quiet);
   const nodes = b.nodes ?? 1;
-  const job = requestJob(stack.cluster, 'salloc', b, nodes, console);
+  const job = requestJob(stack.cluster, 'salloc', b, nodes, console, { argv: ready.positional.length ? ready.positional : [env.SHELL || '/bin/sh'], cwd, env });
   if (!job) {
     client.exit(1);
     return finish(1);

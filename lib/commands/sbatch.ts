@@ -20,6 +20,7 @@ import { batchJobEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv, plu
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { BATCH_STEP, innerResults, srunShim } from '../cluster/jobs.js';
 import { requestJob } from './allocate.js';
+import { jobRecordOf } from '../cluster/job-info.js';
 import type { CommandSignal } from '../cluster/control.js';
 import type { CommandStack } from './srun.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
@@ -41,7 +42,7 @@ export function runSbatch(stack: CommandStack, options: WordCommandOptions): Pro
 }
 
 async function sbatch(stack: CommandStack, options: WordCommandOptions, run: CommandRun): Promise<CommandResult> {
-  const { cwd, console, client, control, result, finish } = run;
+  const { env, cwd, console, client, control, result, finish } = run;
 
   // Until the job is submitted, a signal ends sbatch as it ends the process.
   let fatalSignal: CommandSignal | undefined;
@@ -59,7 +60,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const b = readBuiltins(ready.builtins);
   console.setVerbosity(b.verbose, b.quiet);
   const nodes = b.nodes ?? 1;
-  const job = requestJob(stack.cluster, 'sbatch', b, nodes, console);
+  const job = requestJob(stack.cluster, 'sbatch', b, nodes, console, { argv: ready.positional, cwd, env });
   if (!job) {
     client.exit(1);
     return finish(1);
@@ -152,6 +153,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
       nodeNames: [names[0]!],
       jobId: job.id,
       stepId: BATCH_STEP,
+      job: jobRecordOf(job, stack.slurmVersion, { uid: process.getuid!(), gid: process.getgid!(), argv: [script], cwd: workdir }),
       cwd: workdir,
       recordCounts: { nnodes: 0, ntasks: ntasks ?? 0 },
       timeoutMs: run.timeoutMs,

@@ -27,6 +27,7 @@ import { allocationEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv } 
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
 import { requestJob } from './allocate.js';
+import { jobRecordOf } from '../cluster/job-info.js';
 import { MAX_TASKS_PER_NODE } from '../cluster/names.js';
 import { serializeResult } from './serialize.js';
 import type { CommandResult, JobRecord, WordCommandOptions } from './types.js';
@@ -143,7 +144,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const nodes = b.nodes ?? (existing && b.ntasks === undefined ? existing.nodes.length : 1);
   const insideNtasks = existing && env.SLURM_NTASKS ? Number(env.SLURM_NTASKS) : undefined;
   const ntasks = b.ntasks ?? insideNtasks ?? nodes;
-  const job = existing ?? requestJob(stack.cluster, 'srun', b, nodes, console);
+  const job = existing ?? requestJob(stack.cluster, 'srun', b, nodes, console, { argv: ready.positional, cwd, env });
   if (!job) {
     client.exit(1);
     return done(1);
@@ -185,7 +186,9 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     return endJob('FAILED', 1 << 8);
   }
 
-  const lui = await client.localUserInit({ uid, gid, jobId: job.id, stepId, nodes: names.length, tasks: ntasks, argv: ready.positional });
+  // The job's record, for slurm_load_job in srun and in the step.
+  const record = jobRecordOf(job, stack.slurmVersion, { uid, gid, argv: ready.positional, cwd: b.chdir ?? cwd });
+  const lui = await client.localUserInit({ uid, gid, jobId: job.id, stepId, nodes: names.length, tasks: ntasks, argv: ready.positional }, record);
   if (signalled()) return endJob('CANCELLED', 0);
   if (lui.failed) {
     await done(lui.status);
@@ -292,6 +295,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         nodeNames: names,
         jobId: job.id,
         stepId,
+        job: record,
         cwd: b.chdir ?? cwd,
         spankOptions: ready.options.map((o) => ({ plugin: o.plugin, name: o.name, value: o.value })),
         timeoutMs: run.timeoutMs,

@@ -57,7 +57,7 @@ export interface ProcessRecord {
 /** A reported or classified problem in the public shape. */
 export function toProblem(p: ReducedProblem | FaultProblem, context: SpankContext): Problem {
   const out: Problem = { severity: p.severity, code: p.code, message: p.message, context };
-  for (const k of ['file', 'line', 'plugin', 'hook', 'rc', 'option', 'command', 'signal', 'pid'] as const) {
+  for (const k of ['file', 'line', 'plugin', 'hook', 'rc', 'option', 'command', 'signal', 'pid', 'function'] as const) {
     const v = (p as unknown as Record<string, unknown>)[k];
     if (v !== undefined) (out as unknown as Record<string, unknown>)[k] = v;
   }

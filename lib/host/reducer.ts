@@ -80,6 +80,8 @@ export interface ReducedProblem {
   rc?: number;
   option?: string;
   command?: 'srun' | 'sbatch' | 'salloc';
+  /** The libslurm function a LIBSLURM_* problem is about. */
+  function?: string;
 }
 
 /** A process plugin code started (spawned) or that was still there at the end (left). */
@@ -175,7 +177,7 @@ export class HostReducer {
       case 'problem': {
         const p: ReducedProblem = { severity: e.severity, code: e.code, message: e.message };
         if (e.ref !== undefined) p.plugin = this.plugin(e.ref);
-        for (const k of ['file', 'line', 'hook', 'rc', 'option', 'command'] as const)
+        for (const k of ['file', 'line', 'hook', 'rc', 'option', 'command', 'function'] as const)
           if (e[k] !== undefined) (p as unknown as Record<string, unknown>)[k] = e[k];
         this.problems.push(p);
         break;

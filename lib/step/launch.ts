@@ -8,7 +8,8 @@ import { invalidArgument, PlugstackError } from '../errors.js';
 import { startHost, type HostHandle } from '../host/host-process.js';
 import type { HostEvent } from '../host/protocol.js';
 import { addNode, finishStep } from './aggregate.js';
-import { LAUNCH_NODE_ADDRESS, launcherPort, MAX_TASKS_PER_NODE, workingCluster } from '../cluster/names.js';
+import { CLUSTER_NAME, LAUNCH_NODE_ADDRESS, launcherPort, MAX_TASKS_PER_NODE, PARTITION, workingCluster } from '../cluster/names.js';
+import { jobInfo, stepJobDescription } from '../cluster/job-info.js';
 import { launcherEnv } from './launcher-env.js';
 import { uint32 } from '../validate.js';
 import { native } from '../native/binding.js';
@@ -129,6 +130,28 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
   );
 
   const cluster = workingCluster(stack.slurmVersion, stack.clusterName);
+  // The record slurm_load_job answers with on every node (job-info.ts).
+  const job =
+    options.job ??
+    jobInfo(
+      {
+        id: jobId,
+        nodes: names,
+        ntasks,
+        partition: PARTITION,
+        clusterName: stack.clusterName ?? CLUSTER_NAME,
+        description: stepJobDescription({
+          uid,
+          gid,
+          argv: options.argv,
+          cwd,
+          ...(options.user !== undefined ? { user: options.user } : {}),
+          ...(options.jobName !== undefined ? { jobName: options.jobName } : {}),
+          ...(options.cpusPerTask !== undefined ? { cpusPerTask: options.cpusPerTask } : {}),
+        }),
+      },
+      stack.slurmVersion,
+    );
   const result: StepResult = {
     jobId,
     stepId,
@@ -173,6 +196,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
             // srun's address and port (not for a batch step), the cluster.
             ...(launched ? { srunCommPort: port, launchNodeAddress: LAUNCH_NODE_ADDRESS } : {}),
             ...(cluster !== undefined ? { workingCluster: cluster } : {}),
+            job,
           },
         },
         {

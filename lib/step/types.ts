@@ -1,5 +1,6 @@
 /** A job step as slurmd receives it, and what came of it. */
 import type { Problem } from '../check/types.js';
+import type { JobInfo } from '../host/protocol.generated.js';
 
 /** A plugin option as the launcher forwards it: `--<name>` of the plugin called `plugin` (its plugin_name). */
 export interface SpankOptionValue {
@@ -52,6 +53,13 @@ export interface StepOptions {
    * (0 without -n).
    */
   recordCounts?: { nnodes: number; ntasks: number };
+  /**
+   * The job's record, keyed by slurm_job_info_t's field names, that
+   * slurm_load_job answers with in the step's processes. srun and sbatch
+   * pass their job's; by default it is a record of a job made of this step
+   * alone (its nodes, tasks, user, program and directory), RUNNING.
+   */
+  job?: JobInfo;
 }
 
 /** One call into plugin code during the step. */

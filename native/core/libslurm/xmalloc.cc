@@ -2,8 +2,6 @@
 
 #include <cstdlib>
 
-#include "common/visibility.h"
-
 namespace plugstack::libslurm {
 
 namespace {
@@ -19,19 +17,3 @@ void* xmallocBlock(size_t size) {
 }
 
 }  // namespace plugstack::libslurm
-
-extern "C" {
-
-// xfree(p) is slurm_xfree((void **)&p): releases and clears the pointer.
-PLUGSTACK_EXPORT void slurm_xfree(void** item) {
-  if (!item || !*item) return;
-  size_t* p = static_cast<size_t*>(*item) - 2;
-  p[0] = 0;
-  std::free(p);
-  *item = nullptr;
-}
-
-// The same as a function of one pointer (a ListDelF).
-PLUGSTACK_EXPORT void slurm_xfree_ptr(void* ptr) { slurm_xfree(&ptr); }
-
-}  // extern "C"

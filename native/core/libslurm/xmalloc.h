@@ -1,7 +1,7 @@
 // Memory in the layout of Slurm's xmalloc(): two size_t words (a magic
-// number and the size) before the bytes handed out, so that Slurm's own
-// xfree() -- the real libslurm's, for a plugin linked with -lslurm, or the
-// one exported here -- releases it. Used where Slurm's API returns xmalloc'd
+// number and the size) before the bytes handed out, so that Slurm's xfree()
+// -- the real libslurm's, for a plugin linked with -lslurm, or plugstack's
+// slurm_xfree -- releases it. Used where Slurm's API returns xmalloc'd
 // memory (slurm_hostlist_ranged_string_xmalloc).
 #pragma once
 

@@ -1,0 +1,92 @@
+/**
+ * Which of Slurm's library functions a plugin calls, and who answers them
+ * in plugstack's processes: read from the plugin's file (its undefined
+ * dynamic symbols and the libraries it needs), Slurm's public API table
+ * (generated from both releases' headers) and the functions
+ * libslurmhost.so exports. A plugin linked with -lslurm whose libslurm is
+ * not installed cannot load at all; the report names the missing library.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { hostExecutable } from '../native/paths.js';
+import { readDynamicInfo, type DynamicInfo } from './elf.js';
+import { LIBSLURM_API } from './libslurm-api.generated.js';
+import type { LibslurmFunctionReport, LibslurmReport } from './types.js';
+
+/** Names that belong to Slurm's libraries rather than to the SPANK API. */
+function isLibslurmName(name: string): boolean {
+  return /^(slurm_|slurmdb_|islurm_)/.test(name) || name in LIBSLURM_API;
+}
+
+let hostExports: Set<string> | undefined;
+
+/** The functions libslurmhost.so defines (next to plugstack-host, or one level up). */
+function plugstackExports(): Set<string> {
+  if (hostExports) return hostExports;
+  hostExports = new Set();
+  try {
+    const dir = path.dirname(hostExecutable());
+    for (const d of [dir, path.dirname(dir)]) {
+      const lib = path.join(d, 'libslurmhost.so');
+      if (!fs.existsSync(lib)) continue;
+      for (const name of readDynamicInfo(lib)?.definedFunctions ?? []) hostExports.add(name);
+      break;
+    }
+  } catch {
+    // no host: nothing is answered
+  }
+  return hostExports;
+}
+
+const cache = new Map<string, { stamp: string; info: DynamicInfo | undefined }>();
+
+function dynamicInfo(file: string): DynamicInfo | undefined {
+  let stamp: string;
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile()) return undefined;
+    stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
+  const hit = cache.get(file);
+  if (hit && hit.stamp === stamp) return hit.info;
+  const info = readDynamicInfo(file);
+  cache.set(file, { stamp, info });
+  return info;
+}
+
+/** The library a dlopen error says could not be found, unless it is the plugin itself. */
+export function missingLibrary(dlerror: string, pluginPath: string): string | undefined {
+  const m = /([^\s:]+): cannot open shared object file/.exec(dlerror);
+  if (!m || m[1] === pluginPath || path.resolve(m[1]!) === path.resolve(pluginPath)) return undefined;
+  return m[1];
+}
+
+/**
+ * The report for one plugin file, for the emulated release ("24.11",
+ * "22.05"); missing is what the dynamic loader could not find when the
+ * plugin was loaded. Undefined when the file cannot be read as ELF.
+ */
+export function libslurmReport(file: string, slurmVersion: string, missing: string[] = []): LibslurmReport | undefined {
+  const info = dynamicInfo(file);
+  if (!info) return undefined;
+  const release = slurmVersion.split('.').slice(0, 2).join('.') as '24.11' | '22.05';
+  const ours = plugstackExports();
+  const linksLibslurm = info.needed.some((n) => /^libslurm(full)?[.-]/.test(n) && !missing.includes(n));
+  const functions: LibslurmFunctionReport[] = [];
+  for (const name of [...new Set(info.undefinedFunctions)].filter(isLibslurmName).sort()) {
+    const api = LIBSLURM_API[name];
+    let answer: LibslurmFunctionReport['answer'];
+    if (!ours.has(name)) answer = linksLibslurm ? 'libslurm' : 'undefined';
+    else if (api && !api.releases.includes(release)) answer = 'not-in-release';
+    else if (api && !api.implemented) answer = 'not-emulated';
+    else answer = 'plugstack';
+    functions.push({ name, answer, ...(api ? { header: api.header } : {}) });
+  }
+  return {
+    needed: info.needed,
+    missing,
+    functions,
+  };
+}

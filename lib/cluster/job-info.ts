@@ -1,0 +1,295 @@
+/**
+ * The job record slurmctld keeps for a job, as slurm_load_job hands it to a
+ * plugin (slurm_job_info_t). The command that creates a job describes it
+ * once (describeJob: what srun, sbatch or salloc put in their request, as
+ * slurmctld stores it); jobInfo() turns a job into the record, keyed by
+ * Slurm's own field names, which every process of the job is sent with its
+ * request (a step's slurmstepd, srun's local_user_init) and answers
+ * slurm_load_job from. A batch step and the sruns inside it read the same
+ * job.json, so they see the same record; while any of its processes runs,
+ * the job is RUNNING.
+ *
+ * Fields that Slurm fills and plugstack does not (accounting, GRES, TRES
+ * strings, job resources, ...) are 0 or NULL; README.md lists what is filled.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { native } from '../native/binding.js';
+import type { JobInfo } from '../host/protocol.generated.js';
+
+export type { JobInfo };
+
+/** What the command that created the job asked for, as slurmctld stores it. */
+export interface JobDescription {
+  /** Seconds since the epoch; the job starts at once in plugstack. */
+  submitTime: number;
+  name: string | null;
+  workDir: string;
+  /** The program (srun) or the batch script (sbatch), as a full path; null for salloc and --wrap. */
+  command: string | null;
+  batch: boolean;
+  stdIn: string | null;
+  stdOut: string | null;
+  stdErr: string | null;
+  cpusPerTask: number;
+  userId: number;
+  groupId: number;
+  userName: string;
+  /** The host and session the request came from. */
+  allocNode: string;
+  allocSid: number;
+  /** Minutes, or INFINITE. */
+  timeLimit: number;
+}
+
+const INFINITE = 0xffffffff;
+const NO_VAL = 0xfffffffe;
+const JOB_RUNNING = 1;
+/** details->nice is stored with this offset (nice 0). */
+const NICE_OFFSET = 0x80000000;
+/** priority/basic's first job after slurmctld starts (TOP_PRIORITY - 1). */
+const FIRST_PRIORITY = 0xffff0000 - 1;
+/** slurmctld sets the end of a job without a limit a year after its start. */
+const YEAR_SECONDS = 365 * 24 * 60 * 60;
+
+/** What differs between the releases in the record. */
+const RELEASES: Record<string, { protocolVersion: number }> = {
+  // SLURM_<release>_PROTOCOL_VERSION: the version the job's steps start with.
+  '22.05': { protocolVersion: (38 << 8) | 0 },
+  '24.11': { protocolVersion: (42 << 8) | 0 },
+};
+
+function release(slurmVersion: string): { protocolVersion: number } {
+  return RELEASES[slurmVersion.split('.').slice(0, 2).join('.')] ?? RELEASES['24.11']!;
+}
+
+/** The session of this process (field 6 of /proc/self/stat), as getsid(0). */
+function sessionId(): number {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]) || 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** A program name as srun resolves it: a path as given, else the first executable on PATH. */
+function searchPath(program: string, cwd: string, pathVar: string | undefined, mode: number): string | null {
+  if (program.includes('/')) return path.resolve(cwd, program);
+  for (const dir of (pathVar ?? '').split(':')) {
+    const candidate = path.resolve(cwd, dir || '.', program);
+    try {
+      fs.accessSync(candidate, mode);
+      if (fs.statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+export interface DescribeJob {
+  command: 'srun' | 'sbatch' | 'salloc';
+  /** The command's positional arguments: srun's program, sbatch's script, salloc's command (default: the shell). */
+  argv: readonly string[];
+  cwd: string;
+  env: Record<string, string | undefined>;
+  jobName?: string;
+  chdir?: string;
+  output?: string;
+  error?: string;
+  cpusPerTask?: number;
+  timeLimitMs?: number;
+}
+
+/** The record of a job srun, sbatch or salloc is about to create. */
+export function describeJob(d: DescribeJob): JobDescription {
+  const workDir = path.resolve(d.cwd, d.chdir ?? '.');
+  const uid = process.getuid!();
+  const first = d.argv[0];
+  let command: string | null = null;
+  let name: string | null = d.jobName ?? null;
+  if (d.command === 'srun' && first !== undefined) {
+    command = searchPath(first, workDir, d.env.PATH, fs.constants.X_OK) ?? first;
+    name ??= path.basename(first);
+  } else if (d.command === 'sbatch') {
+    // sbatch names the script by its full path (searched like a program,
+    // for reading); --wrap has no script argument.
+    if (first !== undefined) command = searchPath(first, workDir, d.env.PATH, fs.constants.R_OK) ?? first;
+    name ??= first !== undefined ? path.basename(first) : 'wrap';
+  } else if (first !== undefined) {
+    name ??= path.basename(first);
+  }
+  // sbatch makes the output paths absolute against its working directory
+  // and reads the script's stdin from /dev/null; srun and salloc send none.
+  const full = (file: string | undefined) => (file === undefined ? null : path.resolve(workDir, file));
+  const batch = d.command === 'sbatch';
+  return {
+    submitTime: Math.floor(Date.now() / 1000),
+    name,
+    workDir,
+    command,
+    batch,
+    stdIn: batch ? '/dev/null' : null,
+    stdOut: batch ? full(d.output) : null,
+    stdErr: batch ? full(d.error) : null,
+    cpusPerTask: d.cpusPerTask ?? 1,
+    userId: uid,
+    groupId: process.getgid!(),
+    userName: native().userByUid(uid)?.name ?? String(uid),
+    allocNode: os.hostname().split('.')[0]!,
+    allocSid: sessionId(),
+    timeLimit: d.timeLimitMs === undefined ? INFINITE : Math.ceil(d.timeLimitMs / 60_000),
+  };
+}
+
+/**
+ * The compact form of node names (hostlist ranged string) for plugstack's
+ * names: node0,node1,node3 is node[0-1,3].
+ */
+export function rangedNodes(names: readonly string[]): string {
+  const groups: { prefix: string; parts: string[] }[] = [];
+  let i = 0;
+  while (i < names.length) {
+    const m = /^(.*?)(\d+)$/.exec(names[i]!);
+    if (!m) {
+      groups.push({ prefix: names[i]!, parts: [] });
+      i++;
+      continue;
+    }
+    const [, prefix, digits] = m as unknown as [string, string, string];
+    let j = i + 1;
+    let last = Number(digits);
+    while (j < names.length) {
+      const n = /^(.*?)(\d+)$/.exec(names[j]!);
+      if (!n || n[1] !== prefix || n[2]!.length !== digits.length || Number(n[2]) !== last + 1) break;
+      last++;
+      j++;
+    }
+    const part = j - i > 1 ? `${digits}-${names[j - 1]!.slice(prefix.length)}` : digits;
+    const group = groups[groups.length - 1];
+    if (group && group.prefix === prefix && group.parts.length) group.parts.push(part);
+    else groups.push({ prefix, parts: [part] });
+    i = j;
+  }
+  return groups
+    .map((g) => {
+      if (!g.parts.length) return g.prefix;
+      const single = g.parts.length === 1 && !g.parts[0]!.includes('-');
+      return single ? `${g.prefix}${g.parts[0]}` : `${g.prefix}[${g.parts.join(',')}]`;
+    })
+    .join(',');
+}
+
+/** node_inx: pairs of first and last index of the job's nodes in the cluster's node table. */
+function nodeIndexPairs(names: readonly string[]): number[] {
+  const index = names.map((n, i) => {
+    const m = /(\d+)$/.exec(n);
+    return m ? Number(m[1]) : i;
+  });
+  const pairs: number[] = [];
+  for (const n of [...index].sort((a, b) => a - b)) {
+    if (pairs.length && pairs[pairs.length - 1] === n - 1) pairs[pairs.length - 1] = n;
+    else if (!(pairs.length && pairs[pairs.length - 1] === n)) pairs.push(n, n);
+  }
+  return pairs;
+}
+
+export interface JobShape {
+  id: number;
+  nodes: readonly string[];
+  ntasks?: number;
+  partition: string;
+  clusterName: string;
+  description: JobDescription;
+}
+
+/** The record slurm_load_job answers with while the job runs, for the emulated release. */
+export function jobInfo(job: JobShape, slurmVersion: string): JobInfo {
+  const d = job.description;
+  const numNodes = job.nodes.length;
+  const cpus = (job.ntasks ?? numNodes) * d.cpusPerTask;
+  const start = d.submitTime;
+  const end = d.timeLimit === INFINITE ? start + YEAR_SECONDS : start + d.timeLimit * 60;
+  return {
+    job_id: job.id,
+    array_job_id: 0,
+    array_task_id: NO_VAL,
+    user_id: d.userId,
+    user_name: d.userName,
+    group_id: d.groupId,
+    name: d.name,
+    partition: job.partition,
+    cluster: job.clusterName,
+    nodes: rangedNodes(job.nodes),
+    node_inx: nodeIndexPairs(job.nodes),
+    num_nodes: numNodes,
+    num_cpus: cpus,
+    // A running job without -n reports its node count.
+    num_tasks: job.ntasks ?? numNodes,
+    cpus_per_task: d.cpusPerTask,
+    time_limit: d.timeLimit,
+    submit_time: d.submitTime,
+    eligible_time: d.submitTime,
+    accrue_time: d.submitTime,
+    start_time: start,
+    end_time: end,
+    work_dir: d.workDir,
+    command: d.command,
+    std_in: d.stdIn,
+    std_out: d.stdOut,
+    std_err: d.stdErr,
+    batch_flag: d.batch ? 1 : 0,
+    batch_host: job.nodes[0] ?? '',
+    alloc_node: d.allocNode,
+    alloc_sid: d.allocSid,
+    job_state: JOB_RUNNING,
+    state_reason: 0,
+    exit_code: 0,
+    derived_ec: 0,
+    priority: FIRST_PRIORITY,
+    nice: NICE_OFFSET,
+    requeue: 1,
+    restart_cnt: 0,
+    start_protocol_ver: release(slurmVersion).protocolVersion,
+  };
+}
+
+/** The record of a job plugstack created (a job.json from before records were kept gets a stand-in). */
+export function jobRecordOf(
+  job: { id: number; nodes: readonly string[]; ntasks?: number; partition: string; clusterName: string; description?: JobDescription },
+  slurmVersion: string,
+  fallback: Parameters<typeof stepJobDescription>[0],
+): JobInfo {
+  return jobInfo({ ...job, description: job.description ?? stepJobDescription(fallback) }, slurmVersion);
+}
+
+/** A stand-in description for a step launched without a plugstack job (Plugstack#launchStep). */
+export function stepJobDescription(s: {
+  uid: number;
+  gid: number;
+  user?: string;
+  argv: readonly string[];
+  cwd: string;
+  jobName?: string;
+  cpusPerTask?: number;
+}): JobDescription {
+  return {
+    submitTime: Math.floor(Date.now() / 1000),
+    name: s.jobName ?? path.basename(s.argv[0]!),
+    workDir: s.cwd,
+    command: s.argv[0]!,
+    batch: false,
+    stdIn: null,
+    stdOut: null,
+    stdErr: null,
+    cpusPerTask: s.cpusPerTask ?? 1,
+    userId: s.uid,
+    groupId: s.gid,
+    userName: s.user ?? native().userByUid(s.uid)?.name ?? String(s.uid),
+    allocNode: os.hostname().split('.')[0]!,
+    allocSid: sessionId(),
+    timeLimit: INFINITE,
+  };
+}
