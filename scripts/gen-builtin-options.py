@@ -26,6 +26,11 @@ them, per emulated release, in the table's order. Two things use it:
                     native/core/cli_filter/option_values.cc)
       None          no getter
 
+and which field the getter reads (the getter's name): options that share a
+getter share a value (exclusive and oversubscribe, bell and no-bell), and
+whether every pass resets it (reset_each_pass: sbatch's second pass and each
+het component start from the defaults for these).
+
 Only these facts are taken from the file, nothing else of it.
 
 usage: scripts/gen-builtin-options.py <slurm-git-dir> > native/core/rules/builtin_options_table.inc
@@ -86,7 +91,9 @@ def read_options(gitdir, tag):
         getter = f.get("get_func", "").strip()
         field = getter[len("arg_get_"):] if getter.startswith("arg_get_") else ""
         kind = kinds.get(field, "Custom") if getter else "None"
-        result.append((name.strip('"'), HAS_ARG[f["has_arg"].strip()], short, mask, early, kind))
+        each_pass = f.get("reset_each_pass", "").strip() == "true"
+        result.append((name.strip('"'), HAS_ARG[f["has_arg"].strip()], short, mask, early, kind, field,
+                       each_pass))
     return result
 
 
@@ -109,11 +116,14 @@ def main():
     print("// the long options of srun, sbatch and salloc per release. Do not edit.")
     print("// { name, has_arg, short letter or 0, commands that can set it (1 srun, 2 sbatch,")
     print("//   4 salloc), releases (1 = 24.11, 2 = 22.05), early pass for (same bits),")
-    print("//   how its getter prints a value }")
+    print("//   how its getter prints a value, the field its getter reads (options with")
+    print("//   the same field show the same value: exclusive and oversubscribe), whether")
+    print("//   each pass of the command's option processing resets it }")
     for key in order:
-        name, has_arg, short, mask, early, kind = key
+        name, has_arg, short, mask, early, kind, field, each_pass = key
         letter = f"'{short}'" if short else "0"
-        print(f'{{"{name}", {has_arg}, {letter}, {mask}, {rows[key]}, {early}, OptionGetter::{kind}}},')
+        print(f'{{"{name}", {has_arg}, {letter}, {mask}, {rows[key]}, {early}, OptionGetter::{kind}, "{field}", '
+              f'{"true" if each_pass else "false"}}},')
 
 
 if __name__ == "__main__":

@@ -63,7 +63,7 @@ int verifySymbols(void* handle, const std::string& path, const char* caller,
 
 }  // namespace
 
-bool peekPluginFile(const std::string& path, int ref, const SlurmVersion& version) {
+bool peekPluginFile(const std::string& path, int ref, const SlurmVersion& version, std::string* type) {
   void* handle;
   {
     HookScope scope(ref, "dlopen", {{"path", path}, {"peek", true}});
@@ -76,6 +76,7 @@ bool peekPluginFile(const std::string& path, int ref, const SlurmVersion& versio
   }
   std::string detail;
   int rc = verifySymbols(handle, path, "plugin_peek", version, &detail);
+  if (rc == SLURM_SUCCESS && type) *type = static_cast<const char*>(dlsym(handle, "plugin_type"));
   closeHandle(handle, ref);
   return rc == SLURM_SUCCESS;
 }

@@ -39,8 +39,10 @@ struct LoadResult {
 LoadResult openPluginFile(PluginFile& file, const SlurmVersion& version);
 
 // plugin_peek: does the file load and pass the symbol and version checks?
-// It is closed again (constructors and destructors run).
-bool peekPluginFile(const std::string& path, int ref, const SlurmVersion& version);
+// It is closed again (constructors and destructors run). type, if given,
+// receives its plugin_type.
+bool peekPluginFile(const std::string& path, int ref, const SlurmVersion& version,
+                    std::string* type = nullptr);
 
 // plugin_unload: fini() if the plugin has one, then dlclose.
 void closePluginFile(PluginFile& file);

@@ -41,6 +41,8 @@ struct BuiltinOption {
   unsigned releases;
   unsigned earlyFor;  // commands whose early pass it belongs to
   OptionGetter getter;
+  const char* field;  // what the getter reads; options sharing it share a value
+  bool resetEachPass; // every pass of option processing starts it afresh
 };
 
 // The option called name in that command of that release, or nullptr.

@@ -5,6 +5,7 @@
 #include "common/events.h"
 #include "common/hook_scope.h"
 #include "common/problem.h"
+#include "plugins/load_failure.h"
 #include "rules/slurm_errors.h"
 #include "common/slurm_log.h"
 #include "protocol/messages.h"
@@ -18,26 +19,6 @@ Stack* g_current = nullptr;
 // Retired handles are kept (with their magic cleared) so that a stale
 // pointer still points at readable memory that fails the magic check.
 constexpr size_t kRetainedHandles = 4096;
-
-struct LoadFailureText {
-  int err;
-  const char* code;
-  const char* what;
-};
-
-constexpr LoadFailureText kLoadFailures[] = {
-    {ESLURM_PLUGIN_DLOPEN_FAILED, "PLUGIN_DLOPEN_FAILED", "dlopen failed"},
-    {ESLURM_PLUGIN_MISSING_NAME, "PLUGIN_MISSING_SYMBOL",
-     "not a Slurm plugin: plugin_name, plugin_type or plugin_version is missing"},
-    {ESLURM_PLUGIN_BAD_VERSION, "PLUGIN_VERSION_MISMATCH", "built for another Slurm version"},
-    {ESLURM_PLUGIN_INIT_FAILED, "PLUGIN_INIT_FAILED", "its init() returned non-zero"},
-};
-
-const LoadFailureText& loadFailure(int err) {
-  for (const auto& f : kLoadFailures)
-    if (f.err == err) return f;
-  return kLoadFailures[0];
-}
 
 json::Array callbackNames(const Plugin& p) {
   json::Array names;

@@ -1,0 +1,99 @@
+#include "cli_filter/option_store.h"
+
+#include "common/slurm_log.h"
+
+namespace plugstack {
+
+namespace {
+constexpr int kSuccess = 0;
+constexpr int kError = -1;
+}  // namespace
+
+OptionStore::OptionStore(Command command, const SlurmVersion& version) : command_(command), version_(version) {
+  forEachReleaseOption(version_, [&](const BuiltinOption& o) { options_.push_back(&o); });
+  state_.resize(options_.size());
+}
+
+size_t OptionStore::index(const BuiltinOption& option) const {
+  for (size_t i = 0; i < options_.size(); i++)
+    if (options_[i] == &option) return i;
+  return options_.size();
+}
+
+OptionValue OptionStore::get(const BuiltinOption& option) const {
+  auto it = values_.find(option.field);
+  if (it != values_.end()) return it->second;
+  return unsetOptionValue(option, command_, version_);
+}
+
+bool OptionStore::isSet(const BuiltinOption& option) const {
+  size_t i = index(option);
+  return i < state_.size() && state_[i].set;
+}
+
+bool OptionStore::apply(const BuiltinOption& option, const char* value) {
+  OptionSetOutcome out = setOptionValue(option, command_, version_, value, get(option));
+  if (out.error) {
+    slurmLog(LogLevel::Error, out.error->message);
+    if (out.error->status && onExit) onExit(out.error->status);
+  }
+  if (!out.ok) return false;
+  values_[option.field] = out.shown;
+  return true;
+}
+
+int OptionStore::set(const BuiltinOption& option, const char* value, bool early) {
+  // An option of the early pass was taken in that pass; later sets of it
+  // are ignored, successfully.
+  if ((option.earlyFor & commandBit(command_)) && !early) return kSuccess;
+  if (!apply(option, value)) return kError;
+  size_t i = index(option);
+  if (i < state_.size()) state_[i].set = true;
+  if (onChange) onChange(option, value, false);
+  return kSuccess;
+}
+
+void OptionStore::reset(const BuiltinOption& option) {
+  values_.erase(option.field);
+  size_t i = index(option);
+  if (i < state_.size()) state_[i].set = false;
+  if (onChange) onChange(option, nullptr, true);
+}
+
+const BuiltinOption* OptionStore::nextSet(size_t* cursor) const {
+  for (size_t i = *cursor; i < options_.size(); i++)
+    if (state_[i].set) {
+      *cursor = i + 1;
+      return options_[i];
+    }
+  *cursor = options_.size();
+  return nullptr;
+}
+
+void OptionStore::given(const BuiltinOption& option, const char* value, bool byEnvironment) {
+  // The command's own row (srun's --wait, not sbatch's), when the release has it.
+  const BuiltinOption* own = index(option) < options_.size() ? &option : find(option.name);
+  if (!own) return;
+  if (!apply(*own, value)) return;
+  size_t i = index(*own);
+  if (i < state_.size()) state_[i] = {true, byEnvironment};
+}
+
+void OptionStore::startPass() {
+  for (size_t i = 0; i < options_.size(); i++) {
+    if (!options_[i]->resetEachPass) continue;
+    bool wasSet = state_[i].set || values_.count(options_[i]->field);
+    values_.erase(options_[i]->field);
+    state_[i] = {};
+    if (wasSet && onChange) onChange(*options_[i], nullptr, true);
+  }
+}
+
+std::vector<std::pair<std::string, OptionValue>> OptionStore::setOptions() const {
+  std::vector<std::pair<std::string, OptionValue>> out;
+  for (size_t i = 0; i < options_.size(); i++)
+    if (state_[i].set) out.emplace_back(options_[i]->name, get(*options_[i]));
+  return out;
+}
+
+}  // namespace plugstack

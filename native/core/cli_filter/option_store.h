@@ -1,0 +1,89 @@
+// slurm_opt_t: the options of one srun, sbatch or salloc as cli_filter
+// plugins see and change them through slurm_option_get/set/isset/reset and
+// get_next_set (api/cli_filter_api.cc). Opaque to plugins: our header only
+// declares the struct, and no plugin can depend on Slurm's private layout.
+//
+// Each option of the release's table (rules/builtin_options_table.inc) has
+// Slurm's state: set or not (and whether by the environment), and the value
+// its getter prints (cli_filter/option_values.h). What the command was given
+// comes in through given(); what plugins change is passed on to the
+// command's own option record through the change listener, so that what
+// pre_submit sets is what the job gets.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli_filter/option_values.h"
+#include "rules/builtin_options.h"
+
+namespace plugstack {
+
+class Stack;
+
+class OptionStore {
+ public:
+  OptionStore(Command command, const SlurmVersion& version);
+
+  Command command() const { return command_; }
+  const SlurmVersion& version() const { return version_; }
+
+  // Slurm's lookup: the first option of the release called name.
+  const BuiltinOption* find(std::string_view name) const { return findOptionByName(version_, name); }
+
+  // slurm_option_get: whatever the getter prints, set or not.
+  OptionValue get(const BuiltinOption& option) const;
+  bool isSet(const BuiltinOption& option) const;
+
+  // slurm_option_set: SLURM_SUCCESS or SLURM_ERROR; early == false does
+  // nothing (and succeeds) for an option of the command's early pass.
+  int set(const BuiltinOption& option, const char* value, bool early);
+  // slurm_option_reset.
+  void reset(const BuiltinOption& option);
+  // slurm_option_get_next_set: the next set option from *cursor on.
+  const BuiltinOption* nextSet(size_t* cursor) const;
+
+  // An option the command itself took from its arguments, script or
+  // environment (no early-pass rule: the command knows its pass).
+  void given(const BuiltinOption& option, const char* value, bool byEnvironment);
+  // slurm_reset_all_options(opt, false): a new pass starts the options
+  // that are reset every pass afresh.
+  void startPass();
+
+  // Every set option and its value, in table order (a hook's before/after).
+  std::vector<std::pair<std::string, OptionValue>> setOptions() const;
+
+  // What the lua plugin reads besides options: the command's arguments
+  // after its options, its SPANK options and job-control environment.
+  std::vector<std::string> argv;
+  Stack* spank = nullptr;
+
+  // A plugin changed an option: (option, value or NULL, true for a reset).
+  std::function<void(const BuiltinOption&, const char*, bool)> onChange;
+  // A setter ended the command (Slurm's exit(1) inside parse_int).
+  std::function<void(int status)> onExit;
+
+ private:
+  struct State {
+    bool set = false;
+    bool byEnvironment = false;
+  };
+  bool apply(const BuiltinOption& option, const char* value);
+  size_t index(const BuiltinOption& option) const;
+
+  Command command_;
+  SlurmVersion version_;
+  std::vector<const BuiltinOption*> options_;  // the release's table, in order
+  std::vector<State> state_;                   // same order
+  std::map<std::string, OptionValue> values_;  // by getter field, once set
+};
+
+}  // namespace plugstack
+
+// The type cli_filter plugins hold a pointer to.
+struct slurm_opt {
+  plugstack::OptionStore store;
+};

@@ -1,0 +1,218 @@
+#include "cli_filter/option_values.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <strings.h>
+
+namespace plugstack {
+
+namespace {
+
+struct UnsetRow {
+  const char* name;
+  unsigned releases;
+  const char* srun;
+  const char* sbatch;
+  const char* salloc;
+};
+
+constexpr UnsetRow kUnset[] = {
+#include "rules/cli_option_unset.inc"
+};
+
+// The table's run-time values: the working directory, the caller's ids.
+OptionValue fillIn(const char* value) {
+  if (!value) return std::nullopt;
+  if (std::strcmp(value, "@cwd@") == 0) {
+    char buf[PATH_MAX];
+    return getcwd(buf, sizeof buf) ? OptionValue(buf) : std::nullopt;
+  }
+  if (std::strcmp(value, "@uid@") == 0) return std::to_string(getuid());
+  if (std::strcmp(value, "@gid@") == 0) return std::to_string(getgid());
+  return std::string(value);
+}
+
+// parse_int: the whole string, not negative; an error ends the command.
+std::optional<long> parseInt(const char* arg) {
+  if (!arg) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(arg, &end, 10);
+  if (end == arg || *end != '\0' || v < 0 || v == LONG_MAX) return std::nullopt;
+  return v;
+}
+
+// str_to_mbytes: a number with an optional K, M, G or T (optionally + "B").
+std::optional<unsigned long long> parseMbytes(const char* arg) {
+  if (!arg) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(arg, &end, 10);
+  if (end == arg || v < 0 || errno) return std::nullopt;
+  auto unitOnly = [&] { return end[1] == '\0' || ((end[1] == 'b' || end[1] == 'B') && end[2] == '\0'); };
+  unsigned long long m = static_cast<unsigned long long>(v);
+  switch (*end) {
+    case '\0': return m;
+    case 'k': case 'K': return unitOnly() ? std::optional((m + 1023) / 1024) : std::nullopt;
+    case 'm': case 'M': return unitOnly() ? std::optional(m) : std::nullopt;
+    case 'g': case 'G': return unitOnly() ? std::optional(m * 1024) : std::nullopt;
+    case 't': case 'T': return unitOnly() ? std::optional(m * 1024 * 1024) : std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+// mbytes_to_str: the largest unit that divides evenly; M is not printed.
+std::string mbytesText(unsigned long long mb) {
+  const char units[] = "MGTP";
+  size_t i = 0;
+  while (i < 3 && mb && mb % 1024 == 0) {
+    mb /= 1024;
+    i++;
+  }
+  return i == 0 ? std::to_string(mb) : std::to_string(mb) + units[i];
+}
+
+// gres_prepend_tres_type: "gres:" before every item, never twice.
+std::string gresText(const std::string& arg) {
+  std::string out;
+  size_t start = 0;
+  for (;;) {
+    size_t comma = arg.find(',', start);
+    std::string item = arg.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!out.empty()) out += ',';
+    out += item.compare(0, 5, "gres:") == 0 ? item : "gres:" + item;
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+bool hasSetter(const BuiltinOption& o, Command c) { return (o.commands & commandBit(c)) != 0; }
+
+OptionSetOutcome refused(std::string message, int exitStatus = 0) {
+  OptionSetOutcome out;
+  out.error = BuiltinValueError{std::move(message), exitStatus};
+  return out;
+}
+
+OptionSetOutcome shows(OptionValue v) {
+  OptionSetOutcome out;
+  out.ok = true;
+  out.shown = std::move(v);
+  return out;
+}
+
+std::string flagName(const BuiltinOption& o) { return std::string("--") + o.name; }
+
+// The custom getters whose printed value differs from what was given.
+std::optional<OptionSetOutcome> customValue(const BuiltinOption& o, const char* arg,
+                                            const OptionValue& current) {
+  std::string name = o.name;
+  if (name == "nodes") {
+    // verify_node_count: "N", "MIN-MAX"; printed as "N" or "MIN-MAX".
+    std::string text = arg ? arg : "";
+    size_t dash = text.find('-');
+    auto min = nodeCountMinimum(text.substr(0, dash).c_str());
+    if (dash == std::string::npos) {
+      if (!min) return std::nullopt;
+      return shows(std::to_string(*min));
+    }
+    auto max = nodeCountMinimum(text.substr(dash + 1).c_str());
+    if (!min || !max) return std::nullopt;
+    return shows(*min == *max ? std::to_string(*min) : std::to_string(*min) + "-" + std::to_string(*max));
+  }
+  if (name == "exclusive") {
+    if (!arg || !strcasecmp(arg, "exclusive")) return shows("exclusive");
+    for (const char* v : {"oversubscribe", "user", "mcs", "topo"})
+      if (!strcasecmp(arg, v)) return shows(v);
+    return refused("Invalid --exclusive specification");
+  }
+  if (name == "oversubscribe") return shows("oversubscribe");
+  if (name == "verbose") {
+    // -v counts; a value (from the environment) is the level itself.
+    if (!arg) return shows(std::to_string(std::atoi(current.value_or("0").c_str()) + 1));
+    auto v = parseInt(arg);
+    if (!v) return refused("Invalid numeric value \"" + std::string(arg) + "\" for --verbose.", 1);
+    return shows(std::to_string(*v));
+  }
+  if (o.hasArg == 0) return shows("set");
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string minutesText(long minutes) {
+  if (minutes < 0) return "UNLIMITED";
+  char buf[64];
+  long days = minutes / 1440, hours = minutes / 60 % 24, mins = minutes % 60;
+  if (days)
+    std::snprintf(buf, sizeof buf, "%ld-%2.2ld:%2.2ld:00", days, hours, mins);
+  else
+    std::snprintf(buf, sizeof buf, "%2.2ld:%2.2ld:00", hours, mins);
+  return buf;
+}
+
+OptionValue unsetOptionValue(const BuiltinOption& option, Command command, const SlurmVersion& version) {
+  for (const auto& row : kUnset) {
+    if (!(row.releases & releaseBit(version)) || std::strcmp(row.name, option.name) != 0) continue;
+    switch (command) {
+      case Command::Srun: return fillIn(row.srun);
+      case Command::Sbatch: return fillIn(row.sbatch);
+      case Command::Salloc: return fillIn(row.salloc);
+    }
+  }
+  return std::nullopt;
+}
+
+OptionSetOutcome setOptionValue(const BuiltinOption& option, Command command, const SlurmVersion& version,
+                                const char* arg, const OptionValue& current) {
+  (void)version;
+  if (!hasSetter(option, command)) return {};
+  // The checks srun, sbatch and salloc make of their own options: a status
+  // of 1 is the setter's own exit(1); otherwise the setter returns an error.
+  if (auto bad = checkBuiltinValue(option.name, arg))
+    return refused(bad->message, bad->status == 1 ? 1 : 0);
+  switch (option.getter) {
+    case OptionGetter::Bool:
+    case OptionGetter::SrunBool:
+      return shows("set");
+    case OptionGetter::Int: {
+      if (option.hasArg == 0)  // -Q and the like count
+        return shows(std::to_string(std::atoi(current.value_or("0").c_str()) + 1));
+      auto v = parseInt(arg);
+      if (!v)
+        return refused("Invalid numeric value \"" + std::string(arg ? arg : "(null)") + "\" for " +
+                           flagName(option) + ".", 1);
+      return shows(std::to_string(*v));
+    }
+    case OptionGetter::Mbytes: {
+      auto mb = parseMbytes(arg);
+      if (!mb) return refused("Invalid " + flagName(option) + " specification");
+      return shows(mbytesText(*mb));
+    }
+    case OptionGetter::Time: {
+      auto secs = timeStringSeconds(arg);
+      if (!secs) return refused("Invalid " + flagName(option) + " specification");
+      // time_str2mins rounds up to whole minutes; 0 is no limit.
+      long mins = *secs < 0 ? -1 : (*secs + 59) / 60;
+      return shows(minutesText(mins == 0 ? -1 : mins));
+    }
+    case OptionGetter::String:
+    case OptionGetter::SbatchString:
+    case OptionGetter::SrunString:
+      if (arg && std::strcmp(option.name, "gres") == 0 && strcasecmp(arg, "none") != 0)
+        return shows(gresText(arg));
+      return shows(arg ? OptionValue(arg) : std::nullopt);
+    case OptionGetter::Custom:
+      if (auto v = customValue(option, arg, current)) return *v;
+      return shows(arg ? OptionValue(arg) : std::nullopt);
+    case OptionGetter::None:
+      return shows(std::nullopt);
+  }
+  return {};
+}
+
+}  // namespace plugstack
