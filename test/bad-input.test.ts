@@ -71,7 +71,7 @@ describe('numbers srun, sbatch and salloc refuse', () => {
     for (const command of ['run', 'batch', 'alloc']) {
       const r = spawnSync(process.execPath, [cli, command, '--conf', '/nonexistent/plugstack.conf', 'true'], { encoding: 'utf8' });
       expect(r.status, command).toBe(2);
-      expect(r.stderr).toBe('plugstack: /nonexistent/plugstack.conf: no such file\n');
+      expect(r.stderr).toBe(`plugstack ${command}: /nonexistent/plugstack.conf: no such file\nTry "plugstack ${command} --help"\n`);
     }
   });
 });
