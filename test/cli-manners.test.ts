@@ -126,6 +126,9 @@ describe('check and help of what is not a plugstack.conf', () => {
     expect(report.contexts).toHaveLength(5);
     expect(report.contexts[0]!.plugins).toMatchObject([{ path: so, required: true, loaded: true, name: 'hello' }]);
     expect(r.status).toBe(0);
+    const text = plugstack(['check', so]);
+    expect(text.stdout).toMatch(/^\(one-line stack\): as Slurm 24\.11\.5 would load it/);
+    expect(text.stdout).toContain(`(one-line stack):1  required ${so}`);
     const help = plugstack(['help', so]);
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('--greeting=TEXT');

@@ -41,7 +41,9 @@ export async function check(argv: string[], out: Out): Promise<number> {
   try {
     const stack = await loadStack(args, input.conf);
     const report = await stack.check(context ? { context: context as SpankContext } : {});
-    out.stdout.write(args.flags.has('json') ? toJson(report) : renderCheck(report));
+    // A plugin's one-line stack lives in a temporary file: the text names it for what it is.
+    const text = args.flags.has('json') ? toJson(report) : input.conf === file ? renderCheck(report) : renderCheck(report).split(input.conf).join('(one-line stack)');
+    out.stdout.write(text);
     return report.ok ? 0 : 1;
   } finally {
     input.dispose();
