@@ -22,6 +22,9 @@ function pluginLines(report: CheckReport): string[] {
     if (p.path !== p.configPath) out.push(`      file: ${p.path}`);
     if (p.name !== undefined) out.push(`      name ${p.name}, type ${p.type}, version ${p.versionText}`);
     if (p.callbacks.length) out.push(`      callbacks: ${p.callbacks.join(', ')}`);
+    if (p.libslurm?.missing.length) out.push(`      missing libraries: ${p.libslurm.missing.join(', ')}`);
+    if (p.libslurm?.functions.length)
+      out.push(`      libslurm: ${p.libslurm.functions.map((f) => (f.answer === 'plugstack' ? f.name : `${f.name} (${f.answer})`)).join(', ')}`);
     if (!report.contexts.some((c) => c.plugins.some((q) => place(q) === place(p) && q.loaded))) out.push('      not loaded');
   }
   return out;

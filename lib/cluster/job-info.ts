@@ -26,7 +26,7 @@ export interface JobDescription {
   submitTime: number;
   name: string | null;
   workDir: string;
-  /** The program (srun) or the batch script (sbatch), as a full path; null for salloc and --wrap. */
+  /** The program as srun was given it, or sbatch's script as it found it; null for salloc and --wrap. */
   command: string | null;
   batch: boolean;
   stdIn: string | null;
@@ -74,19 +74,23 @@ function sessionId(): number {
   }
 }
 
-/** A program name as srun resolves it: a path as given, else the first executable on PATH. */
-function searchPath(program: string, cwd: string, pathVar: string | undefined, mode: number): string | null {
-  if (program.includes('/')) return path.resolve(cwd, program);
-  for (const dir of (pathVar ?? '').split(':')) {
-    const candidate = path.resolve(cwd, dir || '.', program);
+/**
+ * sbatch's search for its script (search_path with cwd first, no access
+ * test): a name with a directory part starting with "." or "/" stays as it
+ * was given; any other is looked for in the directory and then along PATH
+ * (the first existing file that is not a directory).
+ */
+function scriptPath(script: string, cwd: string, pathVar: string | undefined): string {
+  if (script.startsWith('.') || script.startsWith('/')) return script;
+  for (const dir of [cwd, ...(pathVar ?? '').split(':')]) {
+    const candidate = dir.startsWith('.') ? `${cwd}/${dir}/${script}` : `${dir}/${script}`;
     try {
-      fs.accessSync(candidate, mode);
-      if (fs.statSync(candidate).isFile()) return candidate;
+      if (!fs.statSync(candidate).isDirectory()) return candidate;
     } catch {
       // not here
     }
   }
-  return null;
+  return script;
 }
 
 export interface DescribeJob {
@@ -111,12 +115,12 @@ export function describeJob(d: DescribeJob): JobDescription {
   let command: string | null = null;
   let name: string | null = d.jobName ?? null;
   if (d.command === 'srun' && first !== undefined) {
-    command = searchPath(first, workDir, d.env.PATH, fs.constants.X_OK) ?? first;
+    // srun sends its program as given (it looks it up only for --test-only and --bcast).
+    command = first;
     name ??= path.basename(first);
   } else if (d.command === 'sbatch') {
-    // sbatch names the script by its full path (searched like a program,
-    // for reading); --wrap has no script argument.
-    if (first !== undefined) command = searchPath(first, workDir, d.env.PATH, fs.constants.R_OK) ?? first;
+    // --wrap has no script argument.
+    if (first !== undefined) command = scriptPath(first, workDir, d.env.PATH);
     name ??= first !== undefined ? path.basename(first) : 'wrap';
   } else if (first !== undefined) {
     name ??= path.basename(first);
