@@ -24,6 +24,9 @@ export const FAULT_CODES = new Set([
   'ENVIRONMENT_TOO_LARGE',
   'FORK_FAILED',
   'COMMAND_TIMEOUT',
+  // A libslurm call that plugstack answers differently from the emulated Slurm.
+  'LIBSLURM_NOT_EMULATED',
+  'LIBSLURM_NOT_IN_RELEASE',
 ]);
 
 type Located = Problem & { node?: number; task?: number };

@@ -11,6 +11,7 @@
 #include "common/problem.h"
 #include "libslurm/api_table.h"
 #include "libslurm/release.h"
+#include "spank/stack.h"
 
 namespace plugstack::libslurm {
 
@@ -45,8 +46,16 @@ void report(const char* code, const std::string& message, const char* name) {
   reportProblem(d, std::move(extra));
 }
 
-std::string where() {
-  return HookScope::currentRef() >= 0 ? " in " + HookScope::currentHook() : std::string();
+// "<plugin> called f() in <hook>": the plugin by its basename, as Slurm's
+// messages about plugins name them.
+std::string caller(const char* name) {
+  std::string who = "plugin code";
+  if (Stack* stack = Stack::current())
+    for (const auto& p : stack->plugins())
+      if (p->ref == HookScope::currentRef()) who = p->basename();
+  std::string out = who + " called " + name + "()";
+  if (HookScope::currentRef() >= 0) out += " in " + HookScope::currentHook();
+  return out;
 }
 
 }  // namespace
@@ -56,9 +65,9 @@ void checkRelease(const char* name) {
   Release r = currentRelease();
   if (!f || (f->releases & releaseBit(r)) || !firstTime("LIBSLURM_NOT_IN_RELEASE", name)) return;
   report("LIBSLURM_NOT_IN_RELEASE",
-         std::string(name) + "() was called" + where() + ", but Slurm " + releaseName(r) +
-             "'s " + f->header + " does not declare it: in that Slurm the plugin would die "
-             "of an undefined symbol; plugstack answers it",
+         caller(name) + ", but Slurm " + releaseName(r) + "'s " + f->header +
+             " does not declare it: in that Slurm the plugin would die of an undefined symbol; "
+             "plugstack answers it",
          name);
 }
 
@@ -66,9 +75,8 @@ void notEmulated(const char* name) {
   const ApiFunction* f = findApiFunction(name);
   Release r = currentRelease();
   if (f && firstTime("LIBSLURM_NOT_EMULATED", name)) {
-    std::string message = std::string(name) + "() (" + f->header + ") was called" + where() +
-                          ": plugstack does not emulate it; it returned " + failureText(*f) +
-                          " with errno PLUGSTACK_ELIBSLURM_NOT_EMULATED";
+    std::string message = caller(name) + " (" + f->header + "): plugstack does not emulate it; it returned " +
+                          failureText(*f) + " with errno PLUGSTACK_ELIBSLURM_NOT_EMULATED";
     if (!(f->releases & releaseBit(r)))
       message += std::string("; Slurm ") + releaseName(r) + " does not declare it either " +
                  "(the plugin would die of an undefined symbol there)";
