@@ -10,6 +10,11 @@
 // only decides which register carries the failure value: 0 and -1 in the
 // integer register serve int, long, ssize_t, uint32_t and pointers alike
 // (no public function returns a floating-point value or a struct).
+//
+// The stubs are weak: code elsewhere in libslurmhost.so that starts
+// answering one of these functions takes its place without a link error;
+// it should then be declared in include/slurm/slurm.h and the table
+// regenerated (test/libslurm-stubs.test.ts compares the two).
 #include "common/visibility.h"
 #include "libslurm/api_guard.h"
 
@@ -23,10 +28,10 @@
 #define LIBSLURM_FAIL_U 0UL
 
 #define LIBSLURM_STUB_1(name, failure)
-#define LIBSLURM_STUB_0(name, failure)                       \
-  PLUGSTACK_EXPORT LIBSLURM_TYPE_##failure name() {          \
-    plugstack::libslurm::notEmulated(#name);                 \
-    return LIBSLURM_FAIL_##failure;                          \
+#define LIBSLURM_STUB_0(name, failure)                                        \
+  __attribute__((weak)) PLUGSTACK_EXPORT LIBSLURM_TYPE_##failure name() {     \
+    plugstack::libslurm::notEmulated(#name);                                  \
+    return LIBSLURM_FAIL_##failure;                                           \
   }
 #define LIBSLURM_FUNCTION(name, failure, releases, implemented, header) \
   LIBSLURM_STUB_##implemented(name, failure)
