@@ -56,7 +56,8 @@ export interface SeenOption {
 export interface BuiltinOptionSetting {
   name: string;
   value: string | null;
-  source: 'argv' | 'env' | 'script';
+  /** Where it came from: the command line, the environment, the batch script, or a cli_filter plugin. */
+  source: 'argv' | 'env' | 'script' | 'cli_filter' | 'reset';
 }
 
 /** One call into plugin code in the client process (srun, sbatch or salloc). */

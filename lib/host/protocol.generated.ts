@@ -2,13 +2,17 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 
 export type HostRole = "inspect" | "stepd" | "client" | "slurmd" | "job_script";
 
 export type LogLevel = "fatal" | "error" | "warning" | "info" | "verbose" | "debug" | "debug2" | "debug3";
 
 export type Stream = "stdout" | "stderr";
+
+export type PluginKind = "spank" | "cli_filter" | "mpi" | "job_container";
+
+export type OptionValues = { name: string; value: string | null }[];
 
 export type ItemId = string | number;
 
@@ -84,6 +88,7 @@ export interface StepdRequest extends StackRequest {
 export interface ClientRequest extends StackRequest {
   command: "srun" | "sbatch" | "salloc";
   argv: readonly string[];
+  cliFilter?: { plugins: readonly string[]; slurmConf: string; line: number; clusterName: string; luaVersion: "5.1" | "5.3" | "5.4"; userDefaults?: string };
 }
 
 export interface SlurmdRequest extends StackRequest {}
@@ -112,6 +117,14 @@ export interface AllocatedCommand {
   t: "allocated";
 }
 
+/** The job (srun: the step) exists: cli_filter post_submit for every component; the host answers with 'result'. */
+export interface PostSubmitCommand {
+  t: "post_submit";
+  jobId: number;
+  stepId: number;
+  components: number;
+}
+
 /** The command ends with this status: exit callbacks where Slurm runs them. */
 export interface ExitCommand {
   t: "exit";
@@ -133,6 +146,7 @@ export interface SignalCommand {
 export type HostCommand =
   | LocalUserInitCommand
   | AllocatedCommand
+  | PostSubmitCommand
   | ExitCommand
   | StopCommand
   | SignalCommand;
@@ -158,7 +172,7 @@ export interface ConfEvent {
   missing: boolean;
 }
 
-/** A plugin line of the config is about to be processed; ref names the plugin from here on. */
+/** A plugin line of the config is about to be processed; ref names the plugin from here on. kind: which interface (spank when absent); for the other kinds file and line are slurm.conf's key and configPath the type (cli_filter/lua). */
 export interface LineEvent {
   t: "line";
   ref: number;
@@ -167,6 +181,7 @@ export interface LineEvent {
   required: boolean;
   configPath: string;
   args: string[];
+  kind?: PluginKind;
 }
 
 /** The outcome of loading the plugin of line ref. */
@@ -207,6 +222,29 @@ export interface LeaveEvent {
   pid: number;
   us: number;
   rc?: number;
+}
+
+/** A line a plugin sent to syslog(3) (cli_filter/syslog's post_submit line), reported instead of written to the machine's log. */
+export interface SyslogEvent {
+  t: "syslog";
+  ref: number;
+  ident: string;
+  priority: string;
+  message: string;
+}
+
+/** One cli_filter plugin's hook ran: its arguments, its result, and the options set before and after it (with what slurm_option_get prints). */
+export interface CliFilterEvent {
+  t: "cliFilter";
+  ref: number;
+  hook: "setup_defaults" | "pre_submit" | "post_submit";
+  early?: boolean;
+  offset?: number;
+  jobId?: number;
+  stepId?: number;
+  rc?: number;
+  before?: OptionValues;
+  after?: OptionValues;
 }
 
 /** A line Slurm's code or a plugin logged. bare: slurm_spank_log, printed without prefix. */
@@ -354,7 +392,7 @@ export interface StartedEvent {
 export interface ReadyEvent {
   t: "ready";
   positional: string[];
-  builtins: { name: string; value: string | null; source: "argv" | "env" | "script" }[];
+  builtins: { name: string; value: string | null; source: "argv" | "env" | "script" | "cli_filter" | "reset" }[];
   options: { plugin: string; name: string; ref: number; byEnv: boolean; value: string | null }[];
   jobControlEnv: string[];
   script: string;
@@ -377,12 +415,12 @@ export interface ResultEvent {
   status?: number;
 }
 
-/** A built-in option of the command, as it was given. */
+/** A built-in option of the command, as it was given, or as a cli_filter plugin set it ('cli_filter') or put it back to its default ('reset'). */
 export interface BuiltinEvent {
   t: "builtin";
   name: string;
   value: string | null;
-  source: "argv" | "env" | "script";
+  source: "argv" | "env" | "script" | "cli_filter" | "reset";
 }
 
 /** What the command's getopt prints. */
@@ -485,6 +523,8 @@ export type HostEvent =
   | PluginEvent
   | EnterEvent
   | LeaveEvent
+  | SyslogEvent
+  | CliFilterEvent
   | LogEvent
   | OptionEvent
   | ProblemEvent
@@ -519,7 +559,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 4,
+  "version": 5,
   "roles": [
     "inspect",
     "stepd",
@@ -545,6 +585,24 @@ export const CATALOGUE = {
         "stdout",
         "stderr"
       ]
+    },
+    "pluginKind": {
+      "enum": [
+        "spank",
+        "cli_filter",
+        "mpi",
+        "job_container"
+      ]
+    },
+    "optionValues": {
+      "array": {
+        "object": {
+          "name": "string",
+          "value": {
+            "nullable": "string"
+          }
+        }
+      }
     },
     "itemId": {
       "oneOf": [
@@ -712,6 +770,24 @@ export const CATALOGUE = {
       },
       "argv": {
         "array": "string"
+      },
+      "cliFilter?": {
+        "object": {
+          "plugins": {
+            "array": "string"
+          },
+          "slurmConf": "string",
+          "line": "int",
+          "clusterName": "string",
+          "luaVersion": {
+            "enum": [
+              "5.1",
+              "5.3",
+              "5.4"
+            ]
+          },
+          "userDefaults?": "string"
+        }
       }
     },
     "slurmd": {},
@@ -751,6 +827,16 @@ export const CATALOGUE = {
         "client"
       ],
       "fields": {}
+    },
+    "post_submit": {
+      "roles": [
+        "client"
+      ],
+      "fields": {
+        "jobId": "uint",
+        "stepId": "uint",
+        "components": "uint"
+      }
     },
     "exit": {
       "roles": [
@@ -814,7 +900,8 @@ export const CATALOGUE = {
         "configPath": "string",
         "args": {
           "array": "string"
-        }
+        },
+        "kind?": "pluginKind"
       }
     },
     "plugin": {
@@ -861,6 +948,39 @@ export const CATALOGUE = {
         "pid": "int",
         "us": "int",
         "rc?": "int"
+      }
+    },
+    "syslog": {
+      "roles": [
+        "client"
+      ],
+      "fields": {
+        "ref": "int",
+        "ident": "string",
+        "priority": "string",
+        "message": "string"
+      }
+    },
+    "cliFilter": {
+      "roles": [
+        "client"
+      ],
+      "fields": {
+        "ref": "int",
+        "hook": {
+          "enum": [
+            "setup_defaults",
+            "pre_submit",
+            "post_submit"
+          ]
+        },
+        "early?": "bool",
+        "offset?": "int",
+        "jobId?": "uint",
+        "stepId?": "uint",
+        "rc?": "int",
+        "before?": "optionValues",
+        "after?": "optionValues"
       }
     },
     "log": {
@@ -1076,7 +1196,9 @@ export const CATALOGUE = {
                 "enum": [
                   "argv",
                   "env",
-                  "script"
+                  "script",
+                  "cli_filter",
+                  "reset"
                 ]
               }
             }
@@ -1137,7 +1259,9 @@ export const CATALOGUE = {
           "enum": [
             "argv",
             "env",
-            "script"
+            "script",
+            "cli_filter",
+            "reset"
           ]
         }
       }

@@ -36,6 +36,7 @@ struct CliFilterSettings {
   int line = 0;                         // its CliFilterPlugins line
   std::string clusterName;              // ClusterName
   std::string luaVersion = "5.1";       // the Lua cli_filter/lua runs with
+  std::string userDefaults;             // user_defaults' file, when not ~/.slurm/defaults
 };
 
 }  // namespace plugstack

@@ -107,12 +107,37 @@ int ClientOptions::setBuiltin(const BuiltinOption& opt, const char* arg, const c
   }
   if (std::strcmp(opt.name, "help") == 0) help_ = true;
   builtins_.push_back({opt.name, arg ? std::optional<std::string>(arg) : std::nullopt, source});
+  if (store_) store_->given(opt, arg, std::strcmp(source, "env") == 0);
   Event ev(msg::kBuiltin);
   ev.add("name", opt.name).add("source", source);
   if (arg) ev.add("value", arg);
   else ev.addNull("value");
   emitEvent(ev);
   return 0;
+}
+
+void ClientOptions::attach(OptionStore* store) {
+  store_ = store;
+  store_->onChange = [this](const BuiltinOption& opt, const char* value, bool reset) {
+    recordFilterChange(opt, value, reset);
+  };
+}
+
+void ClientOptions::recordFilterChange(const BuiltinOption& opt, const char* value, bool reset) {
+  const char* source = reset ? "reset" : "cli_filter";
+  if (reset) {
+    // Back to the default: what was given before no longer counts.
+    builtins_.erase(std::remove_if(builtins_.begin(), builtins_.end(),
+                                   [&](const BuiltinSetting& b) { return b.name == opt.name; }),
+                    builtins_.end());
+  } else {
+    builtins_.push_back({opt.name, value ? std::optional<std::string>(value) : std::nullopt, source});
+  }
+  Event ev(msg::kBuiltin);
+  ev.add("name", opt.name).add("source", source);
+  if (value && !reset) ev.add("value", value);
+  else ev.addNull("value");
+  emitEvent(ev);
 }
 
 int ClientOptions::processEnvironment() {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_filter/option_store.h"
 #include "rules/builtin_options.h"
 #include "spank/stack.h"
 
@@ -25,7 +26,8 @@ namespace plugstack {
 struct BuiltinSetting {
   std::string name;                  // long name
   std::optional<std::string> value;  // NULL for flags
-  std::string source;                // "argv", "env" or "script"
+  std::string source;                // "argv", "env", "script"; "cli_filter" or
+                                     // "reset" for what a cli_filter plugin did
 };
 
 class ClientOptions {
@@ -61,6 +63,10 @@ class ClientOptions {
   // the task count, with Slurm's warning. The last -N given is changed.
   void verifyTaskCount();
 
+  // The cli_filter view of the options: every built-in option accepted is
+  // given to it, and what plugins change there comes back as settings.
+  void attach(OptionStore* store);
+
   const std::vector<BuiltinSetting>& builtins() const { return builtins_; }
   const std::vector<std::string>& positional() const { return positional_; }
   bool helpRequested() const { return help_; }
@@ -83,8 +89,11 @@ class ClientOptions {
   // Slurm refuses its value (with Slurm's message logged), else 0.
   int setBuiltin(const BuiltinOption& opt, const char* arg, const char* source);
 
+  void recordFilterChange(const BuiltinOption& opt, const char* value, bool reset);
+
   Stack& stack_;
   Command command_;
+  OptionStore* store_ = nullptr;
   std::vector<TableEntry> table_;
   std::string shortOptions_;
   std::vector<BuiltinSetting> builtins_;

@@ -8,7 +8,7 @@
 
 namespace plugstack::msg {
 
-constexpr unsigned kProtocolVersion = 4;
+constexpr unsigned kProtocolVersion = 5;
 
 // Events: host -> Node.
 // First frame of every host: who it is and which protocol it speaks.
@@ -17,7 +17,7 @@ constexpr char kHello[] = "hello";
 constexpr char kFatal[] = "fatal";
 // The plugstack.conf the host read.
 constexpr char kConf[] = "conf";
-// A plugin line of the config is about to be processed; ref names the plugin from here on.
+// A plugin line of the config is about to be processed; ref names the plugin from here on. kind: which interface (spank when absent); for the other kinds file and line are slurm.conf's key and configPath the type (cli_filter/lua).
 constexpr char kLine[] = "line";
 // The outcome of loading the plugin of line ref.
 constexpr char kPlugin[] = "plugin";
@@ -25,6 +25,10 @@ constexpr char kPlugin[] = "plugin";
 constexpr char kEnter[] = "enter";
 // The plugin code entered last in process pid returned.
 constexpr char kLeave[] = "leave";
+// A line a plugin sent to syslog(3) (cli_filter/syslog's post_submit line), reported instead of written to the machine's log.
+constexpr char kSyslog[] = "syslog";
+// One cli_filter plugin's hook ran: its arguments, its result, and the options set before and after it (with what slurm_option_get prints).
+constexpr char kCliFilter[] = "cliFilter";
 // A line Slurm's code or a plugin logged. bare: slurm_spank_log, printed without prefix.
 constexpr char kLog[] = "log";
 // A plugin option was cached (static table or spank_option_register), or refused.
@@ -57,7 +61,7 @@ constexpr char kReady[] = "ready";
 constexpr char kCommandExit[] = "commandExit";
 // The answer to local_user_init; when it failed, the status srun exits with (error_exit).
 constexpr char kResult[] = "result";
-// A built-in option of the command, as it was given.
+// A built-in option of the command, as it was given, or as a cli_filter plugin set it ('cli_filter') or put it back to its default ('reset').
 constexpr char kBuiltin[] = "builtin";
 // What the command's getopt prints.
 constexpr char kConsole[] = "console";
@@ -89,6 +93,8 @@ constexpr char kDone[] = "done";
 constexpr char kLocalUserInitCommand[] = "local_user_init";
 // srun got (or joined) an allocation: its exit callbacks will run.
 constexpr char kAllocatedCommand[] = "allocated";
+// The job (srun: the step) exists: cli_filter post_submit for every component; the host answers with 'result'.
+constexpr char kPostSubmitCommand[] = "post_submit";
 // The command ends with this status: exit callbacks where Slurm runs them.
 constexpr char kExitCommand[] = "exit";
 // slurmd shuts down: slurmd_exit, then the stack is unloaded.

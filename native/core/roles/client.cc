@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cli_filter/filter_stack.h"
 #include "client/client_options.h"
 #include "common/events.h"
 #include "common/slurm_log.h"
@@ -41,7 +42,12 @@ struct ClientSession {
   // error_exit: the status srun, sbatch and salloc end with on their own
   // errors (a failing plugin stack among them); SLURM_EXIT_ERROR changes it.
   int errorExit = 1;
+  // The cli_filter plugins and the options they see (slurm_opt_t).
+  std::unique_ptr<CliFilterStack> filters;
+  std::unique_ptr<slurm_opt> options;
 };
+
+ClientSession* g_session = nullptr;
 
 // _set_exit_code, first thing in main(): SLURM_EXIT_ERROR, if set and not 0.
 int errorExitFromEnv() {
@@ -78,6 +84,35 @@ int finish(ClientSession& s, int status, const char* reason) {
   runExitCallbacks(s);
   emitEvent({{"t", msg::kDone}, {"ok", true}, {"status", status}});
   return 0;
+}
+
+// A setter ended the command from inside a cli_filter hook (parse_int's
+// exit(1)): the process ends there, exit callbacks first, as exit() would.
+[[noreturn]] void exitFromFilter(int status) {
+  finish(*g_session, status, "cli_filter");
+  flushEvents();
+  _exit(0);
+}
+
+CliFilterSettings readCliFilterSettings(const json::Value& request, const StackSettings& stack) {
+  CliFilterSettings out;
+  const json::Value& cf = request["cliFilter"];
+  if (!cf.isObject()) return out;
+  for (const auto& p : cf["plugins"].asArray()) out.plugins.push_back(p.asString());
+  out.pluginDirs = stack.pluginDirs;
+  out.slurmConf = cf["slurmConf"].asString();
+  out.line = cf["line"].isNumber() ? static_cast<int>(cf["line"].asNumber()) : 0;
+  out.clusterName = cf["clusterName"].asString();
+  if (cf["luaVersion"].isString()) out.luaVersion = cf["luaVersion"].asString();
+  if (cf["userDefaults"].isString()) out.userDefaults = cf["userDefaults"].asString();
+  return out;
+}
+
+// "<cmd>: error: cli_filter plugin terminated with error", exit(error_exit).
+int filterRefused(ClientSession& s) {
+  if (s.filters->fatal()) return finish(s, 1, "cli_filter");
+  slurmLog(LogLevel::Error, "cli_filter plugin terminated with error");
+  return finish(s, s.errorExit, "cli_filter");
 }
 
 // srun's init_spank_env: SLURM_SPANK_<NAME>=value in its environment (set by
@@ -244,6 +279,13 @@ int converse(Channel& channel, ClientSession& s) {
       }
       emitEvent(Event(msg::kResult).add("hook", "local_user_init").add("rc", rc).add("failed", false));
       flushEvents();
+    } else if (what == msg::kPostSubmitCommand) {
+      uint32_t jobId = static_cast<uint32_t>(msg["jobId"].asNumber());
+      uint32_t stepId = static_cast<uint32_t>(msg["stepId"].asNumber());
+      uint32_t components = msg["components"].isNumber() ? static_cast<uint32_t>(msg["components"].asNumber()) : 1;
+      for (uint32_t i = 0; i < components; i++) s.filters->postSubmit(static_cast<int>(i), jobId, stepId);
+      emitEvent(Event(msg::kResult).add("hook", "post_submit").add("rc", 0).add("failed", false));
+      flushEvents();
     } else if (what == msg::kAllocatedCommand) {
       // srun got (or joined) an allocation: its shepherd exists now.
       s.exitCallbacksArmed = true;
@@ -278,8 +320,21 @@ int runClientRole(Channel& channel, const json::Value& request) {
   for (const auto& a : request["argv"].asArray()) args.push_back(a.asString());
 
   ClientSession s;
+  g_session = &s;
   s.command = command.value_or(Command::Srun);
   s.errorExit = errorExitFromEnv();
+  s.filters = std::make_unique<CliFilterStack>(readCliFilterSettings(request, settings), settings.version, s.command);
+  s.options.reset(new slurm_opt{OptionStore(s.command, settings.version)});
+  s.options->store.onExit = exitFromFilter;
+  // 24.11 loads the cli_filter plugins first thing in main().
+  if (s.filters->release().loadsInMain && !s.filters->empty()) {
+    CliFilterStack::InitOutcome init = s.filters->init();
+    if (init == CliFilterStack::InitOutcome::Fatal) return finish(s, 1, "cli_filter");
+    if (init == CliFilterStack::InitOutcome::Failed) {
+      slurmLog(LogLevel::Error, "failed to initialize cli_filter plugin", /*fatal=*/true);
+      return finish(s, 1, "cli_filter");
+    }
+  }
   ParsedConf parsed = readRequestConf(request);
   s.stack = new Stack(settings);
   Stack::setCurrent(s.stack);
@@ -293,27 +348,48 @@ int runClientRole(Channel& channel, const json::Value& request) {
 
   ClientOptions options(*s.stack, s.command);
   options.buildTable();
+  OptionStore& store = s.options->store;
+  store.spank = s.stack;
+  options.attach(&store);
   int rc = 0;
   std::string script;
   if (s.command == Command::Sbatch) {
+    // cli_filter plugins set defaults before the first pass (early), and
+    // again before the second; what the first set of the options that
+    // every pass resets is gone by then.
+    if (s.filters->setupDefaults(s.options.get(), true)) return filterRefused(s);
     // sbatch's first pass finds the script (or --wrap) and --help without
     // running any plugin callback; then the script's #SBATCH lines come
     // first in the real pass.
     ClientOptions::FirstPass first = options.firstPass(args);
     if (first.status) return finish(s, first.status, "options");
     if (first.help) return printHelp(s);
+    if (const BuiltinOption* wrap = store.find("wrap")) {
+      if (first.wrap) store.given(*wrap, first.wrap->c_str(), false);
+      else if (store.isSet(*wrap)) first.wrap = store.get(*wrap);  // a plugin's --wrap
+    }
+    store.argv = first.wrap ? std::vector<std::string>{} : first.positional;
     if (!readBatchScript(first, &script)) return finish(s, 1, "script");
+    store.startPass();
+    if (s.filters->setupDefaults(s.options.get(), false)) return filterRefused(s);
     if (!first.wrap) rc = options.processScript(script);
+  } else if (s.command == Command::Salloc) {
+    if (s.filters->setupDefaults(s.options.get(), false)) return filterRefused(s);
+  } else if (!std::getenv("SLURM_JOB_ID")) {
+    // srun sets no defaults inside an allocation.
+    if (s.filters->setupDefaults(s.options.get(), true)) return filterRefused(s);
   }
   if (!rc) rc = options.processEnvironment();
   if (!rc) rc = options.processArgs(args, "argv");
   if (rc) return finish(s, rc, "options");
   if (options.helpRequested()) return printHelp(s);
-  options.verifyTaskCount();
   if (s.command == Command::Srun && options.positional().empty()) {
     slurmLog(LogLevel::Error, "No command given to execute.", /*fatal=*/true);
     return finish(s, 1, "options");
   }
+  if (s.command == Command::Srun) store.argv = options.positional();
+  if (s.filters->preSubmit(s.options.get(), 0)) return filterRefused(s);
+  options.verifyTaskCount();
 
   setRemoteOptionsEnv(*s.stack);
   if (s.stack->isFailure(s.stack->callPass(Phase::InitPostOpt, nullptr, nullptr).rc)) {
