@@ -147,7 +147,7 @@
       "libraries": ["-ldl"],
       "conditions": [
         ["sanitize==0", {
-          "sources": ["native/compat/glibc_floor.c", "native/compat/glibc_floor_dl.c"],
+          "sources": ["native/compat/glibc_floor.cc", "native/compat/glibc_floor_dl.cc"],
           "ldflags": ["<@(glibc_floor_ldflags)", "<@(glibc_floor_dl_ldflags)"]
         }],
         ["sanitize==1", {
@@ -182,7 +182,7 @@
       ],
       "conditions": [
         ["sanitize==0", {
-          "sources": ["native/compat/glibc_floor_start.c"],
+          "sources": ["native/compat/glibc_floor_start.cc"],
           "ldflags": ["-Wl,--wrap=__libc_start_main"]
         }],
         ["sanitize==1", {
@@ -216,7 +216,7 @@
       ],
       "conditions": [
         ["sanitize==0", {
-          "sources": ["native/compat/glibc_floor.c"],
+          "sources": ["native/compat/glibc_floor.cc"],
           "ldflags": ["<@(glibc_floor_ldflags)"]
         }]
       ]

@@ -10,6 +10,8 @@
 
 #include "glibc_floor.h"
 
+extern "C" {
+
 typedef int (*main_fn)(int, char**, char**);
 typedef void (*init_fn)(int, char**, char**);
 
@@ -29,6 +31,8 @@ static void run_constructors(int argc, char** argv, char** envp) {
 
 int __wrap___libc_start_main(main_fn main, int argc, char** argv, init_fn init, void (*fini)(void),
                              void (*rtld_fini)(void), void* stack_end) {
-  if (init == NULL) init = run_constructors;
+  if (init == nullptr) init = run_constructors;
   return plugstack_libc_start_main(main, argc, argv, init, fini, rtld_fini, stack_end);
 }
+
+}  // extern "C"

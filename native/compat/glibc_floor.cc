@@ -3,7 +3,6 @@
  * libslurmhost.so reference, mostly through the static libstdc++ and
  * libgcc. See glibc_floor.h for why and how.
  */
-#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +16,8 @@
 #include <unistd.h>
 
 #include "glibc_floor.h"
+
+extern "C" {
 
 /* GLIBC_2.32. libstdc++ skips atomic operations when it says the process
  * has one thread; saying "maybe not" is always correct. */
@@ -71,9 +72,9 @@ struct find_object {
 
 static int find_object_in(struct dl_phdr_info* info, size_t size, void* data) {
   (void)size;
-  struct find_object* f = data;
+  struct find_object* f = static_cast<struct find_object*>(data);
   uintptr_t lo = UINTPTR_MAX, hi = 0;
-  const ElfW(Phdr)* eh = NULL;
+  const ElfW(Phdr)* eh = nullptr;
   int inside = 0;
   for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr)* ph = &info->dlpi_phdr[i];
@@ -88,14 +89,16 @@ static int find_object_in(struct dl_phdr_info* info, size_t size, void* data) {
   }
   if (!inside) return 0;
   memset(f->out, 0, sizeof *f->out);
-  f->out->dlfo_map_start = (void*)lo;
-  f->out->dlfo_map_end = (void*)hi;
-  f->out->dlfo_eh_frame = eh ? (void*)(info->dlpi_addr + eh->p_vaddr) : NULL;
+  f->out->dlfo_map_start = reinterpret_cast<void*>(lo);
+  f->out->dlfo_map_end = reinterpret_cast<void*>(hi);
+  f->out->dlfo_eh_frame = eh ? reinterpret_cast<void*>(info->dlpi_addr + eh->p_vaddr) : nullptr;
   return 1;
 }
 
 int __wrap__dl_find_object(void* pc, struct dl_find_object* result) {
-  struct find_object f = {(uintptr_t)pc, result};
+  struct find_object f = {reinterpret_cast<uintptr_t>(pc), result};
   return dl_iterate_phdr(find_object_in, &f) ? 0 : -1;
 }
 #endif
+
+}  // extern "C"

@@ -4,10 +4,11 @@
  * symbols on a new glibc, from libdl.so.2 (which binding.gyp links for
  * older systems) on an old one. See glibc_floor.h.
  */
-#define _GNU_SOURCE
 #include <dlfcn.h>
 
 #include "glibc_floor.h"
+
+extern "C" {
 
 extern void* plugstack_dlopen(const char*, int);
 extern void* plugstack_dlsym(void*, const char*);
@@ -25,3 +26,5 @@ void* __wrap_dlsym(void* handle, const char* name) { return plugstack_dlsym(hand
 int __wrap_dlclose(void* handle) { return plugstack_dlclose(handle); }
 char* __wrap_dlerror(void) { return plugstack_dlerror(); }
 int __wrap_dladdr(const void* addr, Dl_info* info) { return plugstack_dladdr(addr, info); }
+
+}  // extern "C"
