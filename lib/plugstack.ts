@@ -22,6 +22,7 @@ import type { JobScriptOptions, JobScriptResult, SlurmdDaemon, SlurmdOptions } f
 import type { CommandOptions, CommandResult, WordCommandOptions } from './commands/types.js';
 import { launchStep } from './step/launch.js';
 import type { StepOptions, StepResult } from './step/types.js';
+import { validCliFilterOptions, type CliFilterOptions } from './cli-filter/settings.js';
 import { native } from './native/binding.js';
 import { ALL_CONTEXTS, CLIENT_COMMANDS, SPANK_CONTEXTS, type ClientCommand, type SpankContext } from './spank.js';
 
@@ -55,6 +56,8 @@ export interface LoadOptions {
    */
   backend?: 'plugstack' | 'slurm';
   slurm?: SlurmInstallation;
+  /** How the cli_filter plugins slurm.conf names run: the Lua version, strict mode, user_defaults' file. */
+  cliFilter?: CliFilterOptions;
 }
 
 export interface CheckOptions {
@@ -85,6 +88,7 @@ export class Plugstack {
   /** The site's slurm.conf, when one was given. */
   readonly slurmConf: SlurmConf | undefined;
   private readonly cluster: ClusterShape;
+  private cliFilter: CliFilterOptions = {};
 
   private constructor(
     conf: string,
@@ -144,6 +148,7 @@ export class Plugstack {
       parseConfig(absolute),
       slurmConf,
     );
+    stack.cliFilter = validCliFilterOptions(options.cliFilter);
     if (backend === 'slurm') stack.realSlurm = { ...(options.slurm ?? {}) };
     return stack;
   }
@@ -248,6 +253,7 @@ export class Plugstack {
       slurmVersion: this.slurmVersion,
       pluginDirs: this.pluginDirs,
       cluster: this.cluster,
+      cliFilter: this.cliFilter,
       ...(this.slurmConf ? { slurmConf: this.slurmConf, slurmConfPath: this.slurmConf.path } : {}),
       ...(this.slurmConf?.prologEpilogTimeout ? { prologEpilogTimeoutMs: this.slurmConf.prologEpilogTimeout * 1000 } : {}),
       ...(this.env ? { hostEnv: this.env } : {}),

@@ -126,7 +126,7 @@ export async function runOnSlurm(command: CommandName, options: WordCommandOptio
     exitCode: run.code,
     stdout: run.stdout,
     stderr: run.stderr,
-    client: { command, context, calls: [], optionCallbacks: [], items: [], env: [], log: [], problems: [], builtins: [], options: [], jobControlEnv: {} },
+    client: { command, context, calls: [], optionCallbacks: [], items: [], env: [], log: [], problems: [], builtins: [], options: [], jobControlEnv: {}, cliFilter: [], syslog: [] },
     steps: [],
     jobScripts: [],
   };

@@ -44,7 +44,8 @@ export interface JobDescription {
 }
 
 const INFINITE = 0xffffffff;
-const NO_VAL = 0xfffffffe;
+/** Slurm's NO_VAL (0xfffffffe): "no value" in a uint32_t. */
+export const NO_VAL = 0xfffffffe;
 const JOB_RUNNING = 1;
 /** details->nice is stored with this offset (nice 0). */
 const NICE_OFFSET = 0x80000000;

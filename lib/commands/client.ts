@@ -3,6 +3,8 @@
  * happened in it. The process's environment and working directory are the
  * command's, as for the real command.
  */
+import { cliFilterCalls } from '../cli-filter/calls.js';
+import { cliFilterRequest, type CliFilterOptions } from '../cli-filter/settings.js';
 import type { ClusterShape } from '../cluster/shape.js';
 import type { SlurmConf } from '../config/slurm-conf.js';
 import { startHost, type HostHandle, type HostRun } from '../host/host-process.js';
@@ -28,6 +30,8 @@ export interface CommandStack extends StackRef {
   slurmConf?: SlurmConf;
   /** slurm.conf's PrologEpilogTimeout. */
   prologEpilogTimeoutMs?: number;
+  /** How the cli_filter plugins slurm.conf names are run. */
+  cliFilter?: CliFilterOptions;
 }
 
 export interface ClientProcess {
@@ -38,6 +42,8 @@ export interface ClientProcess {
   localUserInit(job: { uid: number; gid: number; jobId: number; stepId: number; nodes: number; tasks: number; argv: string[] }, record?: JobInfo): Promise<{ rc: number; failed: boolean; status: number }>;
   /** srun got its allocation: from now on its exit callbacks will run. */
   allocated(): void;
+  /** The job (srun: the step) exists: cli_filter post_submit; resolves once it ran. */
+  postSubmit(jobId: number, stepId: number): Promise<void>;
   /** The command ends: exit callbacks where Slurm runs them. */
   exit(status: number): void;
   finished: Promise<HostRun>;
@@ -48,8 +54,12 @@ function entries(list: string[]): Record<string, string> {
   return Object.fromEntries(list.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
 }
 
+function withCliFilter<T>(request: T | undefined): { cliFilter?: T } {
+  return request ? { cliFilter: request } : {};
+}
+
 export function startClient(
-  stack: StackRef,
+  stack: StackRef & { slurmConf?: SlurmConf; cliFilter?: CliFilterOptions },
   command: CommandName,
   args: string[],
   env: NodeJS.ProcessEnv,
@@ -72,6 +82,8 @@ export function startClient(
     builtins: [],
     options: [],
     jobControlEnv: {},
+    cliFilter: [],
+    syslog: [],
   };
   let resolveReady!: (e: ReadyEvent | CommandExitEvent) => void;
   const ready = new Promise<ReadyEvent | CommandExitEvent>((r) => (resolveReady = r));
@@ -99,9 +111,18 @@ export function startClient(
     onEvent(e);
   };
 
+  const filtering = cliFilterRequest(stack.slurmConf, stack.cliFilter ?? {});
   const handle = startHost(
     'client',
-    { conf: stack.conf, context, command, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, argv: args },
+    {
+      conf: stack.conf,
+      context,
+      command,
+      slurmVersion: stack.slurmVersion,
+      pluginDirs: stack.pluginDirs,
+      argv: args,
+      ...withCliFilter(filtering),
+    },
     {
       label: command,
       timeoutMs,
@@ -120,6 +141,9 @@ export function startClient(
     record.env = whole.env;
     record.log = whole.log;
     record.problems = whole.problems;
+    const filters = cliFilterCalls(run.events, command);
+    record.cliFilter = filters.calls;
+    record.syslog = filters.syslog;
     for (const c of run.record.calls) {
       const call: ClientRecord['calls'][number] = { plugin: c.plugin, hook: c.hook, context, role: 'client' };
       if (c.rc !== undefined) call.rc = c.rc;
@@ -151,6 +175,11 @@ export function startClient(
         handle.send({ t: 'local_user_init', job, ...(record ? { record } : {}) });
       }),
     allocated: () => handle.send({ t: 'allocated' }),
+    postSubmit: (jobId, stepId) =>
+      !filtering ? Promise.resolve() : new Promise((resolve) => {
+        pendingResult = () => resolve();
+        handle.send({ t: 'post_submit', jobId, stepId, components: 1 });
+      }),
     exit: (status) => handle.send({ t: 'exit', status }),
   };
 }

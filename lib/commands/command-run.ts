@@ -72,6 +72,8 @@ function unreadableConf(command: CommandName, conf: SlurmConf, console: CommandC
       builtins: [],
       options: [],
       jobControlEnv: {},
+    cliFilter: [],
+    syslog: [],
       stoppedAt: 'slurm.conf',
     },
     steps: [],

@@ -14,6 +14,7 @@ import { allocationEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/j
 import { drainedBy, runEpilogs } from '../cluster/job-scripts.js';
 import { innerResults, srunShim } from '../cluster/jobs.js';
 import { requestJob } from './allocate.js';
+import { NO_VAL } from '../cluster/job-info.js';
 import type { CommandStack } from './srun.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
 
@@ -89,6 +90,8 @@ async function salloc(stack: CommandStack, run: CommandRun): Promise<CommandResu
   const names = job.nodes;
   run.own(job);
   console.log('info', `Granted job allocation ${job.id}`);
+  // cli_filter post_submit (stepid NO_VAL) once the allocation is granted.
+  await client.postSubmit(job.id, NO_VAL);
 
   const command = ready.positional.length ? ready.positional : [env.SHELL || '/bin/sh'];
   const ntasks = b.ntasks;

@@ -20,6 +20,7 @@ import { batchJobEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv, plu
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { BATCH_STEP, innerResults, srunShim } from '../cluster/jobs.js';
 import { requestJob } from './allocate.js';
+import { NO_VAL } from '../cluster/job-info.js';
 import { jobRecordOf } from '../cluster/job-info.js';
 import type { CommandSignal } from '../cluster/control.js';
 import type { CommandStack } from './srun.js';
@@ -67,6 +68,8 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   }
   const names = job.nodes;
   run.own(job);
+  // The job exists: cli_filter post_submit (stepid NO_VAL), then the line.
+  await client.postSubmit(job.id, NO_VAL);
   console.stdout(`Submitted batch job ${job.id}\n`);
   // The job runs now; a signal to sbatch (which on a cluster would have
   // returned already) or plugstack's bound cancels it, as scancel would.

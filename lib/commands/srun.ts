@@ -186,6 +186,10 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     return endJob('FAILED', 1 << 8);
   }
 
+  // The step exists: cli_filter post_submit, before local_user_init.
+  await client.postSubmit(job.id, stepId);
+  if (signalled()) return endJob('CANCELLED', 0);
+
   // The job's record, for slurm_load_job in srun and in the step.
   const record = jobRecordOf(job, stack.slurmVersion, { uid, gid, argv: ready.positional, cwd: b.chdir ?? cwd });
   const lui = await client.localUserInit({ uid, gid, jobId: job.id, stepId, nodes: names.length, tasks: ntasks, argv: ready.positional }, record);

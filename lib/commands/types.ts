@@ -1,4 +1,5 @@
 /** srun, sbatch and salloc as plugstack runs them, and what came of them. */
+import type { CliFilterCall, SyslogLine } from '../cli-filter/calls.js';
 import type { Problem } from '../check/types.js';
 import type { SignalSource } from '../cluster/control.js';
 import type { JobScriptResult } from '../daemon/types.js';
@@ -88,8 +89,12 @@ export interface ClientRecord {
   options: SeenOption[];
   /** The job-control environment when the command handed over to the scheduler. */
   jobControlEnv: Record<string, string>;
-  /** Where the command stopped early, if it did: init, options, init_post_opt, local_user_init, script, help. */
+  /** Where the command stopped early, if it did: init, options, init_post_opt, local_user_init, script, help, cli_filter. */
   stoppedAt?: string;
+  /** The cli_filter plugins' calls, in order: arguments, result, options before and after, log lines, problems. */
+  cliFilter: CliFilterCall[];
+  /** Lines cli_filter/syslog would have sent to syslog(3). */
+  syslog: SyslogLine[];
 }
 
 export interface JobRecord {

@@ -56,6 +56,8 @@ export interface SlurmConf {
   defaultPartition?: SlurmConfPartition;
   /** Every key as written (last one wins for a key given twice), by Slurm's spelling. */
   keys: Record<string, string>;
+  /** Where each key was given (the file may be an Include). */
+  keyLines: Record<string, { file: string; line: number }>;
   problems: NativeDiagnostic[];
 }
 
@@ -76,7 +78,11 @@ export function readSlurmConf(file: string, slurmVersion: string): SlurmConf {
   const absolute = path.resolve(file);
   const parsed = native().parseSlurmConf(absolute, slurmVersion);
   const keys: Record<string, string> = {};
-  for (const k of parsed.keys) keys[k.key] = k.value;
+  const keyLines: Record<string, { file: string; line: number }> = {};
+  for (const k of parsed.keys) {
+    keys[k.key] = k.value;
+    keyLines[k.key] = { file: k.file, line: k.line };
+  }
   const dir = path.dirname(absolute);
   const nodes: SlurmConfNode[] = [];
   const partitions: SlurmConfPartition[] = [];
@@ -119,6 +125,7 @@ export function readSlurmConf(file: string, slurmVersion: string): SlurmConf {
     nodes,
     partitions,
     keys,
+    keyLines,
     problems: parsed.diagnostics,
   };
   const mpi = keys.MpiDefault;

@@ -88,7 +88,7 @@ export interface StepdRequest extends StackRequest {
 export interface ClientRequest extends StackRequest {
   command: "srun" | "sbatch" | "salloc";
   argv: readonly string[];
-  cliFilter?: { plugins: readonly string[]; slurmConf: string; line: number; clusterName: string; luaVersion: "5.1" | "5.3" | "5.4"; userDefaults?: string };
+  cliFilter?: { plugins: readonly string[]; slurmConf: string; file: string; line: number; clusterName: string; luaVersion: "5.1" | "5.3" | "5.4"; userDefaults?: string; strict?: boolean };
 }
 
 export interface SlurmdRequest extends StackRequest {}
@@ -777,6 +777,7 @@ export const CATALOGUE = {
             "array": "string"
           },
           "slurmConf": "string",
+          "file": "string",
           "line": "int",
           "clusterName": "string",
           "luaVersion": {
@@ -786,7 +787,8 @@ export const CATALOGUE = {
               "5.4"
             ]
           },
-          "userDefaults?": "string"
+          "userDefaults?": "string",
+          "strict?": "bool"
         }
       }
     },

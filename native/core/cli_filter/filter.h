@@ -23,6 +23,11 @@ class CliFilter {
   virtual void unload() {}
 };
 
+// A problem Slurm passes over happened in the running hook (strict mode
+// counts them).
+void noteFilterProblem();
+int filterProblemCount();
+
 // The hook symbols of the interface, in Slurm's order.
 extern const std::vector<const char*> kCliFilterHooks;
 // The names Slurm 20.02 and older used; a plugin with only these is refused.
@@ -33,7 +38,9 @@ struct CliFilterSettings {
   std::vector<std::string> plugins;     // CliFilterPlugins, without "cli_filter/"
   std::vector<std::string> pluginDirs;  // PluginDir
   std::string slurmConf;                // the slurm.conf: cli_filter.lua is beside it
-  int line = 0;                         // its CliFilterPlugins line
+  std::string file;                     // where CliFilterPlugins is (an Include, maybe)
+  int line = 0;                         // and its line
+  bool strict = false;                  // problems Slurm passes over fail the hook
   std::string clusterName;              // ClusterName
   std::string luaVersion = "5.1";       // the Lua cli_filter/lua runs with
   std::string userDefaults;             // user_defaults' file, when not ~/.slurm/defaults

@@ -24,7 +24,23 @@ json::Array optionValues(const OptionStore& store) {
 
 std::string oldHookNames(void* handle);
 
+int g_problems = 0;
+
 }  // namespace
+
+void noteFilterProblem() { g_problems++; }
+int filterProblemCount() { return g_problems; }
+
+// Strict mode: a hook that produced problems Slurm passes over fails.
+int CliFilterStack::strictResult(int rc, int problemsBefore, int ref, const char* hook) {
+  if (!settings_.strict || rc != SLURM_SUCCESS || filterProblemCount() == problemsBefore) return rc;
+  Diagnostic d;
+  d.severity = Severity::Error;
+  d.code = "CLI_FILTER_STRICT";
+  d.message = std::string(hook) + " passed, with problems Slurm would let through; strict mode fails it";
+  reportProblem(d, {{"ref", ref}, {"hook", hook}});
+  return SLURM_ERROR;
+}
 
 CliFilterStack::CliFilterStack(CliFilterSettings settings, const SlurmVersion& version, Command command)
     : settings_(std::move(settings)), version_(version), command_(command), release_(cliFilterRelease(version)) {}
@@ -37,7 +53,7 @@ bool CliFilterStack::load(const std::string& name, int ref) {
   const std::string type = "cli_filter/" + name;
   emitEvent({{"t", msg::kLine},
              {"ref", ref},
-             {"file", settings_.slurmConf},
+             {"file", settings_.file},
              {"line", settings_.line},
              {"required", true},
              {"configPath", type},
@@ -54,7 +70,7 @@ bool CliFilterStack::load(const std::string& name, int ref) {
     d.severity = Severity::Error;
     d.code = code;
     d.message = std::move(message) + "; srun, sbatch and salloc stop before any job exists";
-    d.file = settings_.slurmConf;
+    d.file = settings_.file;
     d.line = settings_.line;
     reportProblem(d, {{"ref", ref}});
     return false;
@@ -93,7 +109,7 @@ bool CliFilterStack::load(const std::string& name, int ref) {
     d.severity = Severity::Error;
     d.code = "CLI_FILTER_MISSING_HOOKS";
     d.message = message;
-    d.file = settings_.slurmConf;
+    d.file = settings_.file;
     d.line = settings_.line;
     reportProblem(d, {{"ref", ref}});
     // Slurm's fatal() leaves the plugin loaded; the process ends anyway.
@@ -146,11 +162,13 @@ int CliFilterStack::setupDefaults(slurm_opt* opt, bool early) {
   int rc = SLURM_SUCCESS;
   for (auto& e : entries_) {
     json::Array before = optionValues(opt->store);
+    int problems = filterProblemCount();
     {
       HookScope scope(e.ref, "cli_filter_p_setup_defaults");
       rc = e.filter->setupDefaults(opt, early);
       scope.setResult(rc);
     }
+    rc = strictResult(rc, problems, e.ref, "cli_filter_p_setup_defaults");
     emitEvent({{"t", msg::kCliFilter}, {"ref", e.ref}, {"hook", "setup_defaults"}, {"early", early}, {"rc", rc},
                {"before", std::move(before)}, {"after", optionValues(opt->store)}});
     if (rc != SLURM_SUCCESS) break;
@@ -164,11 +182,13 @@ int CliFilterStack::preSubmit(slurm_opt* opt, int offset) {
   int rc = SLURM_SUCCESS;
   for (auto& e : entries_) {
     json::Array before = optionValues(opt->store);
+    int problems = filterProblemCount();
     {
       HookScope scope(e.ref, "cli_filter_p_pre_submit");
       rc = e.filter->preSubmit(opt, offset);
       scope.setResult(rc);
     }
+    rc = strictResult(rc, problems, e.ref, "cli_filter_p_pre_submit");
     emitEvent({{"t", msg::kCliFilter}, {"ref", e.ref}, {"hook", "pre_submit"}, {"offset", offset}, {"rc", rc},
                {"before", std::move(before)}, {"after", optionValues(opt->store)}});
     if (rc != SLURM_SUCCESS) break;

@@ -50,6 +50,7 @@ class CliFilterStack {
     std::unique_ptr<CliFilter> filter;
   };
   bool load(const std::string& name, int ref);
+  int strictResult(int rc, int problemsBefore, int ref, const char* hook);
   bool ensureLoaded();
 
   CliFilterSettings settings_;

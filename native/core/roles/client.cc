@@ -101,7 +101,9 @@ CliFilterSettings readCliFilterSettings(const json::Value& request, const StackS
   for (const auto& p : cf["plugins"].asArray()) out.plugins.push_back(p.asString());
   out.pluginDirs = stack.pluginDirs;
   out.slurmConf = cf["slurmConf"].asString();
+  out.file = cf["file"].asString();
   out.line = cf["line"].isNumber() ? static_cast<int>(cf["line"].asNumber()) : 0;
+  out.strict = cf["strict"].isBool() && cf["strict"].asBool();
   out.clusterName = cf["clusterName"].asString();
   if (cf["luaVersion"].isString()) out.luaVersion = cf["luaVersion"].asString();
   if (cf["userDefaults"].isString()) out.userDefaults = cf["userDefaults"].asString();

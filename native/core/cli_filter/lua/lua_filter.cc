@@ -77,6 +77,7 @@ void reportLuaProblem(const char* code, const std::string& message, const std::s
     extra.emplace_back("hook", HookScope::currentHook());
   }
   reportProblem(d, std::move(extra));
+  noteFilterProblem();
 }
 
 class LuaFilter : public CliFilter {
