@@ -20,7 +20,11 @@ import { compilePlugin, fixturesDir, includeDir, tempDir, writeFile } from './he
 
 const NOT_EMULATED = '30000';
 const requireHeaders = process.env.PLUGSTACK_REQUIRE_SLURM_HEADERS === '1';
-const haveLibslurm = fs.existsSync('/usr/include/slurm/slurm.h') && fs.existsSync('/usr/lib/x86_64-linux-gnu/libslurm.so');
+const haveLibslurm =
+  fs.existsSync('/usr/include/slurm/slurm.h') &&
+  ['/usr/lib/x86_64-linux-gnu/libslurm.so', '/usr/lib/aarch64-linux-gnu/libslurm.so', '/usr/lib64/libslurm.so', '/usr/lib/libslurm.so'].some(
+    (f) => fs.existsSync(f),
+  );
 
 async function stackWith(line: string, slurmVersion: '22.05' | '24.11' = '24.11') {
   const dir = tempDir();
