@@ -97,7 +97,6 @@
         "native/core/libslurm/load_job.cc",
         "native/core/libslurm/not_emulated.cc",
         "native/core/libslurm/release.cc",
-        "native/core/libslurm/xmalloc.cc",
         "native/core/common/channel.cc",
         "native/core/common/events.cc",
         "native/core/common/hook_scope.cc",

@@ -2,7 +2,8 @@
 // ones libslurm.so exports (iterators, nth, pop, delete, copy), so that a
 // plugin linked with -lslurm never hands one of plugstack's hostlists to
 // the real library. The rules of the emulated release apply (hostlist.h).
-// Strings are malloc()ed, as Slurm's are, except the _xmalloc one.
+// Strings are malloc()ed, as Slurm's are, except the _xmalloc one (Slurm's
+// xmalloc layout, api/xmalloc_api.cc: xfree() releases it).
 #include <sys/types.h>
 
 #include <cstdlib>
@@ -12,7 +13,7 @@
 #include "common/visibility.h"
 #include "libslurm/api_guard.h"
 #include "libslurm/hostlist.h"
-#include "libslurm/xmalloc.h"
+#include "api/xmalloc_internal.h"
 
 using plugstack::libslurm::HostList;
 
@@ -159,7 +160,8 @@ PLUGSTACK_EXPORT char* slurm_hostlist_ranged_string_xmalloc(hostlist* hl) {
   // Slurm's buffer starts at 8 KiB and doubles.
   size_t size = 8192;
   while (size <= s.size()) size *= 2;
-  auto* buf = static_cast<char*>(xmallocBlock(size));
+  auto* buf = static_cast<char*>(plugstack::api::xcalloc(1, size, true));
+  if (!buf) std::abort();  // as xmalloc
   std::memcpy(buf, s.c_str(), s.size() + 1);
   return buf;
 }
