@@ -69,7 +69,10 @@ def read_options(gitdir, tag):
     kinds = getter_kinds(src)
     fields = {}
     for m in re.finditer(r"static slurm_cli_opt_t (slurm_opt_\w+) = \{(.*?)\n\};", src, re.S):
-        fields[m.group(1)] = dict(re.findall(r"\.(\w+)\s*=\s*([^,\n]+),", m.group(2)))
+        # Build-time choices take the branch Debian's packages are built
+        # with (#ifdef WITH_SLURM_X11: x11 is an option of srun and salloc).
+        body = re.sub(r"#else.*?#endif", "", m.group(2), flags=re.S)
+        fields[m.group(1)] = dict(re.findall(r"\.(\w+)\s*=\s*([^,\n]+),", body))
     order = re.search(r"common_options\[\] = \{(.*?)\};", src, re.S).group(1)
     result = []
     for ident in re.findall(r"&(slurm_opt_\w+)", order):

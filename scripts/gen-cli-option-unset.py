@@ -103,7 +103,8 @@ def functions_of(src):
     """name -> (get function text, reset function text) for every named option."""
     out = {}
     for m in re.finditer(r"^static slurm_cli_opt_t slurm_opt_\w+ = \{(.*?)\n\};", src, re.S | re.M):
-        f = dict(re.findall(r"\.(\w+)\s*=\s*([^,\n]+),", m.group(1)))
+        body = re.sub(r"#else.*?#endif", "", m.group(1), flags=re.S)  # as gen-builtin-options.py
+        f = dict(re.findall(r"\.(\w+)\s*=\s*([^,\n]+),", body))
         name = f.get("name", "NULL").strip().strip('"')
         if name != "NULL":
             out.setdefault(name, tuple(text_of(src, f.get(k, "").strip()) for k in ("get_func", "reset_func")))

@@ -3,6 +3,10 @@
 // options pointer is refused the same way, where Slurm would crash.
 #include <plugstack/cli_filter.h>
 
+#include <cstring>
+#include <string>
+
+#include "api/spank_api_internal.h"
 #include "api/xmalloc_internal.h"
 #include "cli_filter/option_store.h"
 #include "common/visibility.h"
@@ -23,7 +27,14 @@ extern "C" {
 
 PLUGSTACK_EXPORT char* slurm_option_get(slurm_opt_t* opt, const char* name) {
   const BuiltinOption* o = lookup(opt, name);
-  return o ? copy(opt->store.get(*o)) : nullptr;
+  if (!o) return nullptr;
+  if (std::strcmp(o->field, "argv") == 0 && opt->store.argvCrashes())
+    plugstack::api::warnPlugin("OPTION_GET_CRASHES",
+                               std::string("slurm_option_get(opt, \"argv\") in ") +
+                                   plugstack::commandName(opt->store.command()) +
+                                   " crashes Slurm 22.05's command (its getter reads sbatch's options, NULL "
+                                   "here); plugstack returns NULL");
+  return copy(opt->store.get(*o));
 }
 
 PLUGSTACK_EXPORT bool slurm_option_isset(slurm_opt_t* opt, const char* name) {

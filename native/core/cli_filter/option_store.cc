@@ -1,5 +1,7 @@
 #include "cli_filter/option_store.h"
 
+#include <cstring>
+
 #include "common/slurm_log.h"
 
 namespace plugstack {
@@ -21,10 +23,19 @@ size_t OptionStore::index(const BuiltinOption& option) const {
 }
 
 OptionValue OptionStore::get(const BuiltinOption& option) const {
+  // argv's getter joins the command's arguments, each after a space.
+  if (std::strcmp(option.field, "argv") == 0) {
+    if (argvCrashes()) return std::nullopt;
+    std::string joined;
+    for (const auto& a : argv) joined += " " + a;
+    return joined.empty() ? std::nullopt : OptionValue(joined);
+  }
   auto it = values_.find(option.field);
   if (it != values_.end()) return it->second;
   return unsetOptionValue(option, command_, version_);
 }
+
+bool OptionStore::argvCrashes() const { return version_.line() < 2411 && command_ != Command::Sbatch; }
 
 bool OptionStore::isSet(const BuiltinOption& option) const {
   size_t i = index(option);

@@ -37,6 +37,9 @@ class OptionStore {
   // slurm_option_get: whatever the getter prints, set or not.
   OptionValue get(const BuiltinOption& option) const;
   bool isSet(const BuiltinOption& option) const;
+  // 22.05's argv getter reads sbatch's options whatever the command: in
+  // srun and salloc it dereferences NULL and the command crashes.
+  bool argvCrashes() const;
 
   // slurm_option_set: SLURM_SUCCESS or SLURM_ERROR; early == false does
   // nothing (and succeeds) for an option of the command's early pass.

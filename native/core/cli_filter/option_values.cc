@@ -36,13 +36,14 @@ OptionValue fillIn(const char* value) {
   return std::string(value);
 }
 
-// parse_int: the whole string, not negative; an error ends the command.
+// parse_int: strtol must end at the end of the string (so "" is 0), not
+// negative; an error ends the command.
 std::optional<long> parseInt(const char* arg) {
   if (!arg) return std::nullopt;
   char* end = nullptr;
   errno = 0;
   long v = std::strtol(arg, &end, 10);
-  if (end == arg || *end != '\0' || v < 0 || v == LONG_MAX) return std::nullopt;
+  if (*end != '\0' || v < 0 || v == LONG_MAX) return std::nullopt;
   return v;
 }
 
@@ -108,8 +109,7 @@ OptionSetOutcome shows(OptionValue v) {
 std::string flagName(const BuiltinOption& o) { return std::string("--") + o.name; }
 
 // The custom getters whose printed value differs from what was given.
-std::optional<OptionSetOutcome> customValue(const BuiltinOption& o, const char* arg,
-                                            const OptionValue& current) {
+std::optional<OptionSetOutcome> customValue(const BuiltinOption& o, const char* arg) {
   std::string name = o.name;
   if (name == "nodes") {
     // verify_node_count: "N", "MIN-MAX"; printed as "N" or "MIN-MAX".
@@ -131,13 +131,6 @@ std::optional<OptionSetOutcome> customValue(const BuiltinOption& o, const char* 
     return refused("Invalid --exclusive specification");
   }
   if (name == "oversubscribe") return shows("oversubscribe");
-  if (name == "verbose") {
-    // -v counts; a value (from the environment) is the level itself.
-    if (!arg) return shows(std::to_string(std::atoi(current.value_or("0").c_str()) + 1));
-    auto v = parseInt(arg);
-    if (!v) return refused("Invalid numeric value \"" + std::string(arg) + "\" for --verbose.", 1);
-    return shows(std::to_string(*v));
-  }
   if (o.hasArg == 0) return shows("set");
   return std::nullopt;
 }
@@ -180,7 +173,9 @@ OptionSetOutcome setOptionValue(const BuiltinOption& option, Command command, co
     case OptionGetter::SrunBool:
       return shows("set");
     case OptionGetter::Int: {
-      if (option.hasArg == 0)  // -Q and the like count
+      // -v and -Q count up; a value given to --verbose (from the
+      // environment, or a plugin) is the level itself.
+      if (option.hasArg == 0 && !(arg && std::strcmp(option.name, "verbose") == 0))
         return shows(std::to_string(std::atoi(current.value_or("0").c_str()) + 1));
       auto v = parseInt(arg);
       if (!v)
@@ -207,7 +202,7 @@ OptionSetOutcome setOptionValue(const BuiltinOption& option, Command command, co
         return shows(gresText(arg));
       return shows(arg ? OptionValue(arg) : std::nullopt);
     case OptionGetter::Custom:
-      if (auto v = customValue(option, arg, current)) return *v;
+      if (auto v = customValue(option, arg)) return *v;
       return shows(arg ? OptionValue(arg) : std::nullopt);
     case OptionGetter::None:
       return shows(std::nullopt);
