@@ -1,11 +1,14 @@
 /**
  * plugstack run / batch / alloc: srun, sbatch and salloc. Leading
- * --conf, --plugin-dir and --slurm-version choose the stack (defaults:
- * PLUGSTACK_CONF, PLUGSTACK_PLUGIN_DIR, PLUGSTACK_SLURM_VERSION, which is
- * how the srun inside a batch script finds the same stack), --json and
+ * --conf, --slurm-conf, --plugin-dir and --slurm-version choose the stack
+ * (defaults: PLUGSTACK_CONF, SLURM_CONF as Slurm's commands read it,
+ * PLUGSTACK_PLUGIN_DIR, PLUGSTACK_SLURM_VERSION, which is how the srun
+ * inside a batch script finds the same stack), --lua and --strict how the
+ * cli_filter plugins run (PLUGSTACK_LUA, PLUGSTACK_STRICT), --json and
  * --timeline say what to make of the result; every word after them is the
  * command's, passed on untouched.
  */
+import { LUA_VERSIONS, type CliFilterOptions, type LuaVersion } from '../cli-filter/settings.js';
 import { processSignals } from '../cluster/control.js';
 import { PlugstackError } from '../errors.js';
 import { fileExists, Plugstack } from '../plugstack.js';
@@ -17,8 +20,8 @@ import { clientOptionsHelp } from './usage.js';
 /** Slurm's default plugstack.conf, next to slurm.conf. */
 const DEFAULT_CONF = '/etc/slurm/plugstack.conf';
 
-const OWN = ['conf', 'plugin-dir', 'slurm-version', 'timeline', 'json'] as const;
-const FLAGS = new Set(['json']);
+const OWN = ['conf', 'slurm-conf', 'plugin-dir', 'slurm-version', 'lua', 'strict', 'timeline', 'json'] as const;
+const FLAGS = new Set(['json', 'strict']);
 
 function splitOwnOptions(argv: string[]): { own: Map<string, string>; rest: string[] } {
   const own = new Map<string, string>();
@@ -29,7 +32,7 @@ function splitOwnOptions(argv: string[]): { own: Map<string, string>; rest: stri
       i++;
       break;
     }
-    const m = /^--(conf|plugin-dir|slurm-version|timeline|json)(?:=(.*))?$/.exec(a);
+    const m = /^--(conf|slurm-conf|plugin-dir|slurm-version|lua|strict|timeline|json)(?:=(.*))?$/.exec(a);
     if (!m) break;
     if (FLAGS.has(m[1]!)) {
       if (m[2] !== undefined) throw new UsageError(`option --${m[1]} takes no value`);
@@ -43,6 +46,18 @@ function splitOwnOptions(argv: string[]): { own: Map<string, string>; rest: stri
   return { own, rest: argv.slice(i) };
 }
 
+/** --lua, --strict; PLUGSTACK_LUA, PLUGSTACK_STRICT and PLUGSTACK_USER_DEFAULTS carry them into a job's sruns. */
+function cliFilterOptions(own: Map<string, string>, env: NodeJS.ProcessEnv): CliFilterOptions {
+  const lua = own.get('lua') ?? env.PLUGSTACK_LUA;
+  if (lua !== undefined && !(LUA_VERSIONS as readonly string[]).includes(lua))
+    throw new UsageError(`--lua must be one of ${LUA_VERSIONS.join(', ')}, not "${lua}"`);
+  return {
+    ...(lua !== undefined ? { lua: lua as LuaVersion } : {}),
+    ...(own.has('strict') || env.PLUGSTACK_STRICT === '1' ? { strict: true } : {}),
+    ...(env.PLUGSTACK_USER_DEFAULTS ? { userDefaults: env.PLUGSTACK_USER_DEFAULTS } : {}),
+  };
+}
+
 export async function runCommand(command: CommandName, argv: string[], out: Out): Promise<number> {
   const { own, rest } = splitOwnOptions(argv);
   const env = process.env;
@@ -50,12 +65,16 @@ export async function runCommand(command: CommandName, argv: string[], out: Out)
   // Slurm runs with an empty stack when plugstack.conf is missing; a file
   // named on plugstack's own command line that is not there is a mistake.
   if (own.has('conf') && !fileExists(named!)) throw new PlugstackError('CONF_NOT_FOUND', `${named}: no such file`, { file: named! });
-  const conf = named ?? DEFAULT_CONF;
+  // A slurm.conf names the plugstack.conf (PlugStackConfig) unless one is named here.
+  const slurmConf = own.get('slurm-conf') ?? env.SLURM_CONF;
+  const conf = named ?? (slurmConf !== undefined ? undefined : DEFAULT_CONF);
   const pluginDir = own.get('plugin-dir') ?? env.PLUGSTACK_PLUGIN_DIR;
   const slurmVersion = own.get('slurm-version') ?? env.PLUGSTACK_SLURM_VERSION;
   const stack = await Plugstack.load(conf, {
+    ...(slurmConf !== undefined ? { slurmConf } : {}),
     ...(pluginDir !== undefined ? { pluginDir } : {}),
     ...(slurmVersion !== undefined ? { slurmVersion } : {}),
+    cliFilter: cliFilterOptions(own, env),
   });
   const json = own.has('json');
   const options = {

@@ -14,9 +14,15 @@ const SLURM_COMMAND: Record<string, string> = { srun: 'run', sbatch: 'batch', sa
 export function clientOptionsHelp(slurm: string): string {
   return `
 plugstack ${SLURM_COMMAND[slurm]}: ${slurm} through plugstack. Its own options come before ${slurm}'s:
-  --conf FILE           the plugstack.conf (default $PLUGSTACK_CONF, else /etc/slurm/plugstack.conf)
+  --conf FILE           the plugstack.conf (default $PLUGSTACK_CONF, else slurm.conf's
+                        PlugStackConfig, else /etc/slurm/plugstack.conf)
+  --slurm-conf FILE     the site's slurm.conf (default $SLURM_CONF): PluginDir, PlugStackConfig,
+                        CliFilterPlugins (and cli_filter.lua beside it), nodes, partitions
   --plugin-dir DIRS     Slurm's PluginDir (':'-separated), for relative plugin paths
-  --slurm-version V     emulate Slurm 24.11 (default) or 22.05
+  --slurm-version V     emulate Slurm 24.11 (default) or 22.05; 24.11.6 picks a micro release
+  --lua V               the Lua cli_filter/lua runs on: 5.1 (default), 5.3 or 5.4
+  --strict              a Lua error, a hook declared with parameters Slurm never passes, a
+                        non-numeric result or an options[...] = that sets nothing ends the command
 ${RESULT}
 `;
 }
@@ -37,8 +43,8 @@ commands:
 "plugstack <command> --help" says more about each; run, batch and alloc
 print srun's, sbatch's and salloc's usage, the plugins' options and then
 plugstack's own, which come first on the command line:
-  plugstack run [--conf F] [--plugin-dir D] [--slurm-version V] [--json]
-                [--timeline FILE.svg] [srun options] command...
+  plugstack run [--conf F] [--slurm-conf F] [--plugin-dir D] [--slurm-version V]
+                [--lua V] [--strict] [--json] [--timeline FILE.svg] [srun options] command...
 
   -V, --version   print plugstack's version
   -h, --help      this text

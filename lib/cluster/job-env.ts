@@ -72,13 +72,24 @@ export function batchJobEnv(input: JobEnvInput): Record<string, string> {
  * `srun` on the PATH runs `plugstack run`, which reads these.
  */
 export function plugstackEnv(
-  stack: { conf: string; slurmVersion: string; pluginDirs: readonly string[]; slurmConf?: { path: string } },
+  stack: {
+    conf: string;
+    slurmVersion: string;
+    pluginDirs: readonly string[];
+    slurmConf?: { path: string };
+    cliFilter?: { lua?: string; strict?: boolean; userDefaults?: string };
+  },
   shimDir: string,
   pathVar: string | undefined,
 ): Record<string, string> {
+  const cf = stack.cliFilter ?? {};
   return {
-    // The srun inside reads the same slurm.conf, as Slurm's commands do.
+    // The srun inside reads the same slurm.conf, as Slurm's commands do,
+    // and runs its cli_filter plugins the same way.
     ...(stack.slurmConf ? { SLURM_CONF: stack.slurmConf.path } : {}),
+    ...(cf.lua ? { PLUGSTACK_LUA: cf.lua } : {}),
+    ...(cf.strict ? { PLUGSTACK_STRICT: '1' } : {}),
+    ...(cf.userDefaults ? { PLUGSTACK_USER_DEFAULTS: cf.userDefaults } : {}),
     PLUGSTACK_CONF: stack.conf,
     PLUGSTACK_SLURM_VERSION: stack.slurmVersion,
     PLUGSTACK_PLUGIN_DIR: stack.pluginDirs.join(':'),
