@@ -115,6 +115,7 @@
         "native/core/roles/stack_request.cc",
         "native/core/roles/slurmd.cc",
         "native/core/roles/stepd.cc",
+        "native/core/rules/cli_env_options.cc",
         "native/core/rules/context.cc",
         "native/core/rules/item_rules.cc",
         "native/core/rules/phase.cc",

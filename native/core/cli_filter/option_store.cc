@@ -42,9 +42,9 @@ bool OptionStore::isSet(const BuiltinOption& option) const {
   return i < state_.size() && state_[i].set;
 }
 
-bool OptionStore::apply(const BuiltinOption& option, const char* value) {
+bool OptionStore::apply(const BuiltinOption& option, const char* value, bool quiet) {
   OptionSetOutcome out = setOptionValue(option, command_, version_, value, get(option));
-  if (out.error) {
+  if (out.error && !quiet) {
     slurmLog(LogLevel::Error, out.error->message);
     if (out.error->status && onExit) onExit(out.error->status);
   }
@@ -81,11 +81,11 @@ const BuiltinOption* OptionStore::nextSet(size_t* cursor) const {
   return nullptr;
 }
 
-void OptionStore::given(const BuiltinOption& option, const char* value, bool byEnvironment) {
+void OptionStore::given(const BuiltinOption& option, const char* value, bool byEnvironment, bool quiet) {
   // The command's own row (srun's --wait, not sbatch's), when the release has it.
   const BuiltinOption* own = index(option) < options_.size() ? &option : find(option.name);
   if (!own) return;
-  if (!apply(*own, value)) return;
+  if (!apply(*own, value, quiet)) return;
   size_t i = index(*own);
   if (i < state_.size()) state_[i] = {true, byEnvironment};
 }

@@ -50,8 +50,10 @@ class OptionStore {
   const BuiltinOption* nextSet(size_t* cursor) const;
 
   // An option the command itself took from its arguments, script or
-  // environment (no early-pass rule: the command knows its pass).
-  void given(const BuiltinOption& option, const char* value, bool byEnvironment);
+  // environment (no early-pass rule: the command knows its pass). quiet:
+  // a value the setter refuses is dropped without a word (what plugstack
+  // only shows cli_filter, not the job).
+  void given(const BuiltinOption& option, const char* value, bool byEnvironment, bool quiet = false);
   // slurm_reset_all_options(opt, false): a new pass starts the options
   // that are reset every pass afresh.
   void startPass();
@@ -74,7 +76,7 @@ class OptionStore {
     bool set = false;
     bool byEnvironment = false;
   };
-  bool apply(const BuiltinOption& option, const char* value);
+  bool apply(const BuiltinOption& option, const char* value, bool quiet = false);
   size_t index(const BuiltinOption& option) const;
 
   Command command_;

@@ -10,6 +10,7 @@
 #include "common/events.h"
 #include "common/slurm_log.h"
 #include "rules/builtin_checks.h"
+#include "rules/cli_env_options.h"
 #include "step/remote_options.h"
 #include "protocol/messages.h"
 
@@ -141,6 +142,17 @@ void ClientOptions::recordFilterChange(const BuiltinOption& opt, const char* val
 }
 
 int ClientOptions::processEnvironment() {
+  // The command's own options from its variables (SLURM_JOB_NAME,
+  // SBATCH_PARTITION, ...): cli_filter plugins see them set, by the
+  // environment. plugstack shapes the job from the variables it knows
+  // itself (lib/commands), not from these.
+  if (store_) {
+    forEachEnvOption(command_, stack_.version(), [&](const EnvOption& e) {
+      const char* value = std::getenv(e.variable);
+      const BuiltinOption* o = value ? findBuiltinOption(command_, stack_.version(), e.option) : nullptr;
+      if (o) store_->given(*o, value, true, /*quiet=*/true);
+    });
+  }
   // Every cached option is looked for, disabled ones included, as Slurm does.
   for (auto& opt : stack_.options().entries()) {
     std::string var = "SLURM_SPANK_" + optionEnvName(opt.plugin->name, opt.name);
