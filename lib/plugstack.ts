@@ -22,6 +22,7 @@ import type { JobScriptOptions, JobScriptResult, SlurmdDaemon, SlurmdOptions } f
 import type { CommandOptions, CommandResult, WordCommandOptions } from './commands/types.js';
 import { launchStep } from './step/launch.js';
 import type { StepOptions, StepResult } from './step/types.js';
+import { checkCliFilter } from './cli-filter/check.js';
 import { validCliFilterOptions, type CliFilterOptions } from './cli-filter/settings.js';
 import { native } from './native/binding.js';
 import { ALL_CONTEXTS, CLIENT_COMMANDS, SPANK_CONTEXTS, type ClientCommand, type SpankContext } from './spank.js';
@@ -166,6 +167,13 @@ export class Plugstack {
       contexts: reports,
     };
     if (this.slurmConf) report.slurmConf = slurmConfReport(this.slurmConf);
+    if (this.slurmConf) {
+      const cliFilter = await checkCliFilter(this, this.slurmConf, this.cliFilter, this.timeoutMs, this.env);
+      if (cliFilter) {
+        report.cliFilter = cliFilter;
+        report.ok &&= cliFilter.ok;
+      }
+    }
     return report;
   }
 

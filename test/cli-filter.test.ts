@@ -476,3 +476,22 @@ describe("Slurm's syslog and user_defaults plugins", () => {
     expect(sbatch.result.client.cliFilter.find((c) => c.hook === 'pre_submit')!.before).toMatchObject({ partition: 'debug' });
   });
 });
+
+describe('check with a slurm.conf', () => {
+  it('loads the cli_filter plugins as srun, sbatch and salloc do, cli_filter.lua included', async () => {
+    const s = site('cli_filter/probe,lua,nothere', [probe()], 'function slurm_cli_setup_defaults(options, early) return 0 end\n');
+    const stack = await Plugstack.load(undefined, { slurmConf: s.slurmConf });
+    const report = await stack.check({ context: 'local' });
+    expect(report.ok).toBe(false);
+    const cf = report.cliFilter!;
+    expect(cf.commands).toEqual(['srun', 'sbatch', 'salloc']);
+    // cli_filter_init stops at the first plugin that fails: lua's script lacks two functions.
+    expect(cf.plugins.map((p) => [p.type, p.loaded, p.code])).toEqual([
+      ['cli_filter/probe', true, undefined],
+      ['cli_filter/lua', false, 'LUA_SCRIPT_FAILED'],
+    ]);
+    expect(cf.plugins[0]!.path).toBe(path.join(probe(), 'cli_filter_probe.so'));
+    expect(cf.problems.map((p) => [p.severity, p.code, p.line])).toEqual([['error', 'LUA_SCRIPT_FAILED', 3]]);
+    expect(cf.log.map((l) => l.message)).toContain(`cli_filter/lua: ${s.dir}/cli_filter.lua: missing required function slurm_cli_pre_submit`);
+  });
+});

@@ -143,4 +143,26 @@ export interface CheckReport {
   contexts: ContextReport[];
   /** The slurm.conf given, if any: whether srun, sbatch and salloc could read it, and why not. */
   slurmConf?: { path: string; ok: boolean; problems: Problem[]; log: LogLine[] };
+  /** The cli_filter plugins the slurm.conf names, loaded as srun, sbatch and salloc load them. */
+  cliFilter?: CliFilterCheck;
+}
+
+export interface CliFilterCheck {
+  /** The processes that load them. */
+  commands: ClientCommand[];
+  ok: boolean;
+  plugins: {
+    /** As slurm.conf names it: cli_filter/lua. */
+    type: string;
+    /** Where CliFilterPlugins is. */
+    file: string;
+    line: number;
+    /** The shared object found along PluginDir, cli_filter.lua, or plugstack's own. */
+    path: string;
+    loaded: boolean;
+    code?: string;
+    version?: number;
+  }[];
+  problems: Problem[];
+  log: LogLine[];
 }

@@ -1,6 +1,7 @@
 /** plugstack check and plugstack help: what Slurm would make of a stack. */
 import { PlugstackError } from '../errors.js';
-import { Plugstack } from '../plugstack.js';
+import { LUA_VERSIONS, type LuaVersion } from '../cli-filter/settings.js';
+import { Plugstack, type LoadOptions } from '../plugstack.js';
 import { ALL_CONTEXTS, CLIENT_COMMANDS, type ClientCommand, type SpankContext } from '../spank.js';
 import { parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { stackFile } from './input.js';
@@ -17,12 +18,19 @@ function oneInput(args: ParsedArgs, command: string): string {
   return args.positionals[0]!;
 }
 
-async function loadStack(args: ParsedArgs, conf: string): Promise<Plugstack> {
-  const options: { pluginDir?: string; slurmVersion?: string } = {};
+async function loadStack(args: ParsedArgs, conf: string | undefined): Promise<Plugstack> {
+  const options: LoadOptions = {};
   const dir = args.values.get('plugin-dir');
   const version = args.values.get('slurm-version');
+  const slurmConf = args.values.get('slurm-conf');
+  const lua = args.values.get('lua');
   if (dir !== undefined) options.pluginDir = dir;
   if (version !== undefined) options.slurmVersion = version;
+  if (slurmConf !== undefined) options.slurmConf = slurmConf;
+  if (lua !== undefined) {
+    if (!(LUA_VERSIONS as readonly string[]).includes(lua)) throw new UsageError(`--lua must be one of ${LUA_VERSIONS.join(', ')}, not "${lua}"`);
+    options.cliFilter = { lua: lua as LuaVersion };
+  }
   return Plugstack.load(conf, options);
 }
 
@@ -32,11 +40,18 @@ function openInput(file: string, out: Out): ReturnType<typeof stackFile> {
 }
 
 export async function check(argv: string[], out: Out): Promise<number> {
-  const args = parseArgs(argv, { ...stackOptions, context: { value: true }, json: {} });
-  const file = oneInput(args, 'check');
+  const args = parseArgs(argv, { ...stackOptions, 'slurm-conf': { value: true }, lua: { value: true }, context: { value: true }, json: {} });
   const context = args.values.get('context');
   if (context !== undefined && !(ALL_CONTEXTS as string[]).includes(context))
     throw new UsageError(`--context must be one of ${ALL_CONTEXTS.join(', ')}`);
+  // With --slurm-conf the plugstack.conf may be left out: slurm.conf's PlugStackConfig names it.
+  if (args.values.has('slurm-conf') && args.positionals.length === 0) {
+    const stack = await loadStack(args, undefined);
+    const report = await stack.check(context ? { context: context as SpankContext } : {});
+    out.stdout.write(args.flags.has('json') ? toJson(report) : renderCheck(report));
+    return report.ok ? 0 : 1;
+  }
+  const file = oneInput(args, 'check');
   const input = openInput(file, out);
   try {
     const stack = await loadStack(args, input.conf);

@@ -64,6 +64,27 @@ function problemLines(report: CheckReport): string[] {
   return out;
 }
 
+function problemLine(p: Problem): string {
+  const where = place(p);
+  return `  ${p.severity} ${p.code}${where ? ` ${where}` : ''}: ${p.message}`;
+}
+
+/** The slurm.conf, and the cli_filter plugins it names (loaded by srun, sbatch and salloc). */
+function slurmConfLines(report: CheckReport): string[] {
+  const out: string[] = [];
+  if (report.slurmConf) {
+    out.push('', `slurm.conf ${report.slurmConf.path}: ${report.slurmConf.ok ? 'srun, sbatch and salloc read it' : 'srun, sbatch and salloc stop on it'}`);
+    out.push(...report.slurmConf.problems.map(problemLine));
+  }
+  const cf = report.cliFilter;
+  if (cf) {
+    out.push('', `cli_filter (loaded by ${cf.commands.join(', ')}):`);
+    for (const p of cf.plugins) out.push(`  ${p.file}:${p.line}  ${p.type}  ${p.loaded ? 'loaded' : `not loaded (${p.code ?? 'error'})`}`, `      file: ${p.path}`);
+    out.push(...cf.problems.map(problemLine));
+  }
+  return out;
+}
+
 export function renderCheck(report: CheckReport): string {
   const out: string[] = [];
   out.push(`${report.conf}: as Slurm ${report.slurmVersion} would load it (PluginDir ${report.pluginDirs.join(':') || 'unset'})`);
@@ -72,7 +93,10 @@ export function renderCheck(report: CheckReport): string {
   out.push('', 'contexts:', ...report.contexts.map(contextLine));
   const problems = problemLines(report);
   if (problems.length) out.push('', 'problems:', ...problems);
-  const failing = report.contexts.filter((c) => !c.ok).map((c) => c.context);
+  out.push(...slurmConfLines(report));
+  const failing: string[] = report.contexts.filter((c) => !c.ok).map((c) => c.context);
+  if (report.slurmConf && !report.slurmConf.ok) failing.push('srun, sbatch and salloc (slurm.conf)');
+  if (report.cliFilter && !report.cliFilter.ok) failing.push(`${report.cliFilter.commands.join(', ')} (cli_filter)`);
   out.push(
     '',
     failing.length

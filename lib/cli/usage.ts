@@ -55,11 +55,17 @@ exit status: 0 ok, 1 Slurm would fail, 2 usage error (run, batch, alloc: the com
   epilog: jobScript('epilog'),
 
   check: `usage: plugstack check [options] <plugstack.conf | plugin.so>
+       plugstack check --slurm-conf slurm.conf [options]
 
 Loads the stack in every SPANK context (local, remote, allocator, slurmd,
 job_script) as Slurm would and reports plugins, callbacks, options and
 problems. A plugin (a shared object) is checked as the one-line stack
-"required <plugin>".
+"required <plugin>". With a slurm.conf, also what srun, sbatch and salloc
+make of it and of the cli_filter plugins it names (cli_filter.lua included,
+read and run as cli_filter/lua loads it).
+
+  --slurm-conf FILE     the site's slurm.conf (its PlugStackConfig when no plugstack.conf is given)
+  --lua V               the Lua cli_filter/lua runs on: 5.1 (default), 5.3 or 5.4
 
   --plugin-dir DIRS     Slurm's PluginDir (':'-separated), for relative plugin paths
   --slurm-version V     emulate Slurm 24.11 (default) or 22.05

@@ -88,6 +88,7 @@ export interface StepdRequest extends StackRequest {
 export interface ClientRequest extends StackRequest {
   command: "srun" | "sbatch" | "salloc";
   argv: readonly string[];
+  checkOnly?: boolean;
   cliFilter?: { plugins: readonly string[]; slurmConf: string; file: string; line: number; clusterName: string; luaVersion: "5.1" | "5.3" | "5.4"; userDefaults?: string; strict?: boolean };
 }
 
@@ -771,6 +772,7 @@ export const CATALOGUE = {
       "argv": {
         "array": "string"
       },
+      "checkOnly?": "bool",
       "cliFilter?": {
         "object": {
           "plugins": {

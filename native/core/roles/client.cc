@@ -328,6 +328,12 @@ int runClientRole(Channel& channel, const json::Value& request) {
   s.filters = std::make_unique<CliFilterStack>(readCliFilterSettings(request, settings), settings.version, s.command);
   s.options.reset(new slurm_opt{OptionStore(s.command, settings.version)});
   s.options->store.onExit = exitFromFilter;
+  // plugstack check: load the cli_filter plugins as the command would, and
+  // stop (the script of cli_filter/lua is read and run at load).
+  if (request["checkOnly"].isBool() && request["checkOnly"].asBool()) {
+    CliFilterStack::InitOutcome init = s.filters->init();
+    return finish(s, init == CliFilterStack::InitOutcome::Loaded ? 0 : 1, "check");
+  }
   // 24.11 loads the cli_filter plugins first thing in main().
   if (s.filters->release().loadsInMain && !s.filters->empty()) {
     CliFilterStack::InitOutcome init = s.filters->init();
