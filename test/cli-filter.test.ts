@@ -6,12 +6,13 @@
  * runs relative to SPANK, what it sees, what its changes do to the job, and
  * how failures end the command.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CommandName, CommandResult } from '../lib/commands/types.js';
 import { Plugstack, type LoadOptions } from '../lib/plugstack.js';
-import { compilePlugin, readLog, tempDir, writeFile } from './helpers/plugins.js';
+import { compilePlugin, fixturesDir, readLog, repoRoot, tempDir, writeFile } from './helpers/plugins.js';
 
 const NO_VAL = 4294967294;
 const LUA_LIBS: Record<string, string> = { '5.1': 'liblua5.1.so.0', '5.3': 'liblua5.3.so.0', '5.4': 'liblua5.4.so.0' };
@@ -493,5 +494,35 @@ describe('check with a slurm.conf', () => {
     expect(cf.plugins[0]!.path).toBe(path.join(probe(), 'cli_filter_probe.so'));
     expect(cf.problems.map((p) => [p.severity, p.code, p.line])).toEqual([['error', 'LUA_SCRIPT_FAILED', 3]]);
     expect(cf.log.map((l) => l.message)).toContain(`cli_filter/lua: ${s.dir}/cli_filter.lua: missing required function slurm_cli_pre_submit`);
+  });
+});
+
+describe('the command line', () => {
+  const bin = path.join(repoRoot, 'bin', 'plugstack.js');
+  const plugstack = (args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string) =>
+    spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd, env: { PATH: '/usr/bin:/bin', ...env } });
+
+  withLua('5.1')('cc --slurm-version 24.11.6 records that micro release; run takes --slurm-conf, SLURM_CONF and --strict', async () => {
+    const dir = tempDir('plugstack-cf-cli-');
+    const built = plugstack(['cc', '--slurm-version', '24.11.6', path.join(fixturesDir, 'cli_filter_probe.c'), '-o', path.join(dir, 'cli_filter_probe.so')]);
+    expect(built.status).toBe(0);
+    expect(built.stdout).toContain('-DSLURM_VERSION_NUMBER=0x180b06');
+    const s = site('probe', [dir], LUA_HOOKS);
+    const log = path.join(s.dir, 'cli.log');
+    const refused = plugstack(['run', '--slurm-conf', s.slurmConf, 'true'], { PROBE_LOG: log }, s.dir);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('srun: fatal: failed to initialize cli_filter plugin');
+    const ran = plugstack(['run', '--slurm-version', '24.11.6', 'sh', '-c', 'echo $SLURM_JOB_NAME'], { PROBE_LOG: log, SLURM_CONF: s.slurmConf, PROBE_SET_SETUP: 'job-name=named' }, s.dir);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('named\n');
+    expect(ran.status).toBe(0);
+    // --strict: an options[...] = that sets nothing fails pre_submit.
+    writeFile(s.dir, 'slurm.conf', fs.readFileSync(s.slurmConf, 'utf8').replace('CliFilterPlugins=probe', 'CliFilterPlugins=lua'));
+    writeFile(s.dir, 'cli_filter.lua', LUA_HOOKS.replace('local n = 0', 'options.nosuchoption = "1"\n  local n = 0'));
+    const lax = plugstack(['run', '--slurm-conf', s.slurmConf, 'true'], {}, s.dir);
+    expect(lax.status).toBe(0);
+    const strict = plugstack(['run', '--slurm-conf', s.slurmConf, '--strict', 'true'], {}, s.dir);
+    expect(strict.status).toBe(1);
+    expect(strict.stderr).toMatch(/srun: error: cli_filter plugin terminated with error\n$/);
   });
 });

@@ -12,10 +12,22 @@ import type { Out } from './output.js';
 /** The version number SPANK_PLUGIN records for each release (its micro release as plugstack emulates it). */
 export const RELEASE_VERSION_NUMBER: Record<SlurmRelease, string> = { '24.11': '0x180b05', '22.05': '0x160508' };
 
-/** The compiler command for a plugin: `${CC:-cc} -shared -fPIC -I<include> [-D...] args`. */
-export function ccCommand(args: string[], release?: SlurmRelease, compiler = process.env.CC || 'cc'): string[] {
-  const version = release && release !== '24.11' ? [`-DSLURM_VERSION_NUMBER=${RELEASE_VERSION_NUMBER[release]}`] : [];
+/**
+ * The compiler command for a plugin: `${CC:-cc} -shared -fPIC -I<include> [-D...] args`.
+ * micro: a micro release other than the one plugstack emulates by default
+ * (cli_filter, mpi and job_container plugins must match it exactly).
+ */
+export function ccCommand(args: string[], release?: SlurmRelease, compiler = process.env.CC || 'cc', micro?: number): string[] {
+  let number = release ? RELEASE_VERSION_NUMBER[release] : undefined;
+  if (release && micro !== undefined) number = `0x${((Number(number) & 0xffff00) | micro).toString(16)}`;
+  const version = number && number !== RELEASE_VERSION_NUMBER['24.11'] ? [`-DSLURM_VERSION_NUMBER=${number}`] : [];
   return [compiler, '-shared', '-fPIC', `-I${includeDir}`, ...version, ...args];
+}
+
+/** The micro release of "24.11.6" (6), if the text names one. */
+export function microOf(value: string): number | undefined {
+  const m = /^\d+\.\d+\.(\d+)$/.exec(value);
+  return m ? Number(m[1]) : undefined;
 }
 
 export function parseRelease(value: string): SlurmRelease {
@@ -30,16 +42,18 @@ export function shellQuote(s: string): string {
 
 export function cc(argv: string[], out: Out): number {
   let release: SlurmRelease | undefined;
+  let micro: number | undefined;
   let rest = argv;
   const m = /^--slurm-version(?:=(.*))?$/.exec(rest[0] ?? '');
   if (m) {
     const value = m[1] ?? rest[1];
     if (value === undefined) throw new UsageError('option --slurm-version needs a value');
     release = parseRelease(value);
+    micro = microOf(value);
     rest = rest.slice(m[1] === undefined ? 2 : 1);
   }
   if (rest.length === 0) throw new UsageError('cc needs a source file and compiler arguments');
-  const command = ccCommand(rest, release);
+  const command = ccCommand(rest, release, undefined, micro);
   out.stdout.write(command.map(shellQuote).join(' ') + '\n');
   const result = spawnSync(command[0]!, command.slice(1), { stdio: 'inherit' });
   if (result.error) {
