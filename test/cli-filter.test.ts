@@ -411,6 +411,23 @@ function slurm_cli_post_submit(offset, jobid, stepid) return slurm.SUCCESS end
     expect(r2205.result.stderr).toContain('srun: lua: eslurm=nil qos=nil nodes=2006 cluster=site mins=1441,-2\n');
   });
 
+  withLua('5.1')('runs the commands a script calls through io.popen from the PATH it is given', async () => {
+    const s = site(
+      'lua',
+      [],
+      LUA_HOOKS.replace(
+        'local n = 0',
+        'local p = io.popen("sinfo -h -o %P")\n  local parts = p:read("*a")\n  p:close()\n  if parts:find("gpu") then options.partition = "big" end\n  local n = 0',
+      ),
+    );
+    const bin = path.join(s.dir, 'stand-ins');
+    fs.mkdirSync(bin);
+    writeFile(bin, 'sinfo', '#!/bin/sh\necho debug\necho gpu\n');
+    fs.chmodSync(path.join(bin, 'sinfo'), 0o755);
+    const { result } = await run(s, 'srun', ['printenv', 'SLURM_JOB_PARTITION'], { PATH: `${bin}:/usr/bin:/bin` });
+    expect(result.stdout).toBe('big\n');
+  });
+
   withLua('5.1')('loads the script again when it changes', async () => {
     const s = site(
       'lua',
