@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// A real single-node Slurm (Debian's 22.05 packages) for the conformance
-// suite, started and stopped by hand as real-slurm-22.05.md §1 describes:
+// A real single-node Slurm for the conformance suite, started and stopped
+// by hand (no systemd): Debian's 22.05 packages on this machine, or
+// Debian trixie's 24.11 in a root of its own (scripts/trixie-root.mjs).
 //
-//   node scripts/real-slurm.mjs start DIR PLUGSTACK_CONF   install if needed, configure in DIR, start, wait idle
+//   node scripts/real-slurm.mjs start DIR PLUGSTACK_CONF [22.05|24.11]
+//                                                          install if needed, configure in DIR, start, wait idle
 //   node scripts/real-slurm.mjs restart-slurmd DIR         slurmd reads plugstack.conf only at start
 //   node scripts/real-slurm.mjs resume DIR                 undrain the node
 //   node scripts/real-slurm.mjs stop DIR                   stop exactly what start started
@@ -10,12 +12,37 @@
 // Needs root (slurmd runs steps as any user). The node is called node0, the
 // cluster plugstack and the partition debug, like plugstack's own, so the
 // two can be compared without renaming. Clients need SLURM_CONF=DIR/slurm.conf.
-import { execFileSync, spawnSync } from 'node:child_process';
+//
+// 24.11 runs in the trixie root: a holder process (`unshare --mount`, then
+// sleep) keeps a mount namespace in which /proc, /sys, /dev, /dev/pts, /tmp
+// and this repository are bind-mounted into the root (the last two at their
+// own paths, so paths under /tmp and the repository mean the same inside and
+// out); munged (the root's own, with the root's socket), slurmctld and
+// slurmd run in it on ports other than 22.05's, so both releases can run at
+// once. DIR must be under /tmp. DIR/bin holds the root's commands (srun,
+// sbatch, salloc, sinfo, scontrol, squeue, scancel, cc) as links to a small
+// program (scripts/in-root.c) that enters the namespace and the root and
+// runs the command in the caller's directory with the caller's environment,
+// untouched. stop ends the daemons by pid (checked against their
+// executable in the root), then whatever else still runs in the namespace
+// (slurmstepd), then the holder: the namespace and its mounts go with it.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureRoot } from './trixie-root.mjs';
 
 const PACKAGES = ['munge', 'slurmctld', 'slurmd', 'slurm-client', 'libslurm-dev'];
 export const NODE = 'node0';
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** What differs between the two real releases' clusters. */
+export const RELEASES = {
+  '22.05': { ports: undefined, inRoot: false },
+  '24.11': { ports: { ctld: 7817, slurmd: 7818 }, inRoot: true },
+};
+/** The commands of the 24.11 root that DIR/bin provides. */
+const ROOT_COMMANDS = ['srun', 'sbatch', 'salloc', 'sinfo', 'scontrol', 'squeue', 'scancel', 'sacct', 'cc', 'gcc'];
 
 function sh(cmd, args, options = {}) {
   return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options });
@@ -34,18 +61,20 @@ export function install() {
   sh('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
 }
 
-function slurmConf(dir, plugstack) {
+function slurmConf(dir, plugstack, release) {
+  const { ports } = RELEASES[release];
   return [
     'ClusterName=plugstack',
     'SlurmctldHost=localhost',
+    ...(ports ? [`SlurmctldPort=${ports.ctld}`, `SlurmdPort=${ports.slurmd}`] : []),
     'SlurmUser=root',
     'SlurmdUser=root',
     'AuthType=auth/munge',
     'ProctrackType=proctrack/linuxproc',
     'TaskPlugin=task/none',
     'SelectType=select/linear',
-    'JobAcctGatherType=jobacct_gather/none',
-    'AccountingStorageType=accounting_storage/none',
+    // 24.11 no longer ships the "none" plugins of these: left unset there.
+    ...(release === '22.05' ? ['JobAcctGatherType=jobacct_gather/none', 'AccountingStorageType=accounting_storage/none'] : []),
     'MpiDefault=none',
     'PropagateResourceLimits=NONE',
     'EnforcePartLimits=ALL',
@@ -84,6 +113,15 @@ function alive(pid) {
   }
 }
 
+/** The executable of a live process, as this machine sees it ('' if gone or a zombie). */
+function exeOf(pid) {
+  try {
+    return fs.readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    return '';
+  }
+}
+
 async function sleep(ms) {
   await new Promise((r) => setTimeout(r, ms));
 }
@@ -97,54 +135,169 @@ async function waitFor(what, test, ms) {
   throw new Error(`real Slurm: ${what} not reached after ${ms} ms`);
 }
 
+function readState(dir) {
+  try {
+    return JSON.parse(fs.readFileSync(`${dir}/started.json`, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+/** Where a command of the cluster is: DIR/bin for the root's, the PATH for 22.05's. */
+export function command(dir, name) {
+  const state = readState(dir);
+  return state.release && RELEASES[state.release].inRoot ? `${dir}/bin/${name}` : name;
+}
+
+/** argv of a daemon of the cluster (run in the root for 24.11). */
+function daemon(dir, argv) {
+  const state = readState(dir);
+  if (!RELEASES[state.release].inRoot) return argv;
+  return ['nsenter', '--target', String(state.holder), '--mount', '--', 'chroot', state.root, ...argv];
+}
+
 function nodeState(dir) {
-  const r = spawnSync('sinfo', ['-h', '-N', '-o', '%T'], { encoding: 'utf8', env: { ...process.env, SLURM_CONF: `${dir}/slurm.conf` } });
+  const r = spawnSync(command(dir, 'sinfo'), ['-h', '-N', '-o', '%T'], { encoding: 'utf8', env: { ...process.env, SLURM_CONF: `${dir}/slurm.conf` } });
   return r.status === 0 ? r.stdout.trim() : '';
 }
 
 async function startSlurmd(dir) {
-  const r = spawnSync('slurmd', ['-f', `${dir}/slurm.conf`, '-N', NODE], { encoding: 'utf8' });
+  const [cmd, ...args] = daemon(dir, ['/usr/sbin/slurmd', '-f', `${dir}/slurm.conf`, '-N', NODE]);
+  const r = spawnSync(cmd, args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`slurmd did not start: ${r.stderr}`);
   await waitFor('slurmd pid file', () => pidOf(`${dir}/slurmd.pid`) !== undefined, 10_000);
   await waitFor('node idle', () => /^idle/.test(nodeState(dir)), 30_000);
 }
 
-async function stopPid(pid, ms) {
+async function stopPid(pid, ms, exe) {
   if (!pid || !alive(pid)) return;
+  // Only the process that was started: a pid reused since is left alone.
+  if (exe && !exe(exeOf(pid))) return;
   process.kill(pid, 'SIGTERM');
   const end = Date.now() + ms;
-  while (alive(pid) && Date.now() < end) await sleep(50);
-  if (alive(pid)) process.kill(pid, 'SIGKILL');
+  while (alive(pid) && exeOf(pid) !== '' && Date.now() < end) await sleep(50);
+  if (alive(pid) && exeOf(pid) !== '') process.kill(pid, 'SIGKILL');
 }
 
-export async function start(dir, plugstack) {
-  install();
+/** munged processes of this machine (not of a root: their executable is elsewhere). */
+function hostMunged() {
+  const r = spawnSync('pgrep', ['-x', 'munged'], { encoding: 'utf8' });
+  return r.stdout.split('\n').filter(Boolean).map(Number).filter((pid) => exeOf(pid) === '/usr/sbin/munged');
+}
+
+/** The mount namespace of a process ('' if gone). */
+function mountNs(pid) {
+  try {
+    return fs.readlinkSync(`/proc/${pid}/ns/mnt`);
+  } catch {
+    return '';
+  }
+}
+
+/** Processes other than the holder in the holder's mount namespace. */
+function inNamespace(holder) {
+  const ns = mountNs(holder);
+  if (!ns) return [];
+  return fs
+    .readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .map(Number)
+    .filter((pid) => pid !== holder && mountNs(pid) === ns && exeOf(pid) !== '');
+}
+
+/** The holder of the 24.11 root's mount namespace, with its bind mounts made. */
+async function startHolder(dir, root) {
+  const mounts = [
+    ...['proc', 'sys', 'dev', 'dev/pts'].map((d) => `mount --bind /${d} "$0/${d}"`),
+    'mount --bind /tmp "$0/tmp"',
+    'mkdir -p "$0$1"',
+    'mount --bind "$1" "$0$1"',
+  ].join(' && ');
+  const child = spawn('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', `${mounts} && exec sleep infinity`, root, repo], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.unref();
+  const holder = child.pid;
+  // Ready once sh has made the mounts and become sleep.
+  await waitFor('the root namespace', () => {
+    if (!alive(holder)) throw new Error('real Slurm 24.11: the bind mounts of the root failed');
+    return exeOf(holder).endsWith('/sleep');
+  }, 10_000);
+  return holder;
+}
+
+/** DIR/bin: the root's commands, each a link to in-root built for this namespace. */
+function commandLinks(dir, root, holder) {
+  const bin = `${dir}/bin`;
+  fs.mkdirSync(bin, { recursive: true });
+  const exe = `${bin}/in-root`;
+  sh('cc', ['-O2', '-Wall', `-DHOLDER_NS="/proc/${holder}/ns/mnt"`, `-DROOT="${root}"`, '-o', exe, path.join(repo, 'scripts', 'in-root.c')]);
+  for (const name of ROOT_COMMANDS) {
+    fs.rmSync(`${bin}/${name}`, { force: true });
+    fs.symlinkSync('in-root', `${bin}/${name}`);
+  }
+}
+
+export async function start(dir, plugstack, release = '22.05') {
+  if (!RELEASES[release]) throw new Error(`real Slurm: no release ${release} (22.05, 24.11)`);
+  dir = path.resolve(dir);
+  const { inRoot } = RELEASES[release];
+  if (inRoot && !dir.startsWith('/tmp/')) throw new Error(`real Slurm ${release}: DIR must be under /tmp (${dir})`);
+  const root = inRoot ? ensureRoot() : undefined;
+  if (!inRoot) install();
   fs.mkdirSync(`${dir}/state`, { recursive: true });
   fs.mkdirSync(`${dir}/spool/${NODE}`, { recursive: true });
-  fs.writeFileSync(`${dir}/slurm.conf`, slurmConf(dir, path.resolve(plugstack)));
-  const started = {};
-  // munged: the package made the key; start it unless one runs already.
-  if (spawnSync('pgrep', ['-x', 'munged']).status !== 0) {
+  fs.writeFileSync(`${dir}/slurm.conf`, slurmConf(dir, path.resolve(plugstack), release));
+  // 24.11's slurmd initialises a cgroup plugin even with proctrack/linuxproc
+  // and task/none; the root has no cgroup file system (and should touch no
+  // cgroup of this machine's): disabled.
+  if (release !== '22.05') fs.writeFileSync(`${dir}/cgroup.conf`, 'CgroupPlugin=disabled\n');
+  const started = { release, ...(root ? { root } : {}) };
+  const save = () => fs.writeFileSync(`${dir}/started.json`, JSON.stringify(started));
+  save();
+  if (inRoot) {
+    started.holder = await startHolder(dir, root);
+    save();
+    commandLinks(dir, root, started.holder);
+    // The root's own munged, with the root's key and socket.
+    const run = `${root}/run/munge`;
+    fs.mkdirSync(run, { recursive: true });
+    sh('chroot', [root, 'chown', 'munge:munge', '/run/munge']);
+    sh('nsenter', ['--target', String(started.holder), '--mount', '--', 'chroot', root, 'runuser', '-u', 'munge', '--', '/usr/sbin/munged']);
+    await waitFor('munged pid file', () => pidOf(`${run}/munged.pid`) !== undefined, 10_000);
+    started.munged = pidOf(`${run}/munged.pid`);
+    save();
+  } else if (hostMunged().length === 0) {
+    // munged: the package made the key; start it unless one runs already.
     fs.mkdirSync('/run/munge', { recursive: true });
     sh('chown', ['munge:munge', '/run/munge']);
     sh('runuser', ['-u', 'munge', '--', 'munged']);
-    started.munged = Number(sh('pgrep', ['-x', '-n', 'munged']).trim());
+    started.munged = hostMunged().sort((a, b) => b - a)[0];
+    save();
   }
-  fs.writeFileSync(`${dir}/started.json`, JSON.stringify(started));
-  sh('slurmctld', ['-f', `${dir}/slurm.conf`]);
+  const [cmd, ...args] = daemon(dir, ['/usr/sbin/slurmctld', '-f', `${dir}/slurm.conf`]);
+  sh(cmd, args);
   await waitFor('slurmctld pid file', () => pidOf(`${dir}/slurmctld.pid`) !== undefined, 10_000);
   await startSlurmd(dir);
 }
 
+/** Is this executable the daemon of this cluster's release? */
+function daemonExe(dir, names) {
+  const state = readState(dir);
+  const prefix = state.root ?? '';
+  return (exe) => names.some((n) => exe === `${prefix}/usr/sbin/${n}`);
+}
+
 export async function restartSlurmd(dir) {
-  await stopPid(pidOf(`${dir}/slurmd.pid`), 10_000);
+  await stopPid(pidOf(`${dir}/slurmd.pid`), 10_000, daemonExe(dir, ['slurmd', 'slurmd-wlm']));
   fs.rmSync(`${dir}/slurmd.pid`, { force: true });
   await startSlurmd(dir);
 }
 
 export async function resume(dir) {
   if (/drain/.test(nodeState(dir))) {
-    spawnSync('scontrol', ['update', `NodeName=${NODE}`, 'State=RESUME'], { env: { ...process.env, SLURM_CONF: `${dir}/slurm.conf` } });
+    spawnSync(command(dir, 'scontrol'), ['update', `NodeName=${NODE}`, 'State=RESUME'], { env: { ...process.env, SLURM_CONF: `${dir}/slurm.conf` } });
     await waitFor('node idle after resume', () => /^idle/.test(nodeState(dir)), 10_000);
   }
 }
@@ -154,24 +307,33 @@ export async function waitIdle(dir) {
 }
 
 export async function stop(dir) {
-  await stopPid(pidOf(`${dir}/slurmd.pid`), 10_000);
-  await stopPid(pidOf(`${dir}/slurmctld.pid`), 15_000);
-  let started = {};
-  try {
-    started = JSON.parse(fs.readFileSync(`${dir}/started.json`, 'utf8'));
-  } catch {
-    // nothing of ours
+  dir = path.resolve(dir);
+  const state = readState(dir);
+  await stopPid(pidOf(`${dir}/slurmd.pid`), 10_000, daemonExe(dir, ['slurmd', 'slurmd-wlm']));
+  await stopPid(pidOf(`${dir}/slurmctld.pid`), 15_000, daemonExe(dir, ['slurmctld', 'slurmctld-wlm']));
+  await stopPid(state.munged, 5_000, daemonExe(dir, ['munged']));
+  if (state.holder && exeOf(state.holder).endsWith('/sleep')) {
+    // Steps still winding down (slurmstepd) get a moment, then are ended:
+    // they are this namespace's, started by the slurmd above.
+    const end = Date.now() + 5_000;
+    while (inNamespace(state.holder).length && Date.now() < end) await sleep(50);
+    const left = inNamespace(state.holder);
+    for (const pid of left) {
+      process.stderr.write(`real Slurm: ending ${exeOf(pid)} (pid ${pid}), left in the root's namespace\n`);
+      process.kill(pid, 'SIGKILL');
+    }
+    process.kill(state.holder, 'SIGKILL');
+    await waitFor('the root namespace to end', () => exeOf(state.holder) === '', 5_000);
   }
-  await stopPid(started.munged, 5_000);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const [verb, dir, conf] = process.argv.slice(2);
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const [verb, dir, conf, release] = process.argv.slice(2);
   if (!dir) {
-    console.error('usage: real-slurm.mjs start DIR PLUGSTACK_CONF | restart-slurmd DIR | resume DIR | stop DIR');
+    console.error('usage: real-slurm.mjs start DIR PLUGSTACK_CONF [22.05|24.11] | restart-slurmd DIR | resume DIR | stop DIR');
     process.exit(2);
   }
-  const run = { start: () => start(dir, conf), 'restart-slurmd': () => restartSlurmd(dir), resume: () => resume(dir), stop: () => stop(dir) }[verb];
+  const run = { start: () => start(dir, conf, release), 'restart-slurmd': () => restartSlurmd(dir), resume: () => resume(dir), stop: () => stop(dir) }[verb];
   if (!run) {
     console.error(`unknown verb ${verb}`);
     process.exit(2);
