@@ -9,6 +9,9 @@
 //   node scripts/real-slurm.mjs resume DIR                 undrain the node
 //   node scripts/real-slurm.mjs stop DIR                   stop exactly what start started
 //
+// REAL_SLURM_PORTS=CTLD:SLURMD at start chooses other ports (22.05 uses
+// Slurm's defaults, 6817 and 6818, 24.11 7817 and 7818).
+//
 // Needs root (slurmd runs steps as any user). The node is called node0, the
 // cluster plugstack and the partition debug, like plugstack's own, so the
 // two can be compared without renaming. Clients need SLURM_CONF=DIR/slurm.conf.
@@ -61,8 +64,14 @@ export function install() {
   sh('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
 }
 
+/** REAL_SLURM_PORTS=CTLD:SLURMD: other ports than the release's (a second cluster of one release). */
+function portsOf(release) {
+  const m = /^(\d+):(\d+)$/.exec(process.env.REAL_SLURM_PORTS ?? '');
+  return m ? { ctld: Number(m[1]), slurmd: Number(m[2]) } : RELEASES[release].ports;
+}
+
 function slurmConf(dir, plugstack, release) {
-  const { ports } = RELEASES[release];
+  const ports = portsOf(release);
   return [
     'ClusterName=plugstack',
     'SlurmctldHost=localhost',
@@ -149,6 +158,13 @@ export function command(dir, name) {
   return state.release && RELEASES[state.release].inRoot ? `${dir}/bin/${name}` : name;
 }
 
+/**
+ * The environment the daemons start with, as a service manager gives it:
+ * slurmd's is what every slurmstepd and (for what srun does not send) every
+ * task starts from, so it must not be whatever this script was run with.
+ */
+export const DAEMON_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
+
 /** argv of a daemon of the cluster (run in the root for 24.11). */
 function daemon(dir, argv) {
   const state = readState(dir);
@@ -163,7 +179,7 @@ function nodeState(dir) {
 
 async function startSlurmd(dir) {
   const [cmd, ...args] = daemon(dir, ['/usr/sbin/slurmd', '-f', `${dir}/slurm.conf`, '-N', NODE]);
-  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  const r = spawnSync(cmd, args, { encoding: 'utf8', env: DAEMON_ENV });
   if (r.status !== 0) throw new Error(`slurmd did not start: ${r.stderr}`);
   await waitFor('slurmd pid file', () => pidOf(`${dir}/slurmd.pid`) !== undefined, 10_000);
   await waitFor('node idle', () => /^idle/.test(nodeState(dir)), 30_000);
@@ -264,7 +280,7 @@ export async function start(dir, plugstack, release = '22.05') {
     const run = `${root}/run/munge`;
     fs.mkdirSync(run, { recursive: true });
     sh('chroot', [root, 'chown', 'munge:munge', '/run/munge']);
-    sh('nsenter', ['--target', String(started.holder), '--mount', '--', 'chroot', root, 'runuser', '-u', 'munge', '--', '/usr/sbin/munged']);
+    sh('nsenter', ['--target', String(started.holder), '--mount', '--', 'chroot', root, 'runuser', '-u', 'munge', '--', '/usr/sbin/munged'], { env: DAEMON_ENV });
     await waitFor('munged pid file', () => pidOf(`${run}/munged.pid`) !== undefined, 10_000);
     started.munged = pidOf(`${run}/munged.pid`);
     save();
@@ -272,12 +288,12 @@ export async function start(dir, plugstack, release = '22.05') {
     // munged: the package made the key; start it unless one runs already.
     fs.mkdirSync('/run/munge', { recursive: true });
     sh('chown', ['munge:munge', '/run/munge']);
-    sh('runuser', ['-u', 'munge', '--', 'munged']);
+    sh('runuser', ['-u', 'munge', '--', 'munged'], { env: DAEMON_ENV });
     started.munged = hostMunged().sort((a, b) => b - a)[0];
     save();
   }
   const [cmd, ...args] = daemon(dir, ['/usr/sbin/slurmctld', '-f', `${dir}/slurm.conf`]);
-  sh(cmd, args);
+  sh(cmd, args, { env: DAEMON_ENV });
   await waitFor('slurmctld pid file', () => pidOf(`${dir}/slurmctld.pid`) !== undefined, 10_000);
   await startSlurmd(dir);
 }

@@ -137,8 +137,11 @@ export async function runOnSlurm(command: CommandName, options: WordCommandOptio
   if (!Number.isInteger(id) || id <= 0) return result;
   let fields = jobFields(slurm, env, id);
   const stdoutFile = fields.StdOut;
+  // A batch job whose launch failed is requeued (24.11: pending again, with
+  // a begin time, on a drained node): it has ended as far as this run goes.
+  const requeued = (f: Record<string, string>) => f.JobState === 'PENDING' && Number(f.Restarts ?? 0) > 0;
   if (command === 'sbatch') {
-    await until(() => query(slurm, env, 'squeue', ['-h', '-j', String(id)]).trim() === '', jobTimeout);
+    await until(() => query(slurm, env, 'squeue', ['-h', '-j', String(id)]).trim() === '' || requeued(jobFields(slurm, env, id)), jobTimeout);
     fields = jobFields(slurm, env, id);
   }
   const [code = '0', signal = '0'] = (fields.ExitCode ?? '0:0').split(':');
@@ -151,7 +154,10 @@ export async function runOnSlurm(command: CommandName, options: WordCommandOptio
     nodes,
     drained: nodeList ? await drainedNodes(slurm, env, nodeList, jobTimeout) : [],
   };
-  if (fields.JobState && fields.JobState !== 'COMPLETED' && fields.JobState !== 'FAILED') job.reason = fields.JobState;
+  if (requeued(fields)) {
+    job.state = 'FAILED';
+    job.reason = 'launch failed requeued';
+  } else if (fields.JobState && fields.JobState !== 'COMPLETED' && fields.JobState !== 'FAILED') job.reason = fields.JobState;
   result.job = job;
   if (command === 'sbatch' && stdoutFile && fs.existsSync(stdoutFile))
     result.output = { file: stdoutFile, text: fs.readFileSync(stdoutFile, 'utf8') };

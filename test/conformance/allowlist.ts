@@ -2,12 +2,15 @@
  * Differences between plugstack and the real Slurm that are deliberate,
  * each with its reason (allowlist.json; the README lists them too). An
  * entry removes a task-environment variable, or the lines matching a
- * pattern, from both observations of the scenarios it names ("*": all).
+ * pattern, from both observations of the scenarios it names ("*": all),
+ * in the release it names (none: both).
  */
 import type { Observation } from './observe.js';
 
 export interface AllowEntry {
   scenario: string;
+  /** Only in this release's comparison (default: both). */
+  release?: '22.05' | '24.11';
   /** A task environment variable whose value may differ. */
   env?: string;
   /** A regular expression for stdout/stderr/job output/trace lines (and per-process sequences) that may differ. */
@@ -17,8 +20,8 @@ export interface AllowEntry {
   reason: string;
 }
 
-export function applyAllowlist(obs: Observation, scenario: string, entries: AllowEntry[]): Observation {
-  const mine = entries.filter((e) => e.scenario === '*' || e.scenario === scenario);
+export function applyAllowlist(obs: Observation, scenario: string, entries: AllowEntry[], release: string): Observation {
+  const mine = entries.filter((e) => (e.scenario === '*' || e.scenario === scenario) && (!e.release || e.release === release));
   const drops = mine.filter((e) => e.line && e.replace === undefined).map((e) => new RegExp(e.line!));
   const rewrites = mine.filter((e) => e.line && e.replace !== undefined).map((e) => [new RegExp(e.line!), e.replace!] as const);
   const fix = (lines: string[]) =>

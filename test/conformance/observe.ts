@@ -105,6 +105,8 @@ export function observe(run: RawRun, scenario: Scenario, cwd: string): Observati
       if (!m || !ADDED_BY_SLURM.test(m[2]!)) continue;
       const [, task, name, value] = m as unknown as [string, string, string, string];
       let v = PER_RUN[name] ?? value;
+      // cluster:controller host:controller port:protocol version:flags
+      if (name === 'SLURM_WORKING_CLUSTER') v = value.replace(/^([^:]*:[^:]*:)\d+:/, '$1PORT:');
       if (name === 'SLURM_JOB_ID' || name === 'SLURM_JOBID') v = jobs.name(value);
       env[task] = { ...(env[task] ?? {}), [name]: v.split(cwd).join('CWD') };
     }

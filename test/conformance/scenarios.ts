@@ -26,6 +26,8 @@ export interface Scenario {
   files?: Record<string, string>;
   /** Restart slurmd after the command (scenario 07). */
   restartSlurmd?: boolean;
+  /** Only in these releases' comparisons (default: every release). */
+  releases?: ('22.05' | '24.11')[];
 }
 
 const trace: TraceLine[] = [{ keyword: 'required' }];
