@@ -257,7 +257,10 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
       const now = Date.now();
       if (now - lastInterrupt < 1000) {
         console.log('info', `sending Ctrl-C to ${stepName}`);
-        control.signalStep(SIG.SIGINT);
+        // The Ctrl-C goes as part of the cancellation: the step daemon logs
+        // it before the tasks can die of the signal and the step end,
+        // whatever the load (the SIGKILL that follows may find it gone).
+        control.signalStep(SIG.SIGINT, 'cancel');
         forceTermination();
       } else {
         console.log('info', 'interrupt (one more within 1 sec to abort)');

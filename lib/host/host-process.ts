@@ -199,8 +199,11 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     });
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(executable, [role, '--fd', '3', '--parent', String(process.pid)], {
-        stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe'],
+      // Events come on fd 3; the request and commands go on fd 4. A command
+      // written to a host that has just exited fails (EPIPE) and ends fd 4
+      // only: the events it wrote last are still read from fd 3.
+      child = spawn(executable, [role, '--fd', '3:4', '--parent', String(process.pid)], {
+        stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
         detached: true,
         env: options.env ?? process.env,
         cwd: options.cwd,
@@ -210,6 +213,10 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       return;
     }
     const channel = child.stdio[3] as Socket;
+    const commands = child.stdio[4] as Socket;
+    // The host never writes here; reading lets its end of the stream close.
+    commands.on('data', () => {});
+    commands.on('error', () => {});
     if (options.stdin !== undefined && child.stdin) {
       // A host that stops reading early must not fail the run.
       child.stdin.on('error', () => {});
@@ -291,7 +298,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
             // The request goes out once the host has said hello: a write to
             // a host that died before reading fails (EPIPE), and a failed
             // write destroys the socket with whatever it had not read yet.
-            channel.write(encodeFrame(request));
+            commands.write(encodeFrame(request));
           }
           events.push(event);
           record.add(event);
@@ -330,7 +337,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       // A process that escaped the group (setsid) may still hold a pipe:
       // stop waiting for it after a grace period.
       setTimeout(() => {
-        for (const stream of [channel, child.stdout, child.stderr]) stream?.destroy();
+        for (const stream of [channel, commands, child.stdout, child.stderr]) stream?.destroy();
       }, CLOSE_GRACE_MS).unref();
     });
 
@@ -356,7 +363,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     handle = {
       send: (command) => {
         checkCommand(role, command);
-        if (!channel.destroyed && !exited) channel.write(encodeFrame(command));
+        if (!commands.destroyed && !exited) commands.write(encodeFrame(command));
       },
       kill: (reason = 'cancel') => {
         endedBy ??= reason;

@@ -32,7 +32,7 @@ bool readFully(int fd, char* buf, size_t len, bool* eof) {
 bool Channel::read(std::string* payload, std::string* error) {
   unsigned char header[4];
   bool eof;
-  if (!readFully(fd_, reinterpret_cast<char*>(header), sizeof header, &eof)) {
+  if (!readFully(in_, reinterpret_cast<char*>(header), sizeof header, &eof)) {
     *error = eof ? "end of stream" : "truncated frame header";
     return false;
   }
@@ -43,7 +43,7 @@ bool Channel::read(std::string* payload, std::string* error) {
     return false;
   }
   payload->assign(len, '\0');
-  if (len && !readFully(fd_, payload->data(), len, &eof)) {
+  if (len && !readFully(in_, payload->data(), len, &eof)) {
     *error = "truncated frame";
     return false;
   }

@@ -17,7 +17,12 @@ constexpr uint32_t kMaxFrame = 16u << 20;
 
 class Channel : public EventSink {
  public:
-  explicit Channel(int fd) : fd_(fd) {}
+  // Events go out on eventsFd; the request and Node's commands come in on
+  // commandsFd (the same descriptor when Node gives only one). Two
+  // descriptors let Node write a command to a host that has just exited
+  // without losing what the host wrote last: the failed write (EPIPE) ends
+  // only the command stream, never the one still holding unread events.
+  Channel(int eventsFd, int commandsFd) : fd_(eventsFd), in_(commandsFd) {}
 
   // Blocks for one frame. False at end of stream or on a malformed frame,
   // with *error set.
@@ -28,7 +33,8 @@ class Channel : public EventSink {
   void flush() override;
   void discard() override { batch_.clear(); }
 
-  int fd() const { return fd_; }
+  // Where commands arrive (for poll).
+  int commandFd() const { return in_; }
 
  private:
   // Events wait here as "[e1,e2,..." until the next flush. A step's task
@@ -38,6 +44,7 @@ class Channel : public EventSink {
   // well below that; only a single event larger than this is sent alone.
   static constexpr size_t kBatchBytes = 16 * 1024;
   int fd_;
+  int in_;
   std::string batch_;
 };
 

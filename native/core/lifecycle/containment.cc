@@ -159,13 +159,14 @@ void onEndRequest(int) {
 
 }  // namespace
 
-void keep(int channelFd) {
+void keep(int eventsFd, int commandsFd) {
   pid_t keeper = getpid();
   pid_t role = fork();
   if (role < 0) return;  // no keeper: the role runs in this process
   if (role > 0) {
-    // Only the role writes to Node: its end of the stream is the role's.
-    close(channelFd);
+    // Only the role talks to Node: its ends of the streams are the role's.
+    close(eventsFd);
+    if (commandsFd != eventsFd) close(commandsFd);
     struct sigaction sa = {};
     sa.sa_handler = onEndRequest;
     sigemptyset(&sa.sa_mask);

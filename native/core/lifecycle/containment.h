@@ -32,7 +32,7 @@ void start(pid_t parent);
 // ends with the role's own status. Node ends a host by sending the keeper
 // SIGTERM. Returns in the role's process (which dies with the keeper and
 // notes its descriptor baseline); never returns in the keeper.
-void keep(int channelFd);
+void keep(int eventsFd, int commandsFd);
 
 // Readings taken before plugin code runs.
 struct Probe {

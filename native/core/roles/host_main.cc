@@ -1,6 +1,6 @@
 // plugstack-host: one executable for every Slurm process plugstack plays.
 //
-//   plugstack-host <role> --fd <n> [--parent <pid>]
+//   plugstack-host <role> --fd <events>[:<commands>] [--parent <pid>]
 //
 // The role is chosen at start; the request arrives as the first frame on the
 // socket <n> (Node's end is the other half of the socketpair); <pid> is
@@ -41,7 +41,7 @@ constexpr RoleEntry kRoles[] = {
 };
 
 int usage() {
-  std::fprintf(stderr, "usage: plugstack-host <role> --fd <n> [--parent <pid>]\nroles:");
+  std::fprintf(stderr, "usage: plugstack-host <role> --fd <events>[:<commands>] [--parent <pid>]\nroles:");
   for (const auto& r : kRoles) std::fprintf(stderr, " %s", r.name);
   std::fprintf(stderr, "\nThis program is started by the plugstack Node package.\n");
   return 2;
@@ -67,15 +67,20 @@ extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
   if (!role) return usage();
   char* end;
   long fd = std::strtol(argv[3], &end, 10);
-  if (*end || fd < 3 || fcntl(static_cast<int>(fd), F_GETFD) < 0) return usage();
+  long cmdFd = fd;
+  if (*end == ':') cmdFd = std::strtol(end + 1, &end, 10);
+  if (*end || fd < 3 || cmdFd < 3 || fcntl(static_cast<int>(fd), F_GETFD) < 0 ||
+      fcntl(static_cast<int>(cmdFd), F_GETFD) < 0)
+    return usage();
 
   // Plugins and the programs they start must not inherit our end of the
   // channel.
   fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+  fcntl(static_cast<int>(cmdFd), F_SETFD, FD_CLOEXEC);
   // Before any plugin code: a subreaper that dies with Node, and a keeper
   // that outlives whatever the role does.
   containment::start(static_cast<pid_t>(parent));
-  containment::keep(static_cast<int>(fd));
+  containment::keep(static_cast<int>(fd), static_cast<int>(cmdFd));
   // A write to a task that already died (its barrier) must fail with EPIPE,
   // not kill the host; task children restore the default before exec.
   signal(SIGPIPE, SIG_IGN);
@@ -87,7 +92,7 @@ extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
     setrlimit(RLIMIT_NOFILE, &files);
   }
 
-  Channel channel(static_cast<int>(fd));
+  Channel channel(static_cast<int>(fd), static_cast<int>(cmdFd));
   setEventSink(&channel);
   emitEvent({{"t", msg::kHello},
              {"protocol", msg::kProtocolVersion},

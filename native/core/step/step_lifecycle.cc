@@ -237,7 +237,7 @@ void StepLifecycle::waitForTasks() {
           owner.push_back(&t);
         }
     // Node's end of the channel: commands, or its end.
-    fds.push_back({channel_.fd(), POLLIN, 0});
+    fds.push_back({channel_.commandFd(), POLLIN, 0});
     owner.push_back(nullptr);
     if (poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) break;
     if (fds.back().revents) readCommand();
