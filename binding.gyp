@@ -47,6 +47,23 @@
       "-Wl,--wrap=dlerror", "-Wl,--wrap=dladdr",
       "-Wl,--no-as-needed", "-l:libdl.so.2", "-Wl,--as-needed"
     ],
+    # plugstack's own mpi plugins: C; native/plugins/mpi.map exports the
+    # plugin interface and nothing else.
+    "plugin_cflags": ["-Wall", "-Wextra", "-Wno-unused-parameter", "-std=gnu11"],
+    "plugin_ldflags": ["-Wl,--version-script=<(module_root_dir)/native/plugins/mpi.map"],
+    "mpi_pmi2_sources": [
+      "native/plugins/mpi_pmi2/exports.c",
+      "native/plugins/mpi_pmi2/frame.c",
+      "native/plugins/mpi_pmi2/hooks_2205.c",
+      "native/plugins/mpi_pmi2/hooks_2411.c",
+      "native/plugins/mpi_pmi2/kvs.c",
+      "native/plugins/mpi_pmi2/mapping.c",
+      "native/plugins/mpi_pmi2/pmi2_plugin.c",
+      "native/plugins/mpi_pmi2/report.c",
+      "native/plugins/mpi_pmi2/srun_server.c",
+      "native/plugins/mpi_pmi2/stepd_server.c",
+      "native/plugins/mpi_pmi2/wire.c"
+    ],
     # Pure parts of the core that the addon compiles in as well: they run no
     # plugin code and keep no process-wide state.
     "pure_core_sources": [
@@ -74,6 +91,7 @@
         "native/core/api/spank_items.cc",
         "native/core/api/cli_filter_api.cc",
         "native/core/api/xmalloc_api.cc",
+        "native/core/api/env_api.cc",
         "native/core/cli_filter/builtin_filters.cc",
         "native/core/cli_filter/c_filter.cc",
         "native/core/cli_filter/filter_stack.cc",
@@ -107,6 +125,16 @@
         "native/core/plugins/plugin_context.cc",
         "native/core/plugins/plugin_file.cc",
         "native/core/lifecycle/process_tree.cc",
+        "native/core/mpi/mpi_client.cc",
+        "native/core/mpi/mpi_plugin.cc",
+        "native/core/mpi/mpi_release.cc",
+        "native/core/mpi/mpi_stepd.cc",
+        "native/core/mpi/plugin_list.cc",
+        "native/core/mpi/pmi_report_api.cc",
+        "native/core/mpi/step_shape.cc",
+        "native/core/mpi/structs_2205.cc",
+        "native/core/mpi/structs_2411.cc",
+        "native/core/mpi/x_env.cc",
         "native/core/client/client_options.cc",
         "native/core/roles/client.cc",
         "native/core/roles/host_main.cc",
@@ -194,6 +222,34 @@
           "sources": ["<(sanitize_options)"]
         }]
       ]
+    },
+    # plugstack's own mpi plugins (native/plugins/), C, built against
+    # plugstack/mpi.h, beside plugstack-host in mpi/ (shipped in the
+    # prebuilds with it): pmi2 for 22.05 and 24.11, none for 22.05. They
+    # bind to nothing at link time: like any plugin, they find Slurm's
+    # names (here libslurmhost.so's) in the process that loads them.
+    {
+      "target_name": "mpi_pmi2",
+      "type": "shared_library",
+      "product_prefix": "",
+      "product_extension": "so",
+      "product_dir": "<(PRODUCT_DIR)/bin/mpi",
+      "sources": ["<@(mpi_pmi2_sources)"],
+      "include_dirs": ["include"],
+      "cflags": ["<@(plugin_cflags)"],
+      "ldflags": ["<@(plugin_ldflags)"]
+    },
+    {
+      "target_name": "mpi_none",
+      "type": "shared_library",
+      "product_prefix": "",
+      "product_extension": "so",
+      "product_dir": "<(PRODUCT_DIR)/bin/mpi",
+      "sources": ["native/plugins/mpi_none/mpi_none.c"],
+      "include_dirs": ["include"],
+      "defines": ["SLURM_VERSION_NUMBER=0x160508"],
+      "cflags": ["<@(plugin_cflags)"],
+      "ldflags": ["<@(plugin_ldflags)"]
     },
     {
       "target_name": "plugstack",

@@ -329,6 +329,7 @@ function commandOptions(options: CommandOptions | string[]): WordCommandOptions 
   if (!o || typeof o !== 'object') throw invalidArgument('options', 'an object or an array of strings', o);
   if (!Array.isArray(options) && o.script !== undefined && typeof o.script !== 'string')
     throw invalidArgument('script', 'the batch script as a string', o.script);
+  if (o.pmiTrace !== undefined && typeof o.pmiTrace !== 'boolean') throw invalidArgument('pmiTrace', 'a boolean', o.pmiTrace);
   if (o.args === undefined) return { ...o, args: structuredArgs(o) };
   if (o.options !== undefined || o.command !== undefined)
     throw invalidArgument('args', 'either args or options/command, not both', o.args);

@@ -47,8 +47,10 @@ function tsType(type, indent, readonly = false) {
   if (type.enum) return type.enum.map((v) => JSON.stringify(v)).join(' | ');
   if (type.array) {
     const inner = tsType(type.array, indent, readonly);
-    // Parentheses only where a union would otherwise bind wrongly.
-    return /^\{.*\}$/.test(inner) || !inner.includes('|') ? `${ro}${inner}[]` : `${ro}(${inner})[]`;
+    // Parentheses only where a union would otherwise bind wrongly, or
+    // around a readonly array of arrays.
+    const bare = (/^\{.*\}$/.test(inner) || !inner.includes('|')) && !inner.startsWith('readonly ');
+    return bare ? `${ro}${inner}[]` : `${ro}(${inner})[]`;
   }
   if (type.nullable) return `${tsType(type.nullable, indent, readonly)} | null`;
   if (type.oneOf) return type.oneOf.map((t) => tsType(t, indent, readonly)).join(' | ');

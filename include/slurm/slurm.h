@@ -16,6 +16,8 @@
  */
 #ifndef _SLURM_H
 #define _SLURM_H
+/* This is plugstack's slurm.h, not Slurm's (plugstack/mpi.h asks). */
+#define PLUGSTACK_SLURM_H 1
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,7 +5,8 @@
  * PLUGSTACK_PLUGIN_DIR, PLUGSTACK_SLURM_VERSION, which is how the srun
  * inside a batch script finds the same stack), --lua and --strict how the
  * cli_filter plugins run (PLUGSTACK_LUA, PLUGSTACK_STRICT), --json and
- * --timeline say what to make of the result; every word after them is the
+ * --timeline say what to make of the result, --pmi-trace keeps every PMI
+ * line of srun's ranks (plugstack's pmi2) in it; every word after them is the
  * command's, passed on untouched.
  */
 import { LUA_VERSIONS, type CliFilterOptions, type LuaVersion } from '../cli-filter/settings.js';
@@ -20,8 +21,8 @@ import { clientOptionsHelp } from './usage.js';
 /** Slurm's default plugstack.conf, next to slurm.conf. */
 const DEFAULT_CONF = '/etc/slurm/plugstack.conf';
 
-const OWN = ['conf', 'slurm-conf', 'plugin-dir', 'slurm-version', 'lua', 'strict', 'timeline', 'json'] as const;
-const FLAGS = new Set(['json', 'strict']);
+const OWN = ['conf', 'slurm-conf', 'plugin-dir', 'slurm-version', 'lua', 'strict', 'timeline', 'json', 'pmi-trace'] as const;
+const FLAGS = new Set(['json', 'strict', 'pmi-trace']);
 
 function splitOwnOptions(argv: string[]): { own: Map<string, string>; rest: string[] } {
   const own = new Map<string, string>();
@@ -32,7 +33,7 @@ function splitOwnOptions(argv: string[]): { own: Map<string, string>; rest: stri
       i++;
       break;
     }
-    const m = /^--(conf|slurm-conf|plugin-dir|slurm-version|lua|strict|timeline|json)(?:=(.*))?$/.exec(a);
+    const m = /^--(conf|slurm-conf|plugin-dir|slurm-version|lua|strict|timeline|json|pmi-trace)(?:=(.*))?$/.exec(a);
     if (!m) break;
     if (FLAGS.has(m[1]!)) {
       if (m[2] !== undefined) throw new UsageError(`option --${m[1]} takes no value`);
@@ -88,6 +89,7 @@ export async function runCommand(command: CommandName, argv: string[], out: Out)
         }),
     // Ctrl-C and kill reach the command as they reach srun, sbatch, salloc.
     signals: processSignals(),
+    ...(own.has('pmi-trace') ? { pmiTrace: true } : {}),
   };
   const result =
     command === 'srun' ? await stack.srun(options) : command === 'sbatch' ? await stack.sbatch(options) : await stack.salloc(options);

@@ -23,7 +23,7 @@ plugstack ${SLURM_COMMAND[slurm]}: ${slurm} through plugstack. Its own options c
   --lua V               the Lua cli_filter/lua runs on: 5.1 (default), 5.3 or 5.4
   --strict              a Lua error, a hook declared with parameters Slurm never passes, a
                         non-numeric result or an options[...] = that sets nothing ends the command
-${RESULT}
+${RESULT}${slurm === 'srun' ? '\n  --pmi-trace           keep every PMI line of every rank (--mpi=pmi2) in the result' : ''}
 `;
 }
 

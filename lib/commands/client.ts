@@ -8,6 +8,8 @@ import { cliFilterRequest, type CliFilterOptions } from '../cli-filter/settings.
 import type { ClusterShape } from '../cluster/shape.js';
 import type { SlurmConf } from '../config/slurm-conf.js';
 import { startHost, type HostHandle, type HostRun } from '../host/host-process.js';
+import { mpiRequest } from '../mpi/settings.js';
+import { addMpiEvents, mpiRecord } from '../mpi/record.js';
 import { processRecord } from '../host/process-record.js';
 import type { CommandExitEvent, HostEvent, ReadyEvent } from '../host/protocol.js';
 import type { JobInfo } from '../host/protocol.generated.js';
@@ -44,6 +46,10 @@ export interface ClientProcess {
   allocated(): void;
   /** The job (srun: the step) exists: cli_filter post_submit; resolves once it ran. */
   postSubmit(jobId: number, stepId: number): Promise<void>;
+  /** srun's step exists: the mpi plugin's client_prelaunch; ok false when it failed, env what every task gets. */
+  mpiPrelaunch(step: { jobId: number; stepId: number; ntasks: number; nodeList: string; layout: number[][] }): Promise<{ ok: boolean; env: string[] }>;
+  /** The step's output has ended: the mpi plugin's client_fini, and its result. */
+  mpiFini(): Promise<number>;
   /** The command ends: exit callbacks where Slurm runs them. */
   exit(status: number): void;
   finished: Promise<HostRun>;
@@ -87,7 +93,7 @@ export function startClient(
   };
   let resolveReady!: (e: ReadyEvent | CommandExitEvent) => void;
   const ready = new Promise<ReadyEvent | CommandExitEvent>((r) => (resolveReady = r));
-  let pendingResult: ((r: { rc: number; failed: boolean; status: number }) => void) | undefined;
+  let pendingResult: ((r: { rc: number; failed: boolean; status: number; env?: string[] }) => void) | undefined;
 
   const handleEvent = (e: HostEvent) => {
     switch (e.t) {
@@ -102,7 +108,7 @@ export function startClient(
         resolveReady(e);
         break;
       case 'result':
-        pendingResult?.({ rc: e.rc, failed: e.failed, status: e.status ?? 1 });
+        pendingResult?.({ rc: e.rc, failed: e.failed, status: e.status ?? 1, ...(e.env ? { env: e.env } : {}) });
         pendingResult = undefined;
         break;
       default:
@@ -122,6 +128,7 @@ export function startClient(
       pluginDirs: stack.pluginDirs,
       argv: args,
       ...withCliFilter(filtering),
+      ...(command === 'srun' ? { mpi: mpiRequest(stack.slurmConf, stack.slurmVersion) } : {}),
     },
     {
       label: command,
@@ -144,6 +151,12 @@ export function startClient(
     const filters = cliFilterCalls(run.events, command);
     record.cliFilter = filters.calls;
     record.syslog = filters.syslog;
+    if (command === 'srun') {
+      const ready = run.events.find((e) => e.t === 'ready');
+      const mpi = mpiRecord(ready?.t === 'ready' && ready.mpi ? ready.mpi.type : null);
+      addMpiEvents(mpi, run.events, { process: 'srun' });
+      if (mpi.type !== null || mpi.calls.length) record.mpi = mpi;
+    }
     for (const c of run.record.calls) {
       const call: ClientRecord['calls'][number] = { plugin: c.plugin, hook: c.hook, context, role: 'client' };
       if (c.rc !== undefined) call.rc = c.rc;
@@ -179,6 +192,16 @@ export function startClient(
       !filtering ? Promise.resolve() : new Promise((resolve) => {
         pendingResult = () => resolve();
         handle.send({ t: 'post_submit', jobId, stepId, components: 1 });
+      }),
+    mpiPrelaunch: (step) =>
+      new Promise((resolve) => {
+        pendingResult = (r) => resolve({ ok: !r.failed, env: r.env ?? [] });
+        handle.send({ t: 'mpi_prelaunch', step });
+      }),
+    mpiFini: () =>
+      new Promise((resolve) => {
+        pendingResult = (r) => resolve(r.rc);
+        handle.send({ t: 'mpi_fini' });
       }),
     exit: (status) => handle.send({ t: 'exit', status }),
   };

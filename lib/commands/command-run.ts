@@ -11,6 +11,7 @@ import { CommandControl } from '../cluster/control.js';
 import { envList, envRecord } from '../cluster/job-env.js';
 import { removeJob, type Job } from '../cluster/jobs.js';
 import { startClient, type ClientProcess, type CommandStack } from './client.js';
+import { mergeMpiRecords } from '../mpi/record.js';
 import type { Problem } from '../check/types.js';
 import type { SlurmConf } from '../config/slurm-conf.js';
 import { CommandConsole } from './console.js';
@@ -132,6 +133,11 @@ export async function withCommand(
     };
     const run: CommandRun = { env, cwd, console, client, control, result, timeoutMs, own: (job) => owned.push(job), finish };
     await body(run);
+    // srun's mpi plugin: its calls in srun around those of its step.
+    if (command === 'srun') {
+      const mpi = mergeMpiRecords(client.record.mpi, result.steps[0]?.mpi);
+      if (mpi) result.mpi = mpi;
+    }
     // The command has ended: its own lines are out, plugstack's follow.
     printFaults(console, result);
     result.stdout = console.stdoutText;

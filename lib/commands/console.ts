@@ -63,8 +63,9 @@ export class CommandConsole {
       if (ev.bare) this.stderr(`${ev.msg}\n`);
       else this.log(ev.level, ev.msg);
     } else if (ev.t === 'console' || ev.t === 'print') {
-      // --help: the command's own usage, then the plugins' block.
-      if (ev.t === 'print') this.stdout(builtinUsage(this.command));
+      // --help: the command's own usage, then the plugins' block; srun
+      // --mpi=list prints its list alone.
+      if (ev.t === 'print' && ev.what !== 'mpi-list') this.stdout(builtinUsage(this.command));
       if (ev.stream === 'stdout') this.stdout(ev.text);
       else this.stderr(ev.text);
     }

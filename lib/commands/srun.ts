@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep } from '../step/launch.js';
+import { blockLayout, compressHostlist } from '../step/layout.js';
 import type { StepResult } from '../step/types.js';
 import { readBuiltins } from './builtins.js';
 import type { CommandStack } from './client.js';
@@ -40,6 +41,14 @@ const LAUNCH_ERRORS: Record<number, string> = {
   1011: 'Plugin initialization failed', // SLURM_PLUGIN_NAME_INVALID: init or init_post_opt failed
   4020: 'Slurmd could not execve job', // ESLURMD_EXECVE_FAILED: user_init, a fork or task_post_fork failed
 };
+
+/** SLURM_MPI_PLUGIN_PRELAUNCH_SETUP_FAILED: libslurm's errno when client_prelaunch returned NULL. */
+const SLURM_MPI_PLUGIN_PRELAUNCH_SETUP_FAILED = 1010;
+
+/** fini_srun's reading of a launch errno as a wait status: WEXITSTATUS, or 128 + the "signal". */
+function launchFailureExit(rc: number): number {
+  return (rc & 0x7f) === 0 ? (rc >> 8) & 0xff : 128 + (rc & 0x7f);
+}
 
 /** KillWait (30 s by default) + STEP_ABORT_TIME (2 s): what srun says it waits after an abort. */
 const ABORT_WAIT_SECONDS = 32;
@@ -200,6 +209,24 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     return endJob(stack.slurmVersion.startsWith('22.') ? 'COMPLETED' : 'FAILED', 1);
   }
 
+  // slurm_step_launch: the mpi plugin's client_prelaunch, on srun's side,
+  // before any node hears of the step; what it sets goes to every task.
+  const mpiType = ready.mpi ? ready.mpi.type : undefined;
+  const stepLayout = blockLayout(ntasks, names);
+  const prelaunch = await client.mpiPrelaunch({ jobId: job.id, stepId, ntasks, nodeList: compressHostlist(names), layout: stepLayout.map((n) => n.gtids) });
+  if (signalled()) return endJob('CANCELLED', 0);
+  if (!prelaunch.ok) {
+    // The launch fails before it starts; the step is aborted, and client_fini
+    // still runs (with the NULL state) when srun waits for it to finish.
+    console.log('error', 'Application launch failed: MPI plugin\'s pre-launch setup failed');
+    console.log('info', 'Job step aborted');
+    await client.mpiFini();
+    const code = launchFailureExit(SLURM_MPI_PLUGIN_PRELAUNCH_SETUP_FAILED);
+    client.exit(code);
+    await done(code);
+    return endJob('FAILED', SLURM_MPI_PLUGIN_PRELAUNCH_SETUP_FAILED);
+  }
+
   // slurmd runs the job prolog on each node before the job's first step
   // there; where it fails, the launch fails and the node is drained.
   const prologs = await runPrologs(stack, job, names, scriptContext);
@@ -215,7 +242,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     console.log('error', 'Application launch failed: Resource temporarily unavailable');
     console.log('info', 'Job step aborted');
     const rc = EAGAIN;
-    const code = (rc & 0x7f) === 0 ? (rc >> 8) & 0xff : 128 + (rc & 0x7f);
+    const code = launchFailureExit(rc);
+    await client.mpiFini();
     client.exit(code);
     await done(code);
     return endJob('FAILED', rc, 'Prolog failure');
@@ -233,6 +261,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     commandProcessEnv('srun', envRecord(launchEnv), { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, overcommit: b.overcommit, verbose: b.verbose, quiet: b.quiet }),
   );
   if (b.label) launchEnv = overlayEnv(launchEnv, { SLURM_LABELIO: '1' });
+  // env_array_merge(&env, mpi_env): what client_prelaunch set, last.
+  launchEnv = overlayEnv(launchEnv, envRecord(prelaunch.env));
 
   // From here on srun's signal thread and the job's time limit apply.
   const states = new TaskStates(ntasks);
@@ -308,6 +338,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         timeoutMs: run.timeoutMs,
         ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}),
         ...(b.jobName !== undefined ? { jobName: b.jobName } : {}),
+        ...(mpiType !== undefined ? { mpi: mpiType } : {}),
+        ...(options.pmiTrace ? { pmiTrace: true } : {}),
         onEvent: (node, e) => {
           if (e.t === 'io') io.add(node.nodeId);
           else if (e.t === 'io_end') io.delete(node.nodeId);
@@ -386,7 +418,11 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     }
   }
 
-  const { raw, exitCode } = srunExitCode(step);
+  // The step's I/O has ended: client_fini. A positive result is srun's
+  // exit status (the plugin knows best why its job ended).
+  const mpiRc = await client.mpiFini();
+  const { raw, exitCode: taskExit } = srunExitCode(step);
+  const exitCode = mpiRc > 0 ? mpiRc & 0xff : taskExit;
   client.exit(exitCode);
   await done(exitCode);
   if (job.endTime !== undefined && Date.now() >= job.endTime) timedOut = true;

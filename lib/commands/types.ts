@@ -4,6 +4,7 @@ import type { Problem } from '../check/types.js';
 import type { SignalSource } from '../cluster/control.js';
 import type { JobScriptResult } from '../daemon/types.js';
 import type { StepResult } from '../step/types.js';
+import type { MpiRecord } from '../mpi/record.js';
 import type { OptionValue } from './structured-args.js';
 
 export type CommandName = 'srun' | 'sbatch' | 'salloc';
@@ -41,6 +42,8 @@ export interface CommandOptions {
    * SIGTERM, ...); the CLI passes its own process's.
    */
   signals?: SignalSource;
+  /** srun with plugstack's pmi2: keep every PMI line of every rank (result.mpi.ranks[].lines). */
+  pmiTrace?: boolean;
   /** Receives what the command writes, as it writes it (the CLI passes these through). */
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;
@@ -95,6 +98,8 @@ export interface ClientRecord {
   cliFilter: CliFilterCall[];
   /** Lines cli_filter/syslog would have sent to syslog(3). */
   syslog: SyslogLine[];
+  /** srun: its mpi plugin (type, file, plugin_id) and the calls srun made into it. */
+  mpi?: MpiRecord;
 }
 
 export interface JobRecord {
@@ -129,6 +134,13 @@ export interface CommandResult {
   steps: StepResult[];
   /** Job prologs and epilogs run for this command (and the sruns inside its job), in order. */
   jobScripts: JobScriptResult[];
+  /**
+   * srun: the mpi plugin of its step, and every call into it, in srun, in
+   * each node's slurmstepd and in each task (client_prelaunch, the nodes'
+   * prefork and task calls, client_fini). Absent when no plugin ran (24.11's
+   * none).
+   */
+  mpi?: MpiRecord;
   /** For sbatch: the batch job's output file and what it holds. */
   output?: { file: string; text: string };
 }

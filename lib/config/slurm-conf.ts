@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { native, type NativeDiagnostic } from '../native/binding.js';
 import { expandHostlist } from '../step/layout.js';
+import { mpiDefault } from '../mpi/settings.js';
 
 /** Slurm's compiled-in PluginDir when slurm.conf sets none (upstream default). */
 export const DEFAULT_PLUGIN_DIR = '/usr/local/lib/slurm';
@@ -39,7 +40,7 @@ export interface SlurmConf {
   plugStackConfig: string;
   /** CliFilterPlugins, each without its "cli_filter/" prefix ("none" dropped, as Slurm does). */
   cliFilterPlugins: string[];
-  /** MpiDefault, unless it names no plugin ("none", "openmpi"). */
+  /** MpiDefault as srun falls back to it in the release read for (22.05: "none" when unset, "openmpi" is "none"; 24.11: absent when it names no plugin). */
   mpiDefault?: string;
   /** JobContainerType, each without its "job_container/" prefix ("none" dropped). */
   jobContainerTypes: string[];
@@ -128,8 +129,8 @@ export function readSlurmConf(file: string, slurmVersion: string): SlurmConf {
     keyLines,
     problems: parsed.diagnostics,
   };
-  const mpi = keys.MpiDefault;
-  if (mpi && !/none|openmpi/i.test(mpi)) conf.mpiDefault = mpi.replace(/^mpi\//, '');
+  const mpi = mpiDefault(keys.MpiDefault, slurmVersion);
+  if (mpi !== undefined) conf.mpiDefault = mpi;
   if (keys.SlurmdSpoolDir) conf.slurmdSpoolDir = keys.SlurmdSpoolDir;
   const timeout = number(keys.PrologEpilogTimeout);
   if (timeout !== undefined) conf.prologEpilogTimeout = timeout;

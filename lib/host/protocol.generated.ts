@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 
 export type HostRole = "inspect" | "stepd" | "client" | "slurmd" | "job_script";
 
@@ -82,7 +82,7 @@ export interface InspectRequest extends StackRequest {
 }
 
 export interface StepdRequest extends StackRequest {
-  step: { jobId: number; stepId: number; nnodes?: number; nodeId?: number; nodeName?: string; ntasks: number; tasks: readonly { gtid: number }[]; cpus?: number; cpusPerTask?: number; uid: number; gid: number; user?: string; gids?: readonly number[]; argv: readonly string[]; env?: readonly string[]; cwd?: string; options?: readonly { plugin: string; name: string; value: string | null }[]; srunCommPort?: number; launchNodeAddress?: string; workingCluster?: string; arrayJobId?: number; arrayTaskId?: number; jobMem?: number; stepMem?: number; jobAllocCores?: string; stepAllocCores?: string; oomKillStep?: boolean; job?: JobInfo };
+  step: { jobId: number; stepId: number; nnodes?: number; nodeId?: number; nodeName?: string; ntasks: number; tasks: readonly { gtid: number }[]; cpus?: number; cpusPerTask?: number; uid: number; gid: number; user?: string; gids?: readonly number[]; argv: readonly string[]; env?: readonly string[]; cwd?: string; options?: readonly { plugin: string; name: string; value: string | null }[]; srunCommPort?: number; launchNodeAddress?: string; workingCluster?: string; arrayJobId?: number; arrayTaskId?: number; jobMem?: number; stepMem?: number; jobAllocCores?: string; stepAllocCores?: string; oomKillStep?: boolean; job?: JobInfo; mpi?: { type: string | null; nodeList: string; layout: readonly (readonly number[])[]; taskDist?: number; pmiTrace?: boolean } };
 }
 
 export interface ClientRequest extends StackRequest {
@@ -90,6 +90,7 @@ export interface ClientRequest extends StackRequest {
   argv: readonly string[];
   checkOnly?: boolean;
   cliFilter?: { plugins: readonly string[]; slurmConf: string; file: string; line: number; clusterName: string; luaVersion: "5.1" | "5.3" | "5.4"; userDefaults?: string; strict?: boolean };
+  mpi?: { default?: string; file: string; line: number };
 }
 
 export interface SlurmdRequest extends StackRequest {}
@@ -126,6 +127,17 @@ export interface PostSubmitCommand {
   components: number;
 }
 
+/** srun's step exists (its layout here): the mpi plugin's client_prelaunch; the host answers with 'result' (env: what goes into every task's environment). */
+export interface MpiPrelaunchCommand {
+  t: "mpi_prelaunch";
+  step: { jobId: number; stepId: number; ntasks: number; nodeList: string; layout: readonly (readonly number[])[]; taskDist?: number };
+}
+
+/** The step's output has ended: the mpi plugin's client_fini; the host answers with 'result' (rc). */
+export interface MpiFiniCommand {
+  t: "mpi_fini";
+}
+
 /** The command ends with this status: exit callbacks where Slurm runs them. */
 export interface ExitCommand {
   t: "exit";
@@ -148,6 +160,8 @@ export type HostCommand =
   | LocalUserInitCommand
   | AllocatedCommand
   | PostSubmitCommand
+  | MpiPrelaunchCommand
+  | MpiFiniCommand
   | ExitCommand
   | StopCommand
   | SignalCommand;
@@ -246,6 +260,34 @@ export interface CliFilterEvent {
   rc?: number;
   before?: OptionValues;
   after?: OptionValues;
+}
+
+/** The mpi plugin of line ref: chosen (load: its type and plugin_id; select: no plugin, for 24.11's none) or one of its hooks ran: its result (rc; ok for client_prelaunch, whose NULL fails), the task it ran for, and what it changed in the environment it was handed; envBroken: it left that array broken. */
+export interface MpiEvent {
+  t: "mpi";
+  ref: number;
+  hook: "load" | "select" | "client_prelaunch" | "client_fini" | "slurmstepd_prefork" | "slurmstepd_task";
+  type?: string;
+  pluginId?: number;
+  rc?: number;
+  ok?: boolean;
+  task?: number;
+  changes?: { op: "set" | "unset"; name: string; value?: string }[];
+  envBroken?: string;
+}
+
+/** plugstack's mpi/pmi2 at the end of a node: what one rank did with the PMI server (version null: it never sent init; size: what it was told), and with pmiTrace every line both ways (from: rank or server). */
+export interface PmiEvent {
+  t: "pmi";
+  rank: number;
+  version: string | null;
+  connected: boolean;
+  finalized: boolean;
+  aborted: boolean;
+  exitCode?: number;
+  size?: number;
+  lines?: { from: "rank" | "server"; text: string }[];
+  dropped?: number;
 }
 
 /** A line Slurm's code or a plugin logged. bare: slurm_spank_log, printed without prefix. */
@@ -398,6 +440,7 @@ export interface ReadyEvent {
   jobControlEnv: string[];
   script: string;
   environ: string[];
+  mpi?: { type: string | null; pluginId?: number };
 }
 
 /** The command ends here with this status; reason says where it stopped ('done' when it ran through). */
@@ -407,13 +450,14 @@ export interface CommandExitEvent {
   reason: string;
 }
 
-/** The answer to local_user_init; when it failed, the status srun exits with (error_exit). */
+/** The answer to local_user_init, post_submit, mpi_prelaunch and mpi_fini; when local_user_init failed, the status srun exits with (error_exit); env: the variables client_prelaunch gives every task. */
 export interface ResultEvent {
   t: "result";
   hook: string;
   rc: number;
   failed: boolean;
   status?: number;
+  env?: string[];
 }
 
 /** A built-in option of the command, as it was given, or as a cli_filter plugin set it ('cli_filter') or put it back to its default ('reset'). */
@@ -526,6 +570,8 @@ export type HostEvent =
   | LeaveEvent
   | SyslogEvent
   | CliFilterEvent
+  | MpiEvent
+  | PmiEvent
   | LogEvent
   | OptionEvent
   | ProblemEvent
@@ -560,7 +606,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 5,
+  "version": 6,
   "roles": [
     "inspect",
     "stepd",
@@ -757,7 +803,22 @@ export const CATALOGUE = {
           "jobAllocCores?": "string",
           "stepAllocCores?": "string",
           "oomKillStep?": "bool",
-          "job?": "jobInfo"
+          "job?": "jobInfo",
+          "mpi?": {
+            "object": {
+              "type": {
+                "nullable": "string"
+              },
+              "nodeList": "string",
+              "layout": {
+                "array": {
+                  "array": "uint"
+                }
+              },
+              "taskDist?": "uint",
+              "pmiTrace?": "bool"
+            }
+          }
         }
       }
     },
@@ -791,6 +852,13 @@ export const CATALOGUE = {
           },
           "userDefaults?": "string",
           "strict?": "bool"
+        }
+      },
+      "mpi?": {
+        "object": {
+          "default?": "string",
+          "file": "string",
+          "line": "int"
         }
       }
     },
@@ -841,6 +909,33 @@ export const CATALOGUE = {
         "stepId": "uint",
         "components": "uint"
       }
+    },
+    "mpi_prelaunch": {
+      "roles": [
+        "client"
+      ],
+      "fields": {
+        "step": {
+          "object": {
+            "jobId": "uint",
+            "stepId": "uint",
+            "ntasks": "uint",
+            "nodeList": "string",
+            "layout": {
+              "array": {
+                "array": "uint"
+              }
+            },
+            "taskDist?": "uint"
+          }
+        }
+      }
+    },
+    "mpi_fini": {
+      "roles": [
+        "client"
+      ],
+      "fields": {}
     },
     "exit": {
       "roles": [
@@ -985,6 +1080,72 @@ export const CATALOGUE = {
         "rc?": "int",
         "before?": "optionValues",
         "after?": "optionValues"
+      }
+    },
+    "mpi": {
+      "roles": "all",
+      "fields": {
+        "ref": "int",
+        "hook": {
+          "enum": [
+            "load",
+            "select",
+            "client_prelaunch",
+            "client_fini",
+            "slurmstepd_prefork",
+            "slurmstepd_task"
+          ]
+        },
+        "type?": "string",
+        "pluginId?": "uint",
+        "rc?": "int",
+        "ok?": "bool",
+        "task?": "int",
+        "changes?": {
+          "array": {
+            "object": {
+              "op": {
+                "enum": [
+                  "set",
+                  "unset"
+                ]
+              },
+              "name": "string",
+              "value?": "string"
+            }
+          }
+        },
+        "envBroken?": "string"
+      }
+    },
+    "pmi": {
+      "roles": [
+        "stepd"
+      ],
+      "fields": {
+        "rank": "uint",
+        "version": {
+          "nullable": "string"
+        },
+        "connected": "bool",
+        "finalized": "bool",
+        "aborted": "bool",
+        "exitCode?": "int",
+        "size?": "uint",
+        "lines?": {
+          "array": {
+            "object": {
+              "from": {
+                "enum": [
+                  "rank",
+                  "server"
+                ]
+              },
+              "text": "string"
+            }
+          }
+        },
+        "dropped?": "uint"
       }
     },
     "log": {
@@ -1227,6 +1388,14 @@ export const CATALOGUE = {
         "script": "string",
         "environ": {
           "array": "string"
+        },
+        "mpi?": {
+          "object": {
+            "type": {
+              "nullable": "string"
+            },
+            "pluginId?": "uint"
+          }
         }
       }
     },
@@ -1247,7 +1416,10 @@ export const CATALOGUE = {
         "hook": "string",
         "rc": "int",
         "failed": "bool",
-        "status?": "int"
+        "status?": "int",
+        "env?": {
+          "array": "string"
+        }
       }
     },
     "builtin": {

@@ -9,6 +9,7 @@ import { hostFault, leftovers, signalName, taskFaults, type FaultProblem } from 
 import type { HostRun } from '../host/host-process.js';
 import type { DoneEvent } from '../host/protocol.js';
 import type { NodeLayout } from './layout.js';
+import { addMpiEvents } from '../mpi/record.js';
 import type { NodeResult, StepResult, TaskResult } from './types.js';
 
 type StepSummary = NonNullable<DoneEvent['step']>;
@@ -132,6 +133,7 @@ export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): v
     result.env.push(change);
   }
   for (const { bare: _bare, ...l } of record.log) result.log.push({ ...l, node });
+  if (result.mpi) addMpiEvents(result.mpi, run.events, { process: 'slurmstepd', node, gtidOf });
   for (const p of record.problems) result.problems.push({ ...p, context: 'remote', node } as NodeProblem);
 
   // Plugin code that never returned in a task child, then the host itself.

@@ -13,7 +13,9 @@ import { jobInfo, stepJobDescription } from '../cluster/job-info.js';
 import { launcherEnv } from './launcher-env.js';
 import { uint32 } from '../validate.js';
 import { native } from '../native/binding.js';
-import { blockLayout } from './layout.js';
+import { blockLayout, compressHostlist } from './layout.js';
+import { mpiRecord } from '../mpi/record.js';
+import { singletonProblems } from '../mpi/singletons.js';
 import type { StepOptions, StepResult } from './types.js';
 
 export interface StackRef {
@@ -27,6 +29,9 @@ export interface StackRef {
 }
 
 const DEFAULT_STEP_TIMEOUT_MS = 60_000;
+
+/** task_dist of a block layout (SLURM_DIST_BLOCK), as srun's step layout has it. */
+export const SLURM_DIST_BLOCK = 2;
 
 function envList(env: StepOptions['env']): string[] {
   if (env === undefined) env = process.env;
@@ -165,6 +170,23 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
     log: [],
     problems: [],
   };
+  if (options.mpi !== undefined) {
+    if (options.mpi !== null && (typeof options.mpi !== 'string' || options.mpi === '' || options.mpi.includes('/')))
+      throw invalidArgument('mpi', 'an mpi type such as "pmi2", or null', options.mpi);
+    result.mpi = mpiRecord(options.mpi);
+  }
+  // What slurmd passes slurmstepd for the step's mpi plugin, and the layout
+  // slurmstepd's record holds.
+  const mpi =
+    options.mpi === undefined
+      ? undefined
+      : {
+          type: options.mpi,
+          nodeList: compressHostlist(names),
+          layout: layout.map((n) => n.gtids),
+          taskDist: SLURM_DIST_BLOCK,
+          ...(options.pmiTrace ? { pmiTrace: true } : {}),
+        };
   const runs = await Promise.all(
     layout.map((node) => {
       const handle = startHost(
@@ -197,6 +219,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
             ...(launched ? { srunCommPort: port, launchNodeAddress: LAUNCH_NODE_ADDRESS } : {}),
             ...(cluster !== undefined ? { workingCluster: cluster } : {}),
             job,
+            ...(mpi ? { mpi } : {}),
           },
         },
         {
@@ -217,5 +240,8 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
     if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the step: ${fatal.message}`);
     addNode(result, node, run);
   }
-  return finishStep(result);
+  finishStep(result);
+  // Ranks that never found their peers: the singleton trap.
+  if (options.mpi !== undefined) result.problems.push(...singletonProblems(result, options.mpi));
+  return result;
 }

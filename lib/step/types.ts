@@ -1,6 +1,7 @@
 /** A job step as slurmd receives it, and what came of it. */
 import type { Problem } from '../check/types.js';
 import type { JobInfo } from '../host/protocol.generated.js';
+import type { MpiRecord } from '../mpi/record.js';
 
 /** A plugin option as the launcher forwards it: `--<name>` of the plugin called `plugin` (its plugin_name). */
 export interface SpankOptionValue {
@@ -60,6 +61,17 @@ export interface StepOptions {
    * alone (its nodes, tasks, user, program and directory), RUNNING.
    */
   job?: JobInfo;
+  /**
+   * The step's mpi plugin, as srun's launch request names it ("pmi2"):
+   * every node's slurmstepd loads it, checks SLURM_MPI_TYPE in the step's
+   * environment ("none" is taken out), runs its slurmstepd_prefork, and each
+   * task's process its slurmstepd_task. null: the launch names none (24.11's
+   * none; SLURM_MPI_TYPE is still checked). Absent: no mpi at all (a batch
+   * step). srun's own side (client_prelaunch, client_fini) runs in srun.
+   */
+  mpi?: string | null;
+  /** With plugstack's pmi2: keep every PMI line of every rank (result.mpi.ranks[].lines). */
+  pmiTrace?: boolean;
 }
 
 /** One call into plugin code during the step. */
@@ -137,7 +149,7 @@ export interface TaskResult {
 export interface NodeResult {
   node: number;
   name: string;
-  /** Where the step stopped early on this node: stack, init, init_post_opt, user_init, fork, task_post_fork. */
+  /** Where the step stopped early on this node: mpi (its plugin did not load), mpi_env (no SLURM_MPI_TYPE), stack, init, init_post_opt, mpi_prefork, user_init, fork, task_post_fork. */
   failedAt: string | null;
   /** slurmstepd's step rc and the exit code it reports for the node. */
   stepRc: number;
@@ -170,4 +182,6 @@ export interface StepResult {
   log: StepLogLine[];
   /** Problems: plugin failures, crashes, hangs, configuration errors. */
   problems: (Problem & { node: number; task?: number })[];
+  /** The mpi plugin the nodes ran (StepOptions.mpi) and its prefork and task calls. */
+  mpi?: MpiRecord;
 }

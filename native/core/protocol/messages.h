@@ -8,7 +8,7 @@
 
 namespace plugstack::msg {
 
-constexpr unsigned kProtocolVersion = 5;
+constexpr unsigned kProtocolVersion = 6;
 
 // Events: host -> Node.
 // First frame of every host: who it is and which protocol it speaks.
@@ -29,6 +29,10 @@ constexpr char kLeave[] = "leave";
 constexpr char kSyslog[] = "syslog";
 // One cli_filter plugin's hook ran: its arguments, its result, and the options set before and after it (with what slurm_option_get prints).
 constexpr char kCliFilter[] = "cliFilter";
+// The mpi plugin of line ref: chosen (load: its type and plugin_id; select: no plugin, for 24.11's none) or one of its hooks ran: its result (rc; ok for client_prelaunch, whose NULL fails), the task it ran for, and what it changed in the environment it was handed; envBroken: it left that array broken.
+constexpr char kMpi[] = "mpi";
+// plugstack's mpi/pmi2 at the end of a node: what one rank did with the PMI server (version null: it never sent init; size: what it was told), and with pmiTrace every line both ways (from: rank or server).
+constexpr char kPmi[] = "pmi";
 // A line Slurm's code or a plugin logged. bare: slurm_spank_log, printed without prefix.
 constexpr char kLog[] = "log";
 // A plugin option was cached (static table or spank_option_register), or refused.
@@ -59,7 +63,7 @@ constexpr char kStarted[] = "started";
 constexpr char kReady[] = "ready";
 // The command ends here with this status; reason says where it stopped ('done' when it ran through).
 constexpr char kCommandExit[] = "commandExit";
-// The answer to local_user_init; when it failed, the status srun exits with (error_exit).
+// The answer to local_user_init, post_submit, mpi_prelaunch and mpi_fini; when local_user_init failed, the status srun exits with (error_exit); env: the variables client_prelaunch gives every task.
 constexpr char kResult[] = "result";
 // A built-in option of the command, as it was given, or as a cli_filter plugin set it ('cli_filter') or put it back to its default ('reset').
 constexpr char kBuiltin[] = "builtin";
@@ -95,6 +99,10 @@ constexpr char kLocalUserInitCommand[] = "local_user_init";
 constexpr char kAllocatedCommand[] = "allocated";
 // The job (srun: the step) exists: cli_filter post_submit for every component; the host answers with 'result'.
 constexpr char kPostSubmitCommand[] = "post_submit";
+// srun's step exists (its layout here): the mpi plugin's client_prelaunch; the host answers with 'result' (env: what goes into every task's environment).
+constexpr char kMpiPrelaunchCommand[] = "mpi_prelaunch";
+// The step's output has ended: the mpi plugin's client_fini; the host answers with 'result' (rc).
+constexpr char kMpiFiniCommand[] = "mpi_fini";
 // The command ends with this status: exit callbacks where Slurm runs them.
 constexpr char kExitCommand[] = "exit";
 // slurmd shuts down: slurmd_exit, then the stack is unloaded.

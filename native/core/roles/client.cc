@@ -19,6 +19,8 @@
 #include "common/events.h"
 #include "common/slurm_log.h"
 #include "libslurm/job_table.h"
+#include "mpi/mpi_client.h"
+#include "mpi/plugin_list.h"
 #include "roles/role.h"
 #include "roles/stack_request.h"
 #include "spank/help_format.h"
@@ -45,6 +47,8 @@ struct ClientSession {
   // The cli_filter plugins and the options they see (slurm_opt_t).
   std::unique_ptr<CliFilterStack> filters;
   std::unique_ptr<slurm_opt> options;
+  // srun's mpi plugin (mpi_g_client_*).
+  std::unique_ptr<MpiClient> mpi;
 };
 
 ClientSession* g_session = nullptr;
@@ -210,6 +214,63 @@ bool readBatchScript(const ClientOptions::FirstPass& first, std::string* script)
   return true;
 }
 
+json::Value mpiReady(const ClientSession& s) {
+  if (s.command != Command::Srun || !s.mpi) return json::Value();
+  std::optional<std::string> type = s.mpi->type();
+  json::Object o{{"type", type ? json::Value(*type) : json::Value()}};
+  if (type) o.emplace_back("pluginId", s.mpi->pluginId());
+  return o;
+}
+
+MpiClientSettings readMpiSettings(const json::Value& request, const StackSettings& stack) {
+  MpiClientSettings out;
+  const json::Value& mpi = request["mpi"];
+  out.pluginDirs = stack.pluginDirs;
+  if (!mpi.isObject()) return out;
+  if (mpi["default"].isString()) out.mpiDefault = mpi["default"].asString();
+  out.file = mpi["file"].asString();
+  out.line = mpi["line"].isNumber() ? static_cast<int>(mpi["line"].asNumber()) : 0;
+  return out;
+}
+
+// srun's --mpi (or SLURM_MPI_TYPE), when given.
+std::optional<std::string> mpiOption(const OptionStore& store) {
+  const BuiltinOption* o = store.find("mpi");
+  if (!o || !store.isSet(*o)) return std::nullopt;
+  OptionValue v = store.get(*o);
+  return v ? std::optional<std::string>(*v) : std::nullopt;
+}
+
+// mpi_g_client_init where srun calls it; false when srun ended there.
+bool initMpi(ClientSession& s, int* status) {
+  MpiClient::Init init = s.mpi->init(mpiOption(s.options->store));
+  if (init == MpiClient::Init::Fatal) {
+    *status = finish(s, 1, "mpi");
+    return false;
+  }
+  if (init == MpiClient::Init::Invalid) {
+    slurmLog(LogLevel::Error, "Invalid MPI type '" + s.mpi->requested() + "', --mpi=list for acceptable types");
+    *status = finish(s, s.errorExit, "mpi");
+    return false;
+  }
+  return true;
+}
+
+StepShape readStepShape(const json::Value& step) {
+  StepShape out;
+  out.jobId = static_cast<uint32_t>(step["jobId"].asNumber());
+  out.stepId = static_cast<uint32_t>(step["stepId"].asNumber());
+  out.ntasks = static_cast<uint32_t>(step["ntasks"].asNumber());
+  out.nodeList = step["nodeList"].asString();
+  if (step["taskDist"].isNumber()) out.taskDist = static_cast<uint32_t>(step["taskDist"].asNumber());
+  for (const auto& node : step["layout"].asArray()) {
+    std::vector<uint32_t> tids;
+    for (const auto& t : node.asArray()) tids.push_back(static_cast<uint32_t>(t.asNumber()));
+    out.tids.push_back(std::move(tids));
+  }
+  return out;
+}
+
 void reportReady(ClientSession& s, const ClientOptions& options, const std::string& script) {
   json::Array found;
   for (const auto& opt : s.stack->options().entries()) {
@@ -224,13 +285,17 @@ void reportReady(ClientSession& s, const ClientOptions& options, const std::stri
     builtins.emplace_back(json::Object{{"name", b.name},
                                        {"value", b.value ? json::Value(*b.value) : json::Value()},
                                        {"source", b.source}});
-  emitEvent({{"t", msg::kReady},
-             {"positional", stringArray(options.positional())},
-             {"builtins", std::move(builtins)},
-             {"options", std::move(found)},
-             {"jobControlEnv", stringArray(s.stack->jobControlEnv().entries())},
-             {"script", script},
-             {"environ", environArray()}});
+  json::Object ready{{"t", msg::kReady},
+                     {"positional", stringArray(options.positional())},
+                     {"builtins", std::move(builtins)},
+                     {"options", std::move(found)},
+                     {"jobControlEnv", stringArray(s.stack->jobControlEnv().entries())},
+                     {"script", script},
+                     {"environ", environArray()}};
+  // srun: the mpi plugin it loaded (type null: none).
+  json::Value mpi = mpiReady(s);
+  if (!mpi.isNull()) ready.emplace_back("mpi", std::move(mpi));
+  emitEvent(std::move(ready));
   flushEvents();
 }
 
@@ -288,6 +353,16 @@ int converse(Channel& channel, ClientSession& s) {
       for (uint32_t i = 0; i < components; i++) s.filters->postSubmit(static_cast<int>(i), jobId, stepId);
       emitEvent(Event(msg::kResult).add("hook", "post_submit").add("rc", 0).add("failed", false));
       flushEvents();
+    } else if (what == msg::kMpiPrelaunchCommand) {
+      std::vector<std::string> env;
+      bool ok = s.mpi->prelaunch(readStepShape(msg["step"]), &env);
+      emitEvent(Event(msg::kResult).add("hook", "client_prelaunch").add("rc", ok ? 0 : -1).add("failed", !ok)
+                    .add("env", json::Value(json::Array(env.begin(), env.end()))));
+      flushEvents();
+    } else if (what == msg::kMpiFiniCommand) {
+      int rc = s.mpi->fini();
+      emitEvent(Event(msg::kResult).add("hook", "client_fini").add("rc", rc).add("failed", false));
+      flushEvents();
     } else if (what == msg::kAllocatedCommand) {
       // srun got (or joined) an allocation: its shepherd exists now.
       s.exitCallbacksArmed = true;
@@ -328,6 +403,8 @@ int runClientRole(Channel& channel, const json::Value& request) {
   s.filters = std::make_unique<CliFilterStack>(readCliFilterSettings(request, settings), settings.version, s.command);
   s.options.reset(new slurm_opt{OptionStore(s.command, settings.version)});
   s.options->store.onExit = exitFromFilter;
+  s.mpi = std::make_unique<MpiClient>(readMpiSettings(request, settings), settings.version);
+  setMpiEmulatedVersion(settings.version);
   // plugstack check: load the cli_filter plugins as the command would, and
   // stop (the script of cli_filter/lua is read and run at load).
   if (request["checkOnly"].isBool() && request["checkOnly"].asBool()) {
@@ -391,6 +468,12 @@ int runClientRole(Channel& channel, const json::Value& request) {
   if (!rc) rc = options.processArgs(args, "argv");
   if (rc) return finish(s, rc, "options");
   if (options.helpRequested()) return printHelp(s);
+  // srun --mpi=list prints the types its PluginDir offers and exits (0).
+  if (s.command == Command::Srun && mpiOption(store) == std::optional<std::string>("list")) {
+    emitEvent(Event(msg::kPrint).add("stream", "stdout").add("what", "mpi-list")
+                  .add("text", mpiListText(settings.pluginDirs, settings.version)));
+    return finish(s, 0, "mpi_list");
+  }
   if (s.command == Command::Srun && options.positional().empty()) {
     slurmLog(LogLevel::Error, "No command given to execute.", /*fatal=*/true);
     return finish(s, 1, "options");
@@ -398,12 +481,18 @@ int runClientRole(Channel& channel, const json::Value& request) {
   if (s.command == Command::Srun) store.argv = options.positional();
   if (s.filters->preSubmit(s.options.get(), 0)) return filterRefused(s);
   options.verifyTaskCount();
+  // 22.05 loads srun's mpi plugin while verifying the options, before
+  // init_post_opt; 24.11 once every option is processed.
+  const bool mpiEarly = mpiRelease(settings.version).loadsBeforePostOpt;
+  int mpiStatus = 0;
+  if (s.command == Command::Srun && mpiEarly && !initMpi(s, &mpiStatus)) return mpiStatus;
 
   setRemoteOptionsEnv(*s.stack);
   if (s.stack->isFailure(s.stack->callPass(Phase::InitPostOpt, nullptr, nullptr).rc)) {
     slurmLog(LogLevel::Error, postOptFailure(s.command));
     return finish(s, s.errorExit, "init_post_opt");
   }
+  if (s.command == Command::Srun && !mpiEarly && !initMpi(s, &mpiStatus)) return mpiStatus;
   if (s.command != Command::Srun) exportJobControlEnv(*s.stack);
   reportReady(s, options, script);
   return converse(channel, s);

@@ -3,6 +3,7 @@
 
 #include "common/events.h"
 #include "libslurm/job_table.h"
+#include "mpi/mpi_stepd.h"
 #include "roles/role.h"
 #include "roles/stack_request.h"
 #include "step/step_lifecycle.h"
@@ -14,11 +15,13 @@ namespace plugstack {
 int runStepdRole(Channel& channel, const json::Value& request) {
   StackSettings settings;
   StepSpec spec;
+  MpiStepdSettings mpiSettings;
   std::string error;
   if (!readRoleStack(request, Context::Remote, "stepd", &settings, &error)) {
   } else if (!readStepSpec(request["step"], &spec, &error)) {
     // The job record slurm_load_job answers with (libslurm/job_table.h).
   } else if (!request["step"]["job"].isNull() && !libslurm::rememberJob(request["step"]["job"], &error)) {
+  } else if (!readMpiStepdSettings(request["step"]["mpi"], spec, &mpiSettings, &error)) {
   } else if (getuid() != 0 && (spec.record.uid != getuid() || spec.record.gid != getgid())) {
     error = "a step of uid " + std::to_string(spec.record.uid) + " gid " +
             std::to_string(spec.record.gid) + " needs root: plugstack-host runs as uid " +
@@ -35,8 +38,20 @@ int runStepdRole(Channel& channel, const json::Value& request) {
   // the stack (no fini(), no dlclose): neither do we.
   auto* stack = new Stack(settings);
   Stack::setCurrent(stack);
-  StepOutcome outcome = StepLifecycle(*stack, spec, channel).run(parsed);
+  // The mpi plugin slurmd names is loaded first (mpi_conf_recv_stepd); one
+  // that does not load ends slurmstepd (fatal) before the step starts.
+  MpiStepd mpi(std::move(mpiSettings), spec, settings.pluginDirs, settings.version);
+  if (!mpi.load()) {
+    emitEvent({{"t", msg::kDone},
+               {"ok", false},
+               {"step", json::Object{{"failedAt", "mpi"}, {"stepRc", SLURM_ERROR}, {"exitCode", 0},
+                                     {"launchRc", SLURM_MPI_PLUGIN_NAME_INVALID}, {"exitCallbacksRan", false}}}});
+    return 1;
+  }
+  StepOutcome outcome = StepLifecycle(*stack, spec, channel, mpi).run(parsed);
   if (outcome.exitCallbacksRan) delete stack;
+  // stepd_cleanup: mpi_fini, whatever happened to the step.
+  mpi.fini();
 
   emitEvent({{"t", msg::kDone},
              {"ok", outcome.failedAt.empty()},

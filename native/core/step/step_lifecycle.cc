@@ -20,6 +20,7 @@
 #include "common/problem.h"
 #include "common/slurm_log.h"
 #include "lifecycle/containment.h"
+#include "mpi/mpi_stepd.h"
 #include "step/remote_options.h"
 #include "step/task_env.h"
 #include "protocol/messages.h"
@@ -118,7 +119,7 @@ bool StepLifecycle::forkTasks() {
   StepRecord& step = spec_.record;
   for (size_t i = 0; i < step.tasks.size(); i++) {
     TaskProcess t;
-    if (!forkTask(stack_, spec_, i, privileges_, tasks_, &t)) {
+    if (!forkTask(stack_, spec_, mpi_, i, privileges_, tasks_, &t)) {
       int err = errno;
       fail("fork", std::string("child fork: ") + std::strerror(err));
       Diagnostic d;
@@ -133,6 +134,7 @@ bool StepLifecycle::forkTasks() {
       return false;
     }
     step.tasks[i].pid = t.pid;
+    mpi_.taskForked(i, t.pid);
     if (i == 0) {
       // The step's process group (task 0's pid, as in slurmstepd). Node
       // kills it if this host dies before it could.
@@ -368,17 +370,24 @@ StepOutcome StepLifecycle::run(const ParsedConf& conf) {
   // name, with pattern "node".
   spec_.record.env.set("SLURM_TOPOLOGY_ADDR", spec_.nodeName);
   spec_.record.env.set("SLURM_TOPOLOGY_ADDR_PATTERN", "node");
+  // mpi_process_env, before the stack: a step without SLURM_MPI_TYPE fails
+  // there (fail1).
+  if (!spec_.batch() && !mpi_.processEnv(spec_.record.env)) {
+    outcome_.failedAt = "mpi_env";
+    outcome_.launchRc = SLURM_MPI_PLUGIN_NAME_INVALID;
+    slurmLog(LogLevel::Error, std::string("job_manager: exiting abnormally: ") + slurmErrorText(outcome_.launchRc));
+    sendLaunchResponse(outcome_.launchRc);
+    return outcome_;
+  }
   if (!startStack(conf)) {
     // fail1: the launch is answered with the failure, no exit callbacks.
     sendLaunchResponse(outcome_.launchRc);
     return outcome_;
   }
-  // slurmstepd sets up the step's IO here: from now on its error messages
-  // reach srun (through task 0's stderr).
-  emitEvent(Event(msg::kIo));
-
   // SIGCHLD arrives through a descriptor, so that task output and task ends
-  // are handled in one poll loop. Children unblock it before anything else.
+  // are handled in one poll loop. Children unblock it before anything else;
+  // threads an mpi plugin starts in prefork inherit the blocked mask, so
+  // none of them takes the signal away.
   sigset_t chld;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
@@ -386,7 +395,21 @@ StepOutcome StepLifecycle::run(const ParsedConf& conf) {
   sigchld_ = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
   containment::own(sigchld_);
 
-  if (runUserInit() && forkTasks() && postForkAndRelease()) {
+  // The mpi plugin's threads, before the step's IO (fail2: the exit
+  // callbacks run, the launch is answered with SLURM_ERROR).
+  bool preforked = spec_.batch() || mpi_.prefork(spec_.record.env) == SLURM_SUCCESS;
+  if (!preforked) {
+    outcome_.failedAt = "mpi_prefork";
+    slurmLog(LogLevel::Error, "Failed mpi_g_slurmstepd_prefork");
+    outcome_.managerRc = SLURM_ERROR;
+    outcome_.launchRc = SLURM_ERROR;
+  } else {
+    // slurmstepd sets up the step's IO here: from now on its error
+    // messages reach srun (through task 0's stderr).
+    emitEvent(Event(msg::kIo));
+  }
+
+  if (preforked && runUserInit() && forkTasks() && postForkAndRelease()) {
     // job_manager answers the launch once every task is released.
     sendLaunchResponse(0);
     waitForTasks();

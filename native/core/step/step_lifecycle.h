@@ -1,12 +1,15 @@
 // One node of a job step, run the way slurmstepd runs it (mgr.c
 // job_manager and _fork_all_tasks, spank-facts §3):
 //
+//   SLURM_MPI_TYPE in the step environment (mpi_process_env)
 //   load the stack; init; remote options; init_post_opt
+//   the mpi plugin's slurmstepd_prefork (not for a batch step)
 //   drop to the user's effective ids; user_init
 //   fork every task (child: task_init_privileged as root, become the user,
 //     block on the barrier)
 //   back to root; task_post_fork for each task; release the barrier
-//   (child: task environment, task_init, execve)
+//   (child: task environment, the mpi plugin's slurmstepd_task, task_init,
+//   execve)
 //   answer the launch request (srun stops waiting for the launch)
 //   reap each task as it ends: task_exit with its raw wait status; signal
 //     the tasks when Node asks (srun's Ctrl-C, a cancel, the time limit)
@@ -25,11 +28,15 @@
 #include "step/task_process.h"
 
 namespace plugstack {
+class MpiStepd;
+}
+
+namespace plugstack {
 
 struct StepOutcome {
-  // Where the step stopped early: "" (it ran), "stack" (plugstack.conf did
-  // not load), "init", "init_post_opt", "user_init", "fork",
-  // "task_post_fork".
+  // Where the step stopped early: "" (it ran), "mpi_env" (no
+  // SLURM_MPI_TYPE), "stack" (plugstack.conf did not load), "init",
+  // "init_post_opt", "mpi_prefork", "user_init", "fork", "task_post_fork".
   std::string failedAt;
   // Slurm's step_complete.step_rc: the first non-zero task status, or -1
   // (SLURM_ERROR) for a failure before the tasks ran (24.11).
@@ -48,8 +55,9 @@ struct StepOutcome {
 
 class StepLifecycle {
  public:
-  StepLifecycle(Stack& stack, StepSpec& spec, Channel& channel)
-      : stack_(stack), spec_(spec), channel_(channel) {}
+  // mpi: the step's mpi plugin (mpi/mpi_stepd.h), prefork and task hooks.
+  StepLifecycle(Stack& stack, StepSpec& spec, Channel& channel, MpiStepd& mpi)
+      : stack_(stack), spec_(spec), channel_(channel), mpi_(mpi) {}
   StepOutcome run(const ParsedConf& conf);
 
  private:
@@ -72,6 +80,7 @@ class StepLifecycle {
   Stack& stack_;
   StepSpec& spec_;
   Channel& channel_;
+  MpiStepd& mpi_;
   bool cancelLogged_ = false;
   bool launchResponded_ = false;
   StepOutcome outcome_;

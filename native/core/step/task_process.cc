@@ -14,6 +14,7 @@
 #include "common/events.h"
 #include "common/slurm_log.h"
 #include "lifecycle/containment.h"
+#include "mpi/mpi_stepd.h"
 #include "step/task_env.h"
 #include "protocol/messages.h"
 
@@ -82,7 +83,7 @@ bool waitForRelease(int fd) {
   return n == 1;
 }
 
-[[noreturn]] void execTask(Stack& stack, StepSpec& spec, size_t index) {
+[[noreturn]] void execTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index) {
   StepRecord& step = spec.record;
   TaskRecord& task = step.tasks[index];
 
@@ -90,6 +91,16 @@ bool waitForRelease(int fd) {
   // task_init's spank_getenv/setenv work on what the task will get.
   EnvArray env = step.env;
   applyTaskEnv(env, spec, task, stack.version());
+  // _setup_mpi, not for a batch step: the plugin's slurmstepd_task on the
+  // task's environment, as the job's user.
+  if (!spec.batch()) {
+    errno = 0;
+    int rc = mpi.task(index, env);
+    if (rc != 0) {
+      slurmLog(LogLevel::Error, std::string("Unable to configure MPI plugin: ") + std::strerror(errno));
+      childExit(1);
+    }
+  }
   step.env = env;
 
   PassResult r = stack.callPass(Phase::TaskInit, &step, &task);
@@ -137,7 +148,7 @@ bool waitForRelease(int fd) {
   childExit(saved);
 }
 
-[[noreturn]] void runChild(Stack& stack, StepSpec& spec, size_t index, const PrivState& privileges,
+[[noreturn]] void runChild(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const PrivState& privileges,
                            int barrier, int out, int err, pid_t parent) {
   resetSignals();
   // If the host dies, so do its tasks: what proctrack would do.
@@ -177,12 +188,12 @@ bool waitForRelease(int fd) {
   }
   if (!prepareStdio(out, err)) childExit(1);
   if (!waitForRelease(barrier)) childExit(1);
-  execTask(stack, spec, index);
+  execTask(stack, spec, mpi, index);
 }
 
 }  // namespace
 
-bool forkTask(Stack& stack, StepSpec& spec, size_t index, const PrivState& privileges,
+bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const PrivState& privileges,
               const std::vector<TaskProcess>& earlier, TaskProcess* process) {
   int barrier[2], out[2], err[2];
   if (pipe2(barrier, O_CLOEXEC) < 0) return false;
@@ -221,7 +232,7 @@ bool forkTask(Stack& stack, StepSpec& spec, size_t index, const PrivState& privi
       for (int fd : {t.barrier, t.out, t.err})
         if (fd >= 0) drop.push_back(fd);
     closeDescriptors(std::move(drop));
-    runChild(stack, spec, index, privileges, barrier[0], out[1], err[1], parent);
+    runChild(stack, spec, mpi, index, privileges, barrier[0], out[1], err[1], parent);
   }
 
   containment::adopt(pid);

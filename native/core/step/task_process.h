@@ -10,6 +10,8 @@
 
 namespace plugstack {
 
+class MpiStepd;
+
 struct TaskProcess {
   size_t index = 0;
   pid_t pid = -1;
@@ -19,13 +21,15 @@ struct TaskProcess {
 };
 
 // Forks task `index`. The child runs task_init_privileged as root, becomes
-// the job's user, waits on the barrier, builds its environment, runs
-// task_init, and execs; it never returns. In the parent, fills `process`
+// the job's user, waits on the barrier, builds its environment, runs the
+// mpi plugin's slurmstepd_task and task_init, and execs; it never returns. In the parent, fills `process`
 // (pid, barrier, output pipes); false with errno set if fork failed.
 // `earlier` are the tasks forked before: the child closes our ends of their
 // pipes, as slurmstepd's child destroys its copy of the wait list, so that
 // closing a barrier in the parent really reaches that task.
-bool forkTask(Stack& stack, StepSpec& spec, size_t index, const PrivState& privileges,
+// mpi: the step's mpi plugin, whose slurmstepd_task runs in the child
+// after the task environment is built and before task_init.
+bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const PrivState& privileges,
               const std::vector<TaskProcess>& earlier, TaskProcess* process);
 
 }  // namespace plugstack
