@@ -38,6 +38,7 @@ const EAGAIN = 11;
 
 /** Slurm's texts for the launch errors a node's slurmstepd can answer here. */
 const LAUNCH_ERRORS: Record<number, string> = {
+  [-1]: 'Unspecified error', // SLURM_ERROR: the mpi plugin's slurmstepd_prefork failed
   1011: 'Plugin initialization failed', // SLURM_PLUGIN_NAME_INVALID: init or init_post_opt failed
   4020: 'Slurmd could not execve job', // ESLURMD_EXECVE_FAILED: user_init, a fork or task_post_fork failed
 };
@@ -218,8 +219,12 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   if (!prelaunch.ok) {
     // The launch fails before it starts; the step is aborted, and client_fini
     // still runs (with the NULL state) when srun waits for it to finish.
+    // A real srun then waits out KillWait + STEP_ABORT_TIME for a step that
+    // never launched, and gives up.
     console.log('error', 'Application launch failed: MPI plugin\'s pre-launch setup failed');
-    console.log('info', 'Job step aborted');
+    console.log('info', `Job step aborted: Waiting up to ${ABORT_WAIT_SECONDS} seconds for job step to finish.`);
+    console.log('error', 'Timed out waiting for job step to complete');
+    console.log('error', `the real srun spends those ${ABORT_WAIT_SECONDS} s waiting; plugstack goes on at once`, 'plugstack');
     await client.mpiFini();
     const code = launchFailureExit(SLURM_MPI_PLUGIN_PRELAUNCH_SETUP_FAILED);
     client.exit(code);
@@ -418,11 +423,12 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     }
   }
 
-  // The step's I/O has ended: client_fini. A positive result is srun's
+  // The step's I/O has ended: client_fini. A result other than 0 is srun's
   // exit status (the plugin knows best why its job ended).
   const mpiRc = await client.mpiFini();
   const { raw, exitCode: taskExit } = srunExitCode(step);
-  const exitCode = mpiRc > 0 ? mpiRc & 0xff : taskExit;
+  // srun keeps it as an unsigned number: -1 is 255.
+  const exitCode = mpiRc !== 0 ? (mpiRc >>> 0) & 0xff : taskExit;
   client.exit(exitCode);
   await done(exitCode);
   if (job.endTime !== undefined && Date.now() >= job.endTime) timedOut = true;

@@ -25,8 +25,11 @@ function headersDigest(dir: string): string {
       else hash.update(p).update(fs.readFileSync(p));
     }
   };
-  // Only the Slurm headers matter (and /usr/include is large).
-  walk(fs.existsSync(path.join(dir, 'slurm')) ? path.join(dir, 'slurm') : dir);
+  // Only the Slurm headers and plugstack's own matter (and /usr/include is large).
+  if (fs.existsSync(path.join(dir, 'slurm'))) {
+    walk(path.join(dir, 'slurm'));
+    if (fs.existsSync(path.join(dir, 'plugstack'))) walk(path.join(dir, 'plugstack'));
+  } else walk(dir);
   return hash.digest('hex');
 }
 

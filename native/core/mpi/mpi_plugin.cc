@@ -181,22 +181,20 @@ bool MpiPlugin::afterEnvCall(const char* hook, int task, const std::vector<std::
   json::Object ev{{"t", msg::kMpi}, {"ref", ref_}, {"hook", hook}};
   if (task >= 0) ev.emplace_back("task", task);
   for (auto& kv : result) ev.push_back(std::move(kv));
-  std::string broken = env.check();
-  if (!broken.empty()) {
-    ev.emplace_back("envBroken", broken);
-    emitEvent(std::move(ev));
-    Diagnostic d;
-    d.severity = Severity::Error;
-    d.code = "MPI_ENV_BROKEN";
-    d.message = std::string(hook) + " left the environment array it was handed broken: " + broken +
-                "; in Slurm the next use of the array reads or writes past its end";
-    json::Object extra{{"ref", ref_}, {"hook", hook}};
-    reportProblem(d, std::move(extra));
-    return false;
-  }
-  ev.emplace_back("changes", changesJson(envChanges(before, env.entries())));
+  bool fatal = false;
+  std::string broken = env.check(&fatal);
+  if (!broken.empty()) ev.emplace_back("envBroken", broken);
+  if (!fatal) ev.emplace_back("changes", changesJson(envChanges(before, env.entries())));
   emitEvent(std::move(ev));
-  return true;
+  if (broken.empty()) return true;
+  Diagnostic d;
+  d.severity = Severity::Error;
+  d.code = "MPI_ENV_BROKEN";
+  d.message = std::string(hook) + " left the environment array it was handed broken: " + broken +
+              (fatal ? "; in Slurm the next use of the array reads or writes past its end, and plugstack stops there"
+                     : "; plugstack drops the entry");
+  reportProblem(d, {{"ref", ref_}, {"hook", hook}});
+  return !fatal;
 }
 
 void* MpiPlugin::clientPrelaunch(void* info, XEnv& env, bool* envOk) {

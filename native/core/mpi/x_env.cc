@@ -47,30 +47,41 @@ XEnv::XEnv(const EnvArray& env) {
 }
 
 XEnv::~XEnv() {
-  if (env_ && check().empty()) env_array_free(env_);
+  bool fatal = true;
+  check(&fatal);
+  if (env_ && !fatal) env_array_free(env_);
 }
 
-std::string XEnv::check() const {
+std::string XEnv::check(bool* fatal) const {
+  bool dummy;
+  bool& stop = fatal ? *fatal : dummy;
+  stop = true;
   size_t bytes = 0;
   if (!env_) return "the array is NULL";
   if (!xmallocBlock(env_, &bytes))
     return "the array is no longer an xmalloc block (replaced by memory of the plugin's own, or freed)";
   size_t slots = bytes / sizeof(char*);
+  std::string noEquals;
   for (size_t i = 0; i < slots; i++) {
-    if (!env_[i]) return {};
+    if (!env_[i]) {
+      stop = false;
+      return noEquals;
+    }
     size_t len = 0;
     if (!xmallocBlock(env_[i], &len))
       return "entry " + std::to_string(i) + " is not an xmalloc string (Slurm's env code xfrees it)";
     if (!std::memchr(env_[i], '\0', len)) return "entry " + std::to_string(i) + " is not terminated within its block";
-    if (!std::strchr(env_[i], '='))
-      return "entry " + std::to_string(i) + " (\"" + std::string(env_[i]).substr(0, 64) + "\") has no '='";
+    if (noEquals.empty() && !std::strchr(env_[i], '='))
+      noEquals = "entry " + std::to_string(i) + " (\"" + std::string(env_[i]).substr(0, 64) +
+                 "\") has no '=' (Slurm's env code skips it, or execs a task with it)";
   }
   return "no NULL terminator within the array's " + std::to_string(slots) + " slots";
 }
 
 std::vector<std::string> XEnv::entries() const {
   std::vector<std::string> out;
-  for (char** p = env_; p && *p; p++) out.emplace_back(*p);
+  for (char** p = env_; p && *p; p++)
+    if (std::strchr(*p, '=')) out.emplace_back(*p);
   return out;
 }
 

@@ -29,9 +29,12 @@ class XEnv {
   char*** slot() { return &env_; }
   char** array() const { return env_; }
 
-  // Empty when the array is sound; otherwise what is wrong with it.
-  std::string check() const;
-  // The entries, once check() passed.
+  // Empty when the array is sound; otherwise what is wrong with it. fatal:
+  // it cannot be read at all (not Slurm's allocation, no terminator, an
+  // entry that is not a string); otherwise only entries without '=' are
+  // wrong, which Slurm's env code passes over (and plugstack drops).
+  std::string check(bool* fatal = nullptr) const;
+  // The entries with '=' (once check() found the array readable).
   std::vector<std::string> entries() const;
   // The array now lives at another address (a hook was handed another
   // slot holding it, as slurmstepd_prefork gets &step->env).

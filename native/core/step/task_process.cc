@@ -17,6 +17,7 @@
 #include "mpi/mpi_stepd.h"
 #include "step/task_env.h"
 #include "protocol/messages.h"
+#include "rules/slurm_errors.h"
 
 namespace plugstack {
 
@@ -97,7 +98,8 @@ bool waitForRelease(int fd) {
     errno = 0;
     int rc = mpi.task(index, env);
     if (rc != 0) {
-      slurmLog(LogLevel::Error, std::string("Unable to configure MPI plugin: ") + std::strerror(errno));
+      // Slurm's %m: slurm_strerror(errno), "No error" when the plugin set none.
+      slurmLog(LogLevel::Error, std::string("Unable to configure MPI plugin: ") + slurmErrorText(errno));
       childExit(1);
     }
   }
