@@ -94,6 +94,7 @@ export function startClient(
   let resolveReady!: (e: ReadyEvent | CommandExitEvent) => void;
   const ready = new Promise<ReadyEvent | CommandExitEvent>((r) => (resolveReady = r));
   let pendingResult: ((r: { rc: number; failed: boolean; status: number; env?: string[] }) => void) | undefined;
+  let ended: number | undefined;
 
   const handleEvent = (e: HostEvent) => {
     switch (e.t) {
@@ -174,35 +175,30 @@ export function startClient(
     const status = run.fault?.kind === 'spawn' ? 126 : run.signal ? 128 : (run.exitCode ?? 1);
     resolveReady({ t: 'commandExit', status, reason: run.fault?.kind === 'spawn' ? 'exec' : 'crash' });
     pendingResult?.({ rc: -1, failed: true, status: status });
+    pendingResult = undefined;
+    ended = status;
     return run;
   });
+  // A request to a client that has ended is answered at once, as failed.
+  const request = (message: Parameters<HostHandle['send']>[0], onResult: (r: { rc: number; failed: boolean; status: number; env?: string[] }) => void) => {
+    if (ended !== undefined) return onResult({ rc: -1, failed: true, status: ended });
+    pendingResult = onResult;
+    handle.send(message);
+  };
   return {
     record,
     ready,
     handle,
     finished,
     localUserInit: (job, record) =>
-      new Promise((resolve) => {
-        pendingResult = resolve;
-        // record: what slurm_load_job answers with in srun (lib/cluster/job-info.ts).
-        handle.send({ t: 'local_user_init', job, ...(record ? { record } : {}) });
-      }),
+      // record: what slurm_load_job answers with in srun (lib/cluster/job-info.ts).
+      new Promise((resolve) => request({ t: 'local_user_init', job, ...(record ? { record } : {}) }, resolve)),
     allocated: () => handle.send({ t: 'allocated' }),
     postSubmit: (jobId, stepId) =>
-      !filtering ? Promise.resolve() : new Promise((resolve) => {
-        pendingResult = () => resolve();
-        handle.send({ t: 'post_submit', jobId, stepId, components: 1 });
-      }),
-    mpiPrelaunch: (step) =>
-      new Promise((resolve) => {
-        pendingResult = (r) => resolve({ ok: !r.failed, env: r.env ?? [] });
-        handle.send({ t: 'mpi_prelaunch', step });
-      }),
-    mpiFini: () =>
-      new Promise((resolve) => {
-        pendingResult = (r) => resolve(r.rc);
-        handle.send({ t: 'mpi_fini' });
-      }),
+      !filtering ? Promise.resolve() : new Promise((resolve) => request({ t: 'post_submit', jobId, stepId, components: 1 }, () => resolve())),
+    mpiPrelaunch: (step) => new Promise((resolve) => request({ t: 'mpi_prelaunch', step }, (r) => resolve({ ok: !r.failed, env: r.env ?? [] }))),
+    // A client that died cannot run client_fini: 0, nothing to add.
+    mpiFini: () => new Promise((resolve) => request({ t: 'mpi_fini' }, (r) => resolve(r.failed ? 0 : r.rc))),
     exit: (status) => handle.send({ t: 'exit', status }),
   };
 }

@@ -37,6 +37,13 @@ void logv(LogLevel level, const char* fmt, va_list ap, bool bare = false) {
   plugstack::pluginLog(level, format(fmt, ap), bare);
 }
 
+// Slurm's log_level_t as plugstack's level.
+LogLevel slurmLogLevel(int level) {
+  static const LogLevel kLevels[] = {LogLevel::Error,   LogLevel::Error, LogLevel::Error,  LogLevel::Info,
+                                     LogLevel::Verbose, LogLevel::Debug, LogLevel::Debug2, LogLevel::Debug3};
+  return level >= 0 && level < 8 ? kLevels[level] : LogLevel::Debug3;
+}
+
 }  // namespace
 
 #define PLUGSTACK_LOG_FUNCTION(fn, level)        \
@@ -75,6 +82,28 @@ PLUGSTACK_EXPORT int error(const char* fmt, ...) {
   logv(LogLevel::Error, fmt, ap);
   va_end(ap);
   return -1;
+}
+
+// Slurm's log macros in plugins built in Slurm's tree (info(), debug()...
+// with SLURM_PLUGIN_DEBUG, as Debian's mpi_none.so is) ask the level, then
+// call log_var with Slurm's log_level_t: 1 fatal, 2 error, 3 info,
+// 4 verbose, 5 debug, 6 debug2, 7 debug3 and up. Every level is passed on.
+PLUGSTACK_EXPORT int get_log_level(void) { return 9; /* LOG_LEVEL_DEBUG5 */ }
+
+PLUGSTACK_EXPORT void log_var(int level, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  logv(slurmLogLevel(level), fmt, ap);
+  va_end(ap);
+}
+
+PLUGSTACK_EXPORT int slurm_get_log_level(void) { return get_log_level(); }
+
+PLUGSTACK_EXPORT void slurm_log_var(int level, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  logv(slurmLogLevel(level), fmt, ap);
+  va_end(ap);
 }
 
 // Logged at error level, but printed without "srun: error: ".
