@@ -126,6 +126,7 @@
         "native/core/plugins/plugin_file.cc",
         "native/core/lifecycle/process_tree.cc",
         "native/core/mpi/mpi_client.cc",
+        "native/core/mpi/mpi_daemon.cc",
         "native/core/mpi/mpi_plugin.cc",
         "native/core/mpi/mpi_release.cc",
         "native/core/mpi/mpi_stepd.cc",

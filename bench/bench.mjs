@@ -108,6 +108,37 @@ for (const n of TASKS) {
   rows.push(row);
 }
 
+// A 4-rank MPI job (Debian's MPICH: MPI_Init, an Allreduce, MPI_Finalize)
+// through plugstack's mpi/pmi2 and through the real srun --mpi=pmi2 (Slurm's
+// own pmi2), on one node, measured in the same run.
+let mpi;
+if (spawnSync('mpicc.mpich', ['-show'], { stdio: 'ignore' }).status === 0) {
+  const mpiHello = path.join(work, 'mpi_hello');
+  execFileSync('mpicc.mpich', ['-O2', '-o', mpiHello, path.join(root, 'test/fixtures/programs/mpi_hello.c')], { stdio: 'inherit' });
+  const runs = Number(process.env.BENCH_MPI_RUNS ?? 10);
+  const timed = async (fn) => {
+    await fn();
+    const times = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      await fn();
+      times.push(performance.now() - t0);
+    }
+    return { median: median(times), min: Math.min(...times), max: Math.max(...times) };
+  };
+  const bare = await Plugstack.load(conf, { pluginDir: [] });
+  const job = (args) => async () => {
+    const r = await bare.srun({ args: ['--mpi=pmi2', ...args, mpiHello], env: { PATH: '/usr/bin:/bin' }, cwd: work });
+    if (r.exitCode !== 0 || r.stdout.split('\n').filter(Boolean).length !== 4) throw new Error(`MPI job failed: ${r.stderr}`);
+  };
+  mpi = { runs, plugstack: await timed(job(['-n', '4'])), twoNodes: await timed(job(['-N', '2', '-n', '4'])) };
+  if (haveSlurm)
+    mpi.slurm = await timed(() => {
+      const r = spawnSync('srun', ['--mpi=pmi2', '-n', '4', '-O', mpiHello], { cwd: work, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`srun --mpi=pmi2 failed: ${r.stderr}`);
+    });
+}
+
 const fmt = (m) => `${m.median.toFixed(1)} ms (${m.min.toFixed(1)}–${m.max.toFixed(1)})`;
 console.log(`plugstack step benchmark: 3-plugin stack, one node, ${COMMAND}, ${RUNS} runs after ${WARMUP} warm-ups, medians`);
 console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, node ${process.version}`);
@@ -119,6 +150,13 @@ for (const r of rows) {
   if (r.slurm) cells.push(fmt(r.slurm), `${(r.slurm.median / r.floor.median).toFixed(2)}x`);
   console.log(`| ${cells.join(' | ')} |`);
 }
+if (mpi) {
+  console.log('');
+  console.log(`4-rank MPICH job (MPI_Init, Allreduce, Finalize) with --mpi=pmi2, ${mpi.runs} runs after 1 warm-up, medians:`);
+  console.log(`  plugstack, one node:      ${fmt(mpi.plugstack)}`);
+  console.log(`  plugstack, two nodes:     ${fmt(mpi.twoNodes)}`);
+  if (mpi.slurm) console.log(`  real srun, one node:      ${fmt(mpi.slurm)}   plugstack / srun: ${(mpi.plugstack.median / mpi.slurm.median).toFixed(2)}x`);
+} else console.log('\nMPI job: mpicc.mpich not installed, not measured');
 if (!haveSlurm) console.log('\nreal Slurm: not running here (no srun answering), so not measured');
 else if (ownCluster) console.log('\nreal Slurm: a one-node Debian Slurm started for this run (CPUs=2, so -O), the same plugins built against its spank.h');
 if (ownCluster) await stopSlurm(ownCluster);

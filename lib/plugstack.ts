@@ -21,6 +21,7 @@ import { startSlurmd } from './daemon/slurmd.js';
 import type { JobScriptOptions, JobScriptResult, SlurmdDaemon, SlurmdOptions } from './daemon/types.js';
 import type { CommandOptions, CommandResult, WordCommandOptions } from './commands/types.js';
 import { launchStep } from './step/launch.js';
+import { checkMpi } from './mpi/check.js';
 import type { StepOptions, StepResult } from './step/types.js';
 import { checkCliFilter } from './cli-filter/check.js';
 import { validCliFilterOptions, type CliFilterOptions } from './cli-filter/settings.js';
@@ -173,6 +174,8 @@ export class Plugstack {
         report.cliFilter = cliFilter;
         report.ok &&= cliFilter.ok;
       }
+      report.mpi = await checkMpi(this, this.slurmConf, this.timeoutMs, this.env);
+      report.ok &&= report.mpi.ok;
     }
     return report;
   }

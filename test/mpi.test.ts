@@ -217,7 +217,7 @@ describe.each(RELEASES)('Slurm %s', (release) => {
     expect(pmix.result.exitCode).toBe(1);
     expect(pmix.result.client.problems.map((p) => p.code)).toContain('MPI_NOT_PROVIDED');
     // A directory with a file of that name (here the trace plugin under it).
-    const site = mpiTrace(release, {}, 'mpi_pmi2.so');
+    const site = mpiTrace(release, { SITE_COPY: true }, 'mpi_pmi2.so');
     const pmi2 = await srun(release, ['--mpi=pmi2', 'true'], { spank: false, pluginDirs: [site] });
     expect(pmi2.result.exitCode, pmi2.result.stderr).toBe(0);
     expect(pmi2.result.client.problems.find((p) => p.code === 'MPI_PLUGSTACK_PMI2')?.message).toContain(`${site}/mpi_pmi2.so is passed over`);
@@ -320,5 +320,47 @@ describe('launchStep with an mpi type', () => {
     expect(without.nodes[0]).toMatchObject({ failedAt: 'mpi_env', launchRc: 1009, exitCallbacksRan: false });
     expect(without.log.map((l) => l.message)).toContain('MPI: SLURM_MPI_TYPE environmental variable is not set.');
     expect(fs.readFileSync(log, 'utf8')).not.toMatch(/mpi:prefork.*\n(.|\n)*mpi:prefork(.|\n)*mpi:prefork/);
+  });
+});
+
+describe('slurmd and check', () => {
+  it('slurmd loads every mpi plugin after SPANK init, passes over one whose init fails, and unloads them before slurmd_exit', async () => {
+    const dir = tempDir('plugstack-mpi-');
+    const log = path.join(dir, 'trace.log');
+    const bad = mpiTrace('24.11', { INIT_FAILS: true }, 'mpi_bad.so');
+    const conf = writeFile(dir, 'plugstack.conf', `required ${spankTrace('24.11')} log=${log}\n`);
+    const stack = await Plugstack.load(conf, { pluginDir: [mpiTrace('24.11'), bad], env: { ...process.env, MPI_TRACE_LOG: log } });
+    const d = await stack.slurmd();
+    expect(d.started).toBe(true);
+    expect(d.mpi.map((p) => [p.type, p.loaded, p.pluginId ?? p.code])).toEqual([
+      ['trace', true, 4242],
+      ['bad', false, 'PLUGIN_INIT_FAILED'],
+      ['pmi2', true, 102],
+    ]);
+    const stop = await d.stop();
+    expect([...d.record.log, ...stop.log].map((l) => l.message)).toContain('MPI: Cannot create context for mpi/bad');
+    const names = sequence(readLog(log)).map((c) => c.name);
+    expect(names).toEqual(['init', 'mpi:init', 'mpi:init', 'mpi:conf_options', 'mpi:conf_set', 'mpi:conf_get', 'mpi:fini', 'slurmd_exit']);
+    expect(readLog(log).find((l) => l.startsWith('mpi:conf_set'))).toContain('tbl=NULL');
+  });
+
+  it("check --slurm-conf reports the mpi plugins slurmd would load, and an MpiDefault that does not load", async () => {
+    for (const [mpiDefault, ok] of [
+      ['trace', true],
+      ['bogus', false],
+    ] as const) {
+      const dir = tempDir('plugstack-mpi-');
+      const conf = writeFile(dir, 'plugstack.conf', '');
+      const slurmConf = writeFile(dir, 'slurm.conf', `PluginDir=${mpiTrace('24.11')}\nMpiDefault=${mpiDefault}\n`);
+      const report = await (await Plugstack.load(conf, { slurmConf })).check();
+      expect(report.mpi!.plugins.map((p) => [p.type, p.loaded])).toEqual([
+        ['trace', true],
+        ['pmi2', true],
+      ]);
+      expect(report.mpi!.default).toBe(mpiDefault);
+      expect(report.mpi!.ok).toBe(ok);
+      expect(report.ok).toBe(ok);
+      if (!ok) expect(report.mpi!.problems.find((p) => p.code === 'MPI_DEFAULT_NOT_LOADED')!.line).toBe(2);
+    }
   });
 });

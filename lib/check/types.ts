@@ -145,6 +145,19 @@ export interface CheckReport {
   slurmConf?: { path: string; ok: boolean; problems: Problem[]; log: LogLine[] };
   /** The cli_filter plugins the slurm.conf names, loaded as srun, sbatch and salloc load them. */
   cliFilter?: CliFilterCheck;
+  /** The mpi plugins of the slurm.conf's PluginDir, loaded as slurmd loads them, and MpiDefault's. */
+  mpi?: MpiCheck;
+}
+
+export interface MpiCheck {
+  /** slurm.conf's MpiDefault as srun falls back to it (null: no plugin, 24.11's none). */
+  default: string | null;
+  /** slurmd starts (at least one loads) and MpiDefault's plugin is among those that load. */
+  ok: boolean;
+  /** Every mpi_*.so of PluginDir and plugstack's own, in load order. */
+  plugins: import('../mpi/record.js').DaemonMpiPlugin[];
+  problems: Problem[];
+  log: LogLine[];
 }
 
 export interface CliFilterCheck {

@@ -82,6 +82,13 @@ function slurmConfLines(report: CheckReport): string[] {
     for (const p of cf.plugins) out.push(`  ${p.file}:${p.line}  ${p.type}  ${p.loaded ? 'loaded' : `not loaded (${p.code ?? 'error'})`}`, `      file: ${p.path}`);
     out.push(...cf.problems.map(problemLine));
   }
+  const mpi = report.mpi;
+  if (mpi) {
+    out.push('', `mpi (loaded by slurmd at start; srun's default: ${mpi.default ?? 'none, no plugin'}):`);
+    for (const p of mpi.plugins)
+      out.push(`  mpi/${p.type}  ${p.loaded ? `loaded (plugin_id ${p.pluginId})` : `not loaded (${p.code ?? 'error'})`}`, `      file: ${p.path}`);
+    out.push(...mpi.problems.map(problemLine));
+  }
   return out;
 }
 
@@ -97,6 +104,7 @@ export function renderCheck(report: CheckReport): string {
   const failing: string[] = report.contexts.filter((c) => !c.ok).map((c) => c.context);
   if (report.slurmConf && !report.slurmConf.ok) failing.push('srun, sbatch and salloc (slurm.conf)');
   if (report.cliFilter && !report.cliFilter.ok) failing.push(`${report.cliFilter.commands.join(', ')} (cli_filter)`);
+  if (report.mpi && !report.mpi.ok) failing.push('slurmd and srun (mpi)');
   out.push(
     '',
     failing.length

@@ -12,6 +12,7 @@ import { startHost, type HostRun } from '../host/host-process.js';
 import { processRecord, snapshot } from '../host/process-record.js';
 import type { HostEvent, StartedEvent } from '../host/protocol.js';
 import { uint32 } from '../validate.js';
+import { daemonMpiPlugins } from '../mpi/record.js';
 import type { JobScriptStack } from './job-script.js';
 import type { SlurmdDaemon, SlurmdOptions, SlurmdStop } from './types.js';
 
@@ -23,6 +24,7 @@ export async function startSlurmd(stack: JobScriptStack, options: SlurmdOptions 
   let onStarted!: (e: StartedEvent | undefined) => void;
   const startedEvent = new Promise<StartedEvent | undefined>((r) => (onStarted = r));
   let phaseTimer: NodeJS.Timeout | undefined;
+  const startEvents: HostEvent[] = [];
 
   const handle = startHost(
     'slurmd',
@@ -36,6 +38,7 @@ export async function startSlurmd(stack: JobScriptStack, options: SlurmdOptions 
       cwd: '/',
       onEvent: (e: HostEvent) => {
         if (e.t === 'started') onStarted(e);
+        else if (e.t === 'line' || e.t === 'plugin' || e.t === 'mpi') startEvents.push(e);
       },
     },
   );
@@ -76,6 +79,7 @@ export async function startSlurmd(stack: JobScriptStack, options: SlurmdOptions 
     get record() {
       return snapshot(handle.record, 'slurmd');
     },
+    mpi: daemonMpiPlugins(startEvents),
     stop,
   };
   if (!started) {

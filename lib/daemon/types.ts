@@ -1,5 +1,6 @@
 /** slurmd and its prolog/epilog helper, as plugstack plays them. */
 import type { ProcessRecord } from '../host/process-record.js';
+import type { DaemonMpiPlugin } from '../mpi/record.js';
 
 export type JobScriptMode = 'prolog' | 'epilog';
 
@@ -72,6 +73,13 @@ export interface SlurmdDaemon {
   runsJobEpilog: boolean;
   /** What happened in slurmd's plugin code so far. */
   record: ProcessRecord;
+  /**
+   * The mpi plugins slurmd loaded at start, after SPANK's init: every
+   * mpi_*.so of PluginDir and plugstack's own (pmi2; none for 22.05), each
+   * one's init() run; one that fails is passed over, and slurmd does not
+   * start when none loads. Their fini() runs at stop, before slurmd_exit.
+   */
+  mpi: DaemonMpiPlugin[];
   /** Shuts slurmd down: slurmd_exit, then the stack is unloaded. */
   stop(): Promise<SlurmdStop>;
 }

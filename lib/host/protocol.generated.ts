@@ -93,7 +93,9 @@ export interface ClientRequest extends StackRequest {
   mpi?: { default?: string; file: string; line: number };
 }
 
-export interface SlurmdRequest extends StackRequest {}
+export interface SlurmdRequest extends StackRequest {
+  mpiCheck?: boolean;
+}
 
 export interface JobScriptRequest extends StackRequest {
   mode: "prolog" | "epilog";
@@ -862,7 +864,9 @@ export const CATALOGUE = {
         }
       }
     },
-    "slurmd": {},
+    "slurmd": {
+      "mpiCheck?": "bool"
+    },
     "job_script": {
       "mode": {
         "enum": [

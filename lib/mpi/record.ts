@@ -126,3 +126,32 @@ export function mergeMpiRecords(client: MpiRecord | undefined, step: MpiRecord |
   if (step?.ranks) out.ranks = step.ranks;
   return out;
 }
+
+/** An mpi plugin as slurmd loaded it at start (every mpi_*.so of PluginDir). */
+export interface DaemonMpiPlugin {
+  /** "pmi2", without "mpi/". */
+  type: string;
+  /** The file loaded, or the type when none was found. */
+  path: string;
+  loaded: boolean;
+  pluginId?: number;
+  /** Why it did not load (PLUGIN_INIT_FAILED, PLUGIN_VERSION_MISMATCH, ...). */
+  code?: string;
+}
+
+/** The mpi plugins a daemon's events name, in load order. */
+export function daemonMpiPlugins(events: readonly HostEvent[]): DaemonMpiPlugin[] {
+  const byRef = new Map<number, DaemonMpiPlugin>();
+  for (const e of events) {
+    if (e.t === 'line' && e.kind === 'mpi') byRef.set(e.ref, { type: e.configPath.replace(/^mpi\//, ''), path: e.configPath, loaded: false });
+    const p = byRef.get((e as { ref?: number }).ref ?? -1);
+    if (!p) continue;
+    if (e.t === 'plugin') {
+      p.path = e.path;
+      p.loaded = e.loaded;
+      if (e.code !== undefined) p.code = e.code;
+    }
+    if (e.t === 'mpi' && e.hook === 'load' && e.pluginId !== undefined) p.pluginId = e.pluginId;
+  }
+  return [...byRef.values()];
+}

@@ -97,9 +97,9 @@ MpiPlugin::Outcome MpiPlugin::fail(const MpiLoadRequest& request, const char* co
   slurmLog(LogLevel::Error, "MPI: Cannot create context for mpi/" + request.type);
   emitEvent({{"t", msg::kPlugin}, {"ref", ref_}, {"path", path}, {"loaded", false}, {"code", code}});
   Diagnostic d;
-  d.severity = Severity::Error;
+  d.severity = request.passedOver ? Severity::Warning : Severity::Error;
   d.code = code;
-  d.message = message;
+  d.message = request.passedOver ? message + "; slurmd passes it over" : message;
   d.file = request.file;
   d.line = request.line;
   reportProblem(d, {{"ref", ref_}});

@@ -44,6 +44,8 @@ struct MpiLoadRequest {
   // MpiDefault line, or srun's --mpi / SLURM_MPI_TYPE).
   std::string file;
   int line = 0;
+  // slurmd passes a plugin that does not load over: a warning, not an error.
+  bool passedOver = false;
 };
 
 class MpiPlugin {

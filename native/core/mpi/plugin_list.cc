@@ -31,8 +31,8 @@ std::vector<std::string> entries(const std::string& dir) {
 }
 
 // plugstack's own plugins that serve this release (22.05's none does not
-// load under 24.11), by type.
-std::vector<std::string> builtinTypes(const SlurmVersion& version) {
+// load under 24.11), by type; with peek, only those that load.
+std::vector<std::string> builtinTypes(const SlurmVersion& version, bool peek) {
   std::vector<std::string> out;
   const std::string dir = builtinMpiDir(version);
   setMpiEmulatedVersion(version);
@@ -40,7 +40,7 @@ std::vector<std::string> builtinTypes(const SlurmVersion& version) {
     if (name.compare(0, 4, "mpi_") != 0 || !endsWith(name, ".so")) continue;
     std::string type = name.substr(4, name.size() - 7);
     if (type == "none" && !mpiRelease(version).noneIsPlugin) continue;
-    if (peekPluginFile(dir + "/" + name, kMpiRefBase, version)) out.push_back(type);
+    if (!peek || peekPluginFile(dir + "/" + name, kMpiRefBase, version)) out.push_back(type);
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -56,7 +56,8 @@ std::vector<std::string> mpiTypesInDirs(const std::vector<std::string>& dirs, co
       std::string type = name.substr(4, name.size() - 7);
       if (std::find(out.begin(), out.end(), type) == out.end()) out.push_back(type);
     }
-  for (const auto& type : builtinTypes(version))
+  // By name, as slurmd lists PluginDir: loading them tells the rest.
+  for (const auto& type : builtinTypes(version, false))
     if (std::find(out.begin(), out.end(), type) == out.end()) out.push_back(type);
   return out;
 }
@@ -86,7 +87,7 @@ std::string mpiListText(const std::vector<std::string>& dirs, const SlurmVersion
       size_t at = path.find("/mpi_");
       add(at == std::string::npos ? type : path.substr(at + 5, path.size() - at - 8));
     }
-  for (const auto& type : builtinTypes(version)) add(type);
+  for (const auto& type : builtinTypes(version, true)) add(type);
   std::string out = "MPI plugin types are...\n";
   for (const auto& name : listed) out += "\t" + name + "\n";
   if (!pmix.empty()) out += "specific pmix plugin versions available: " + pmix + "\n";

@@ -7,6 +7,7 @@
 
 #include "common/events.h"
 #include "common/slurm_log.h"
+#include "mpi/mpi_daemon.h"
 #include "rules/slurm_errors.h"
 #include "roles/role.h"
 #include "roles/stack_request.h"
@@ -22,6 +23,15 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
     emitEvent({{"t", msg::kFatal}, {"message", error}});
     return 2;
   }
+  // plugstack check: only the mpi plugins, loaded as slurmd loads them.
+  if (request["mpiCheck"].isBool() && request["mpiCheck"].asBool()) {
+    setMpiEmulatedVersion(settings.version);
+    MpiDaemon mpi(settings.pluginDirs, settings.version);
+    bool ok = mpi.init();
+    if (ok) mpi.fini();
+    emitEvent({{"t", msg::kDone}, {"ok", ok}, {"status", ok ? 0 : 1}});
+    return ok ? 0 : 1;
+  }
   ParsedConf parsed = readRequestConf(request);
 
   // Never destroyed when start-up fails: slurmd exit(1)s without fini.
@@ -31,6 +41,10 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
   int initRc = ok ? stack->callPass(Phase::Init, nullptr, nullptr).rc : -1;
   ok = ok && !stack->isFailure(initRc);
   if (!ok) slurmLog(LogLevel::Error, "slurmd initialization failed");
+  // After SPANK's init: every mpi plugin (mpi_g_daemon_init).
+  setMpiEmulatedVersion(settings.version);
+  MpiDaemon mpi(settings.pluginDirs, settings.version);
+  if (ok && !mpi.init()) ok = false;
   emitEvent({{"t", msg::kStarted},
              {"ok", ok},
              {"initRc", initRc},
@@ -51,6 +65,8 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
     emitEvent({{"t", msg::kDone}, {"ok", true}, {"status", 0}, {"killed", true}});
     return 0;
   }
+  // _slurmd_fini: mpi_fini before SPANK's slurmd_exit.
+  mpi.fini();
   int exitRc = stack->callPass(Phase::SlurmdExit, nullptr, nullptr).rc;
   // 24.11 logs a failing slurmd_exit; 22.05 ignores its result.
   if (exitRc && stack->version().line() >= 2411)

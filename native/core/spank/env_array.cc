@@ -74,6 +74,32 @@ bool EnvArray::unset(std::string_view name) {
   return true;
 }
 
+std::string EnvArray::adoptRawChanges() {
+  if (intact()) return {};
+  std::string what;
+  std::vector<std::string> seen;
+  size_t slots = pointers_.size();
+  size_t i = 0;
+  for (; i < slots && pointers_[i]; i++) {
+    const char* p = pointers_[i];
+    if (i < entries_.size() && p == entries_[i].data()) {
+      seen.push_back(entries_[i]);
+      continue;
+    }
+    std::string entry(p);
+    if (what.empty()) what = "entry " + std::to_string(i) + " was replaced in place";
+    if (entry.find('=') == std::string::npos) {
+      what = "entry " + std::to_string(i) + " (\"" + entry.substr(0, 64) + "\") has no '='";
+      continue;
+    }
+    seen.push_back(std::move(entry));
+  }
+  if (i == slots) what = "the NULL terminator was overwritten: the array's end is past its allocation";
+  else if (i < entries_.size()) what += std::string(what.empty() ? "" : "; ") + "a NULL written at entry " + std::to_string(i) + " cuts the array short";
+  *this = EnvArray(seen);
+  return what;
+}
+
 bool EnvArray::intact() const {
   if (pointers_.size() != entries_.size() + 1 || pointers_.back() != nullptr) return false;
   for (size_t i = 0; i < entries_.size(); i++)

@@ -36,6 +36,12 @@ class EnvArray {
   // True when the NULL-terminated array a plugin was given still matches
   // our bookkeeping (same length, every pointer ours, terminator present).
   bool intact() const;
+  // After plugin code that had the raw array (S_JOB_ENV): empty when it is
+  // intact; otherwise what the plugin did to it, and the array now holds
+  // what the plugin left, as Slurm's would (entries it wrote in place of
+  // ours, up to the first NULL within the array; entries without '='
+  // dropped).
+  std::string adoptRawChanges();
 
  private:
   static std::string_view nameOf(const std::string& entry);

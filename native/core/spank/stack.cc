@@ -209,6 +209,17 @@ void Stack::reportNonZero(const Plugin& p, const PhaseInfo& info, int rc) const 
   reportProblem(d, {{"ref", p.ref}, {"hook", info.symbol}, {"rc", rc}});
 }
 
+void Stack::checkJobEnv(const Plugin& p, const PhaseInfo& info, EnvArray& env) {
+  std::string broken = env.adoptRawChanges();
+  if (broken.empty()) return;
+  Diagnostic d;
+  d.severity = Severity::Error;
+  d.code = "SPANK_ENV_BROKEN";
+  d.message = std::string(info.symbol) + " wrote into the job environment array (S_JOB_ENV) itself: " + broken +
+              "; Slurm's array has no room for that (use spank_setenv), plugstack keeps what is readable";
+  reportProblem(d, {{"ref", p.ref}, {"hook", info.symbol}});
+}
+
 struct spank_handle* Stack::newHandle(Phase phase, void* job, TaskRecord* task) {
   if (handles_.size() >= kRetainedHandles) handles_.pop_front();
   handles_.push_back({kSpankMagic, nullptr, phase, job, task, this});
@@ -237,6 +248,9 @@ PassResult Stack::callPass(Phase phase, void* job, TaskRecord* task) {
       rc = fn(handle, static_cast<int>(p->args.size()), p->argv());
       scope.setResult(rc);
     }
+    // A remote callback may have written into the job's environment array
+    // itself (S_JOB_ENV): the array must still be one.
+    if (settings_.context == Context::Remote && job) checkJobEnv(*p, info, static_cast<StepRecord*>(job)->env);
     slurmLog(LogLevel::Debug2, "spank: " + p->basename() + ": " + info.name + " = " +
                                    std::to_string(rc));
     if (rc != 0) reportNonZero(*p, info, rc);

@@ -87,6 +87,7 @@ class Stack {
   int processPluginLine(const PluginLine& line, int ref);
   std::string resolvePath(const std::string& path, int ref) const;
   bool validForContext(const Plugin& p);
+  void checkJobEnv(const Plugin& p, const PhaseInfo& info, EnvArray& env);
   struct spank_handle* newHandle(Phase phase, void* job, TaskRecord* task);
   void reportNonZero(const Plugin& p, const PhaseInfo& info, int rc) const;
 
