@@ -77,21 +77,60 @@ function observe(exitCode: number, stdout: string, stderr: string, log: string):
   };
 }
 
-async function both(command: 'srun' | 'sbatch' | 'salloc', args: string[], env: Record<string, string> = {}): Promise<{ real: Observed; ours: Observed }> {
+/**
+ * Runs the command on the real cluster and on plugstack. With spank, the
+ * clients also load the SPANK trace plugin (built against Debian's header
+ * for the real ones, ours for plugstack), logging into the probe's file:
+ * the client's SPANK callbacks and cli_filter hooks in one sequence.
+ */
+async function both(
+  command: 'srun' | 'sbatch' | 'salloc',
+  args: string[],
+  env: Record<string, string> = {},
+  spank = false,
+): Promise<{ real: Observed; ours: Observed }> {
   const site = clientSite();
   const base = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: site.dir, SLURM_CONF: site.conf, ...env };
   cluster('22.05').verb('resume');
   const realLog = path.join(site.dir, 'real.log');
+  const oursLog = path.join(site.dir, 'ours.log');
+  let oursConf = site.plugstackConf;
+  if (spank) {
+    const realConf = path.join(site.dir, 'real-plugstack.conf');
+    fs.writeFileSync(realConf, `required ${compilePlugin('trace.c', { include: '/usr/include' })} log=${realLog}\n`);
+    fs.appendFileSync(site.conf, `PlugStackConfig=${realConf}\n`);
+    oursConf = path.join(site.dir, 'ours-plugstack.conf');
+    fs.writeFileSync(oursConf, `required ${compilePlugin('trace.c', { defines: { PLUGIN_VERSION: 0x160508 } })} log=${oursLog}\n`);
+  }
   const r = spawnSync(command, args, { cwd: site.dir, env: { ...base, PROBE_LOG: realLog }, encoding: 'utf8', timeout: 60_000 });
   const real = observe(r.status ?? 128, r.stdout, r.stderr, realLog);
-  const oursLog = path.join(site.dir, 'ours.log');
-  const stack = await Plugstack.load(site.plugstackConf, { slurmConf: site.conf, slurmVersion: '22.05' });
+  const stack = await Plugstack.load(oursConf, { slurmConf: site.conf, slurmVersion: '22.05' });
   const result = await stack[command]({ args, cwd: site.dir, env: { ...base, PROBE_LOG: oursLog } });
   const ours = observe(result.exitCode, result.stdout, result.stderr, oursLog);
   return { real, ours };
 }
 
+/** The client process's sequence: cli_filter hooks (the probe) and SPANK callbacks in local or allocator context. */
+function clientSequence(o: Observed): string[] {
+  const probe = /^(init|setup_defaults|pre_submit|post_submit)( |$)/;
+  return o.probe
+    .filter((l) => (/ pid=/.test(l) ? / ctx=(1|3) /.test(l) : probe.test(l)))
+    .map((l) => (/ pid=/.test(l) ? `spank ${l.split(' ')[0]}` : l));
+}
+
 describe.skipIf(!releases().includes('22.05'))('cli_filter plugins: plugstack and the real Slurm 22.05 clients agree', () => {
+  for (const [command, args] of [
+    ['srun', ['-n', '1', 'true']],
+    ['sbatch', ['-W', '--wrap', 'true']],
+    ['salloc', ['-n', '1', 'true']],
+  ] as const) {
+    it(`${command}: the hooks in order with SPANK's callbacks`, async () => {
+      const { real, ours } = await both(command, [...args], {}, true);
+      expect(clientSequence(real).length).toBeGreaterThan(4);
+      expect(clientSequence(ours)).toEqual(clientSequence(real));
+    });
+  }
+
   it('srun: the hooks, what they see, and pre_submit changing the step', async () => {
     const { real, ours } = await both('srun', ['-t', '10', 'sh', '-c', 'echo $SLURM_NTASKS $SLURM_JOB_NAME'], {
       PROBE_NAMES: 'ntasks,nodes,time,job-name,partition,wait,pty,exclusive',
