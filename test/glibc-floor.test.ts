@@ -1,11 +1,13 @@
 /**
- * The shipped binaries load where Slurm runs: no glibc symbol version newer
+ * The shipped binaries (plugstack's own mpi plugins among them) load where
+ * Slurm runs: no glibc symbol version newer
  * than GLIBC_2.28 (RHEL 8), and nothing from the C++ runtime (libstdc++,
  * libgcc_s) needed at run time. Read from the built files with objdump, as
  * the dynamic loader reads them. test/old-glibc.test.ts runs them on an
  * older glibc.
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nativeFiles } from './helpers/native-files.js';
@@ -35,11 +37,15 @@ function newerThanFloor(version: string): boolean {
 }
 
 const files = nativeFiles();
+// plugstack's own mpi plugins, shipped beside plugstack-host.
+const mpiDir = [path.join(files.dir, 'mpi'), path.join(files.dir, 'bin', 'mpi')].find((d) => fs.existsSync(d)) ?? path.join(files.dir, 'mpi');
 
 describe.each([
   ['the addon', files.addon],
   ['libslurmhost.so', files.library],
   ['plugstack-host', files.host],
+  // (mpi_none.so, stubs, needs nothing of glibc at all.)
+  ['mpi/mpi_pmi2.so', path.join(mpiDir, 'mpi_pmi2.so')],
 ])('%s', (_name, file) => {
   it(`needs no glibc symbol newer than GLIBC_${FLOOR.join('.')}`, () => {
     const versions = versionsOf(file);
