@@ -219,6 +219,29 @@ describe('a C cli_filter plugin', () => {
     ]);
   });
 
+  it('reads --begin and --deadline as parse_time does and prints them as Slurm does', async () => {
+    const s = site('probe', [probe()]);
+    const { result, log } = await run(s, 'srun', ['true'], {
+      PROBE_SET_PRE: 'begin=2031-12-01T10:00;deadline=12/02/31;begin=4:30pm tomorrow;deadline=soon',
+      PROBE_NAMES: 'begin,deadline',
+    });
+    expect(result.exitCode).toBe(0);
+    const pre = log.slice(log.indexOf('pre_submit offset=0'));
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    const day = `${tomorrow.getFullYear()}-${String(tomorrow.getMonth() + 1).padStart(2, '0')}-${String(tomorrow.getDate()).padStart(2, '0')}`;
+    expect(pre).toEqual([
+      'pre_submit offset=0',
+      'set begin=2031-12-01T10:00 rc=0',
+      'set deadline=12/02/31 rc=0',
+      'set begin=4:30pm tomorrow rc=0',
+      'set deadline=soon rc=-1',
+      `get begin=${day}T16:30:00 isset=1`,
+      'get deadline=2031-12-02T00:00:00 isset=1',
+      expect.stringMatching(/^post_submit/),
+    ]);
+    expect(result.stderr).toBe('srun: error: Invalid --deadline specification\n');
+  });
+
   it('is refused with the names of Slurm 20.02 and older, and check says why', async () => {
     const old = path.dirname(
       compilePlugin('cli_filter_probe.c', {

@@ -1,5 +1,7 @@
 #include "cli_filter/option_values.h"
 
+#include <ctime>
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -7,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <strings.h>
+
+#include "rules/parse_time.h"
 
 namespace plugstack {
 
@@ -131,6 +135,12 @@ std::optional<OptionSetOutcome> customValue(const BuiltinOption& o, const char* 
     return refused("Invalid --exclusive specification");
   }
   if (name == "oversubscribe") return shows("oversubscribe");
+  if (name == "begin" || name == "deadline") {
+    // parse_time, printed back by slurm_make_time_str.
+    time_t when = arg ? parseSlurmTime(arg, time(nullptr)) : 0;
+    if (!when) return refused("Invalid --" + name + " specification");
+    return shows(slurmTimeText(when));
+  }
   if (o.hasArg == 0) return shows("set");
   return std::nullopt;
 }

@@ -10,8 +10,9 @@
 //     as given, a flag as "set", an integer in decimal, megabytes with a unit
 //     ("1G"), a duration as [days-]hh:mm:ss; and the custom getters that
 //     normalise what they were given (nodes "2" or "1-3", exclusive,
-//     oversubscribe, gres "gres:gpu:1"), and -v/-Q counting. Other custom
-//     getters show the value as given.
+//     oversubscribe, gres "gres:gpu:1", begin and deadline as local
+//     times), and -v/-Q counting. Other custom getters show the value as
+//     given.
 #pragma once
 
 #include <optional>
