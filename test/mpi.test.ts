@@ -8,12 +8,13 @@
  * to the tasks, how srun chooses the type, and how each failure ends the
  * step.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CommandResult } from '../lib/commands/types.js';
 import { Plugstack } from '../lib/plugstack.js';
-import { compilePlugin, readLog, tempDir, writeFile } from './helpers/plugins.js';
+import { compilePlugin, readLog, repoRoot, tempDir, writeFile } from './helpers/plugins.js';
 
 const NUMBER: Record<string, number> = { '22.05': 0x160508, '24.11': 0x180b05 };
 const RELEASES = ['24.11', '22.05'] as const;
@@ -362,5 +363,21 @@ describe('slurmd and check', () => {
       expect(report.ok).toBe(ok);
       if (!ok) expect(report.mpi!.problems.find((p) => p.code === 'MPI_DEFAULT_NOT_LOADED')!.line).toBe(2);
     }
+  });
+});
+
+describe('plugstack check of an mpi plugin file', () => {
+  it("loads mpi_NAME.so as slurmd and srun would, and says why 21.08's hook names are refused", () => {
+    const run = (dir: string) =>
+      spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'plugstack.js'), 'check', path.join(dir, 'mpi_trace.so')], { encoding: 'utf8' });
+    const good = run(mpiTrace('24.11'));
+    expect(good.status, good.stdout + good.stderr).toBe(0);
+    expect(good.stderr).toContain('is an mpi plugin: checking it as slurmd and srun load it');
+    expect(good.stdout).toContain('mpi/trace  loaded (plugin_id 4242)');
+    const oldDir = mpiTrace('24.11', { OLD_NAMES: true });
+    const old = run(oldDir);
+    expect(old.status).toBe(1);
+    expect(old.stdout).toContain(`${path.join(oldDir, 'mpi_trace.so')}: lacks mpi_p_client_prelaunch; it defines p_mpi_hook_client_prelaunch, the names of Slurm 21.08 and older`);
+    expect(old.stdout).toContain('result: Slurm 24.11.5 would fail with this stack in slurmd and srun (mpi)');
   });
 });

@@ -7,6 +7,7 @@ import { parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { stackFile } from './input.js';
 import { toJson, type Out } from './output.js';
 import { renderCheck } from './render-check.js';
+import { mpiPluginSite } from '../mpi/check.js';
 
 const stackOptions = {
   'plugin-dir': { value: true },
@@ -52,6 +53,21 @@ export async function check(argv: string[], out: Out): Promise<number> {
     return report.ok ? 0 : 1;
   }
   const file = oneInput(args, 'check');
+  // An mpi plugin (mpi_NAME.so) is checked as slurmd and srun load it.
+  const mpiSite = args.values.has('slurm-conf') ? null : mpiPluginSite(file);
+  if (mpiSite) {
+    try {
+      out.stderr.write(`plugstack: ${file} is an mpi plugin: checking it as slurmd and srun load it (PluginDir with it alone, MpiDefault its type)\n`);
+      args.values.set('slurm-conf', mpiSite.slurmConf);
+      const stack = await loadStack(args, mpiSite.conf);
+      const report = await stack.check(context ? { context: context as SpankContext } : {});
+      // The text names the file as given, not its link in the temporary PluginDir.
+      out.stdout.write(args.flags.has('json') ? toJson(report) : renderCheck(report).split(mpiSite.link).join(file));
+      return report.ok ? 0 : 1;
+    } finally {
+      mpiSite.dispose();
+    }
+  }
   const input = openInput(file, out);
   try {
     const stack = await loadStack(args, input.conf);
