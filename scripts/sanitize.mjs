@@ -121,7 +121,7 @@ function symlink(target, link) {
   fs.symlinkSync(target, link);
 }
 
-/** Builds the sanitized libslurmhost.so and plugstack-host; true when it worked. */
+/** Builds the sanitized libslurmhost.so and plugstack-host (and the mpi plugins beside it); true when it worked. */
 export function buildSanitized() {
   console.log('\n=== sanitized build (build-sanitize/, -Dsanitize=1) ===');
   fs.mkdirSync(sanitizeRoot, { recursive: true });
@@ -135,8 +135,9 @@ export function buildSanitized() {
   const nodeGyp = path.join(root, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
   const gyp = (args) => run(process.execPath, [nodeGyp, ...args], { cwd: sanitizeRoot });
   if (gyp(['configure', '--', '-Dsanitize=1', `-Dsanitize_options=${defaultsSource}`]) !== 0) return false;
-  // Only the two host artifacts (plugstack-host depends on slurmhost).
-  if (gyp(['build', '--jobs', 'max', 'plugstack-host']) !== 0) return false;
+  // Only the host artifacts (plugstack-host depends on slurmhost), and
+  // plugstack's own mpi plugins beside it, which slurmd and srun load.
+  if (gyp(['build', '--jobs', 'max', 'plugstack-host', 'mpi_pmi2', 'mpi_none']) !== 0) return false;
   return checkLinkage();
 }
 
