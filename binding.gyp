@@ -98,7 +98,6 @@
         "native/core/cli_filter/json_options.cc",
         "native/core/cli_filter/lua/lua_filter.cc",
         "native/core/cli_filter/lua/lua_runtime.cc",
-        "native/core/cli_filter/release_rules.cc",
         "native/core/cli_filter/syslog_filter.cc",
         "native/core/cli_filter/user_defaults_filter.cc",
         "native/core/cli_filter/option_store.cc",

@@ -3,6 +3,7 @@
  * test/headers.test.ts compiles a probe against the header and checks every
  * number here against it.
  */
+import { SLURM_RELEASES, type SlurmRelease } from './releases.generated.js';
 
 /** The five contexts a plugin runs in (`spank_context_t`). */
 export const SPANK_CONTEXTS = {
@@ -95,9 +96,9 @@ export function spankErrorName(code: number): SpankErrorName | undefined {
   return undefined;
 }
 
-/** The Slurm releases plugstack emulates. `24.11` is the default. */
-export const SLURM_VERSIONS = ['24.11', '22.05'] as const;
-export type SlurmRelease = (typeof SLURM_VERSIONS)[number];
+/** The Slurm releases plugstack emulates (native/core/rules/releases.json). `24.11` is the default. */
+export const SLURM_VERSIONS = SLURM_RELEASES;
+export type { SlurmRelease };
 
 /** The client commands whose option tables a plugin option can clash with. */
 export const CLIENT_COMMANDS = ['srun', 'sbatch', 'salloc'] as const;

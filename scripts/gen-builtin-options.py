@@ -39,7 +39,7 @@ import re
 import subprocess
 import sys
 
-RELEASES = [("24.11", "slurm-24-11-5-1", 1), ("22.05", "slurm-22-05-8-1", 2)]
+from releases import RELEASES  # (release, Slurm tag, bit), from native/core/rules/releases.json
 COMMANDS = [("srun", 1), ("sbatch", 2), ("salloc", 4)]
 HAS_ARG = {"no_argument": 0, "required_argument": 1, "optional_argument": 2}
 KINDS = [

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { hostExecutable } from '../native/paths.js';
 import { readDynamicInfo, type DynamicInfo } from './elf.js';
 import { LIBSLURM_API } from './libslurm-api.generated.js';
+import { releaseOf } from '../releases.generated.js';
 import type { LibslurmFunctionReport, LibslurmReport } from './types.js';
 
 /** Names that belong to Slurm's libraries rather than to the SPANK API. */
@@ -71,7 +72,7 @@ export function missingLibrary(dlerror: string, pluginPath: string): string | un
 export function libslurmReport(file: string, slurmVersion: string, missing: string[] = []): LibslurmReport | undefined {
   const info = dynamicInfo(file);
   if (!info) return undefined;
-  const release = slurmVersion.split('.').slice(0, 2).join('.') as '24.11' | '22.05';
+  const release = releaseOf(slurmVersion);
   const ours = plugstackExports();
   const linksLibslurm = info.needed.some((n) => /^libslurm(full)?[.-]/.test(n) && !missing.includes(n));
   const functions: LibslurmFunctionReport[] = [];

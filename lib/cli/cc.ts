@@ -6,11 +6,17 @@
 import { spawnSync } from 'node:child_process';
 import { includeDir } from '../native/paths.js';
 import { SLURM_VERSIONS, type SlurmRelease } from '../spank.js';
+import { DEFAULT_RELEASE, RELEASE_SOURCE } from '../releases.generated.js';
 import { UsageError } from './args.js';
 import type { Out } from './output.js';
 
 /** The version number SPANK_PLUGIN records for each release (its micro release as plugstack emulates it). */
-export const RELEASE_VERSION_NUMBER: Record<SlurmRelease, string> = { '24.11': '0x180b05', '22.05': '0x160508' };
+export const RELEASE_VERSION_NUMBER = Object.fromEntries(
+  SLURM_VERSIONS.map((r) => {
+    const [major, minor] = r.split('.').map(Number) as [number, number];
+    return [r, `0x${((major << 16) | (minor << 8) | RELEASE_SOURCE[r].micro).toString(16)}`];
+  }),
+) as Record<SlurmRelease, string>;
 
 /**
  * The compiler command for a plugin: `${CC:-cc} -shared -fPIC -I<include> [-D...] args`.
@@ -20,7 +26,7 @@ export const RELEASE_VERSION_NUMBER: Record<SlurmRelease, string> = { '24.11': '
 export function ccCommand(args: string[], release?: SlurmRelease, compiler = process.env.CC || 'cc', micro?: number): string[] {
   let number = release ? RELEASE_VERSION_NUMBER[release] : undefined;
   if (release && micro !== undefined) number = `0x${((Number(number) & 0xffff00) | micro).toString(16)}`;
-  const version = number && number !== RELEASE_VERSION_NUMBER['24.11'] ? [`-DSLURM_VERSION_NUMBER=${number}`] : [];
+  const version = number && number !== RELEASE_VERSION_NUMBER[DEFAULT_RELEASE] ? [`-DSLURM_VERSION_NUMBER=${number}`] : [];
   return [compiler, '-shared', '-fPIC', `-I${includeDir}`, ...version, ...args];
 }
 

@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { native } from '../native/binding.js';
 import type { JobInfo } from '../host/protocol.generated.js';
+import { releaseRules } from '../releases.generated.js';
 
 export type { JobInfo };
 
@@ -54,15 +55,9 @@ const FIRST_PRIORITY = 0xffff0000 - 1;
 /** slurmctld sets the end of a job without a limit a year after its start. */
 const YEAR_SECONDS = 365 * 24 * 60 * 60;
 
-/** What differs between the releases in the record. */
-const RELEASES: Record<string, { protocolVersion: number }> = {
-  // SLURM_<release>_PROTOCOL_VERSION: the version the job's steps start with.
-  '22.05': { protocolVersion: (38 << 8) | 0 },
-  '24.11': { protocolVersion: (42 << 8) | 0 },
-};
-
+/** What differs between the releases in the record: the protocol version the job's steps start with. */
 function release(slurmVersion: string): { protocolVersion: number } {
-  return RELEASES[slurmVersion.split('.').slice(0, 2).join('.')] ?? RELEASES['24.11']!;
+  return releaseRules(slurmVersion).identity;
 }
 
 /** The session of this process (field 6 of /proc/self/stat), as getsid(0). */

@@ -4,6 +4,7 @@
  * Nothing listens on these ports; they are there because plugins and
  * task programs read the variables.
  */
+import { releaseRules } from '../releases.generated.js';
 
 export const CLUSTER_NAME = 'plugstack';
 /** slurm.conf's MaxTasksPerNode default: a step may not put more tasks on a node. */
@@ -13,9 +14,7 @@ export const PARTITION = 'debug';
 export const LAUNCH_NODE_ADDRESS = '127.0.0.1';
 const CONTROLLER_HOST = 'localhost';
 const CONTROLLER_PORT = 6817; // slurmctld's default SlurmctldPort
-// SLURM_22_05_PROTOCOL_VERSION ((38 << 8) | 0) and select/linear's plugin
-// id, as the reference 22.05 cluster reported them.
-const PROTOCOL_VERSION_22_05 = 9728;
+// select/linear's plugin id, as the reference 22.05 cluster reported it.
 const SELECT_PLUGIN_ID = 102;
 
 /**
@@ -23,8 +22,9 @@ const SELECT_PLUGIN_ID = 102;
  * srun's own) environment in 22.05. 24.11's setup_env no longer writes it.
  */
 export function workingCluster(slurmVersion: string, clusterName: string = CLUSTER_NAME): string | undefined {
-  if (!slurmVersion.startsWith('22.')) return undefined;
-  return `${clusterName}:${CONTROLLER_HOST}:${CONTROLLER_PORT}:${PROTOCOL_VERSION_22_05}:${SELECT_PLUGIN_ID}`;
+  const rules = releaseRules(slurmVersion);
+  if (!rules.taskEnv.workingCluster) return undefined;
+  return `${clusterName}:${CONTROLLER_HOST}:${CONTROLLER_PORT}:${rules.identity.protocolVersion}:${SELECT_PLUGIN_ID}`;
 }
 
 /**

@@ -30,6 +30,7 @@ import { findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.j
 import { requestJob } from './allocate.js';
 import { jobRecordOf } from '../cluster/job-info.js';
 import { MAX_TASKS_PER_NODE } from '../cluster/names.js';
+import { releaseRules } from '../releases.generated.js';
 import { serializeResult } from './serialize.js';
 import type { CommandResult, JobRecord, WordCommandOptions } from './types.js';
 
@@ -206,8 +207,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   if (signalled()) return endJob('CANCELLED', 0);
   if (lui.failed) {
     await done(lui.status);
-    // 24.11 records the job failed; 22.05 let it complete (test7.24).
-    return endJob(stack.slurmVersion.startsWith('22.') ? 'COMPLETED' : 'FAILED', 1);
+    return endJob(releaseRules(stack.slurmVersion).client.userInitFailedJobState as 'FAILED' | 'COMPLETED', 1);
   }
 
   // slurm_step_launch: the mpi plugin's client_prelaunch, on srun's side,

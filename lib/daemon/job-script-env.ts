@@ -6,6 +6,7 @@
  */
 import { native } from '../native/binding.js';
 import { CLUSTER_NAME, PARTITION } from '../cluster/names.js';
+import { releaseRules } from '../releases.generated.js';
 import { compressHostlist } from '../step/layout.js';
 import { spankOptionEnvName } from '../step/launch.js';
 import type { JobScriptMode } from './types.js';
@@ -63,8 +64,7 @@ export function jobScriptEnv(input: JobScriptEnvInput): Record<string, string> {
     SLURM_SCRIPT_CONTEXT: input.mode === 'epilog' ? 'epilog_slurmd' : 'prolog_slurmd',
     SLURM_JOB_NUM_NODES: String(input.nodes.length),
   });
-  // 24.11 also exports the list under its newer name.
-  if (!input.slurmVersion.startsWith('22.')) env.SLURM_JOB_NODELIST = nodeList;
+  if (releaseRules(input.slurmVersion).jobScript.jobNodelist) env.SLURM_JOB_NODELIST = nodeList;
   if (input.ntasks !== undefined) env.SLURM_JOB_NTASKS = String(input.ntasks);
   if (input.mode === 'epilog' && input.exitStatus !== undefined) {
     const s = input.exitStatus;

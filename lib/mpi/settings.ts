@@ -5,28 +5,16 @@
  */
 import type { SlurmConf } from '../config/slurm-conf.js';
 import type { ClientRequest } from '../host/protocol.generated.js';
+import { releaseRules } from '../releases.generated.js';
 
 type MpiRequest = NonNullable<ClientRequest['mpi']>;
 
-/** read_config's rule for MpiDefault, per release. */
-const MPI_DEFAULT_RULES: Record<'22.05' | '24.11', { unset: string | undefined; drop: (v: string) => boolean; rename: Record<string, string> }> = {
-  // Unset is "none"; exactly "openmpi" becomes "none".
-  '22.05': { unset: 'none', drop: () => false, rename: { openmpi: 'none' } },
-  // A value containing "none" or "openmpi" (any case) is dropped: no plugin.
-  '24.11': { unset: undefined, drop: (v) => /none|openmpi/i.test(v), rename: {} },
-};
-
-/** The release line of a version text ("22.05.8" → "22.05"). */
-function line(slurmVersion: string): '22.05' | '24.11' {
-  return slurmVersion.startsWith('22.') ? '22.05' : '24.11';
-}
-
-/** MpiDefault as srun falls back to it (undefined: no plugin). */
+/** MpiDefault as srun falls back to it (undefined: no plugin): read_config's rule, per release. */
 export function mpiDefault(value: string | undefined, slurmVersion: string): string | undefined {
-  const rule = MPI_DEFAULT_RULES[line(slurmVersion)];
-  if (value === undefined) return rule.unset;
-  if (rule.drop(value)) return undefined;
-  return rule.rename[value] ?? value;
+  const rule = releaseRules(slurmVersion).mpi;
+  if (value === undefined) return rule.mpiDefaultUnset ?? undefined;
+  if (rule.mpiDefaultDropped !== null && new RegExp(rule.mpiDefaultDropped, 'i').test(value)) return undefined;
+  return rule.mpiDefaultRenamed[value] ?? value;
 }
 
 /** The client host's mpi request: the default and where it was given. */

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/slurm_log.h"
+#include "rules/releases.h"
 
 namespace plugstack {
 
@@ -35,7 +36,7 @@ OptionValue OptionStore::get(const BuiltinOption& option) const {
   return unsetOptionValue(option, command_, version_);
 }
 
-bool OptionStore::argvCrashes() const { return version_.line() < 2411 && command_ != Command::Sbatch; }
+bool OptionStore::argvCrashes() const { return releases::cliFilter(version_).argvGetterReadsSbatch && command_ != Command::Sbatch; }
 
 bool OptionStore::isSet(const BuiltinOption& option) const {
   size_t i = index(option);

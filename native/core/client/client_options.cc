@@ -11,6 +11,7 @@
 #include "common/slurm_log.h"
 #include "rules/builtin_checks.h"
 #include "rules/cli_env_options.h"
+#include "rules/releases.h"
 #include "step/remote_options.h"
 #include "protocol/messages.h"
 
@@ -282,7 +283,7 @@ void ClientOptions::verifyTaskCount() {
   std::string counts = std::to_string(tasks) + " processes on " + std::to_string(*minNodes) +
                        " nodes, setting nnodes to " + std::to_string(tasks);
   // 22.05 says it with info("Warning: ..."), 24.11 with warning().
-  if (stack_.version().line() >= 2411) slurmLog(LogLevel::Warning, "can't run " + counts);
+  if (releases::client(stack_.version()).nodeCountWarning) slurmLog(LogLevel::Warning, "can't run " + counts);
   else slurmLog(LogLevel::Info, "Warning: can't run " + counts);
   nodes->value = std::to_string(tasks);
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "config/safe_read.h"
+#include "rules/releases.h"
 #include "rules/slurm_conf_keys.h"
 
 namespace plugstack {
@@ -290,7 +291,7 @@ class SlurmConfParser {
             {{"error", "\"Include\" failed in file " + file + " line " + std::to_string(line)}});
     };
     // 24.11 refuses a glob outright; 22.05 looks for a file of that name.
-    if (name.find('*') != std::string::npos && version_.line() >= 2411) {
+    if (name.find('*') != std::string::npos && releases::slurmConf(version_).includeRefusesGlob) {
       failed("SLURM_CONF_INCLUDE_FAILED",
              "Include " + name + ": Slurm does not expand globs in slurm.conf; the line is skipped and the file fails");
       return;

@@ -12,11 +12,6 @@ namespace plugstack::libslurm {
 
 namespace {
 
-constexpr HostlistRules kRules[kReleaseCount] = {
-    {"\t, \n", true, true},   // 24.11
-    {"\t, ", false, false},  // 22.05
-};
-
 // Slurm's limits: hosts in one range, ranges in one bracket, hosts a
 // bracketed prefix may expand to.
 constexpr unsigned long kMaxRange = 64 * 1024;
@@ -264,7 +259,7 @@ bool parseRangeList(char* str, std::vector<HostRange>* out) {
 
 }  // namespace
 
-const HostlistRules& hostlistRules(Release r) { return kRules[static_cast<int>(r)]; }
+const HostlistRules& hostlistRules(Release r) { return releases::kHostlist[static_cast<int>(r)]; }
 
 std::string HostRange::host(unsigned long depth) const {
   return single ? prefix : numbered(prefix, width, lo + depth);

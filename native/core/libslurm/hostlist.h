@@ -7,7 +7,8 @@
 // some leading digits ("nid0000[2-7]") still finds "nid00002", and uniq
 // joins ranges only after sorting.
 //
-// The rules that changed between releases are data (HostlistRules): 24.11
+// The rules that changed between releases are data (HostlistRules, from
+// rules/releases.json): 24.11
 // also splits on newlines, accepts a suffix after a bracket
 // ("n[1-2]-ib" is n1-ib,n2-ib) and refuses a '[' without ']', which 22.05
 // turns into a host name.
@@ -20,11 +21,8 @@
 
 namespace plugstack::libslurm {
 
-struct HostlistRules {
-  const char* separators;
-  bool suffixAfterBracket;
-  bool unclosedBracketIsError;
-};
+// The hostlist table of rules/releases.json.
+using HostlistRules = releases::Hostlist;
 
 const HostlistRules& hostlistRules(Release r);
 

@@ -6,10 +6,9 @@ namespace plugstack::libslurm {
 
 Release currentRelease() {
   const Stack* stack = Stack::current();
-  if (stack && stack->version().line() == 2205) return Release::S2205;
-  return Release::S2411;
+  return static_cast<Release>(stack ? releaseIndex(stack->version()) : 0);
 }
 
-const char* releaseName(Release r) { return r == Release::S2411 ? "24.11" : "22.05"; }
+const char* releaseName(Release r) { return releases::kReleases[static_cast<int>(r)].name; }
 
 }  // namespace plugstack::libslurm

@@ -4,15 +4,6 @@
 
 namespace plugstack {
 
-namespace {
-
-constexpr MpiRelease kReleases[] = {
-    {2411, false, false, true, nullptr},
-    {2205, true, true, false, "none"},
-};
-
-}  // namespace
-
 const char* const kMpiHooks[9] = {
     "plugin_id",         "mpi_p_client_fini",        "mpi_p_client_prelaunch",
     "mpi_p_conf_get",    "mpi_p_conf_get_printable", "mpi_p_conf_options",
@@ -25,12 +16,6 @@ const char* const kMpiOldHooks[4] = {
     "p_mpi_hook_client_prelaunch",
     "p_mpi_hook_client_fini",
 };
-
-const MpiRelease& mpiRelease(const SlurmVersion& version) {
-  for (const auto& r : kReleases)
-    if (version.line() >= r.line) return r;
-  return kReleases[1];
-}
 
 bool mpiServedByPlugstack(const char* type) { return std::strcmp(type, "pmi2") == 0; }
 

@@ -8,6 +8,7 @@
 #include "common/events.h"
 #include "common/slurm_log.h"
 #include "mpi/mpi_daemon.h"
+#include "rules/releases.h"
 #include "rules/slurm_errors.h"
 #include "roles/role.h"
 #include "roles/stack_request.h"
@@ -70,7 +71,7 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
   mpi.fini();
   int exitRc = stack->callPass(Phase::SlurmdExit, nullptr, nullptr).rc;
   // 24.11 logs a failing slurmd_exit; 22.05 ignores its result.
-  if (exitRc && stack->version().line() >= 2411)
+  if (exitRc && releases::slurmd(stack->version()).logsSlurmdExitFailure)
     slurmLog(LogLevel::Error, std::string("_slurmd_fini: SPANK slurmd exit failed: ") + slurmErrorText(exitRc));
   delete stack;
   emitEvent({{"t", msg::kDone}, {"ok", true}, {"status", 0}, {"exitRc", exitRc}});

@@ -37,7 +37,7 @@ unsigned commandBit(Command c) {
   return 0;
 }
 
-unsigned releaseBit(const SlurmVersion& v) { return v.line() >= 2411 ? 1 : 2; }
+unsigned releaseBit(const SlurmVersion& v) { return 1u << releaseIndex(v); }
 
 const BuiltinOption* builtinOptionTable(size_t* count) {
   *count = sizeof kTable / sizeof kTable[0];

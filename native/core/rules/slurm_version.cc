@@ -3,21 +3,15 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "rules/releases.h"
+
 namespace plugstack {
 
-namespace {
-
-struct KnownRelease {
-  unsigned major, minor, defaultMicro;
-};
-
-// The micro releases are those the reference facts were taken from.
-constexpr KnownRelease kReleases[] = {
-    {24, 11, 5},
-    {22, 5, 8},
-};
-
-}  // namespace
+int releaseIndex(const SlurmVersion& version) {
+  for (int i = 0; i < releases::kCount; i++)
+    if (releases::kReleases[i].major == version.major && releases::kReleases[i].minor == version.minor) return i;
+  return 0;
+}
 
 std::string SlurmVersion::text() const {
   char buf[32];
@@ -50,9 +44,9 @@ bool parseSlurmVersion(const std::string& text, SlurmVersion* out) {
     p = end + 1;
   }
   if (n < 2) return false;
-  for (const auto& r : kReleases) {
+  for (const auto& r : releases::kReleases) {
     if (r.major == parts[0] && r.minor == parts[1]) {
-      *out = {r.major, r.minor, n == 3 ? parts[2] : r.defaultMicro};
+      *out = {r.major, r.minor, n == 3 ? parts[2] : r.micro};
       return true;
     }
   }

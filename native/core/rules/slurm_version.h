@@ -3,7 +3,8 @@
 // Plugins are checked against it at load time (plugin_loader.cc), the
 // S_SLURM_VERSION* items report it, and behaviour that changed between
 // releases (which return codes count as failure, how often remote option
-// callbacks fire, ...) is looked up here rather than tested inline.
+// callbacks fire, ...) is data: rules/releases.h (generated from
+// rules/releases.json) has one table per concern, indexed by releaseIndex().
 #pragma once
 
 #include <cstdint>
@@ -25,13 +26,14 @@ struct SlurmVersion {
   std::string minorText() const;
   std::string microText() const;
 
-  // Release line, for behaviour switches: 2211 for 22.11, 2405 for 24.05.
-  unsigned line() const { return major * 100 + minor; }
 };
 
-// The releases plugstack emulates: "24.11" (the default, 24.11.5) and
-// "22.05" (22.05.8, what Debian ships and the conformance oracle runs).
-// A full "M.m.u" picks that micro release. Returns false when unsupported.
+// The release's row in the tables of rules/releases.h (0 for the newest).
+int releaseIndex(const SlurmVersion& version);
+
+// The releases plugstack emulates (rules/releases.json): "24.11" (the
+// default, 24.11.5) and "22.05" (22.05.8). A full "M.m.u" picks that micro
+// release. Returns false when unsupported.
 bool parseSlurmVersion(const std::string& text, SlurmVersion* out);
 
 // "24.11.5" style rendering of any version number, as Slurm prints it in

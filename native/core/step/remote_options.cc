@@ -5,6 +5,7 @@
 #include "common/events.h"
 #include "common/hook_scope.h"
 #include "common/slurm_log.h"
+#include "rules/releases.h"
 #include "spank/plugin.h"
 
 namespace plugstack {
@@ -49,7 +50,7 @@ void applyRemoteOptions(Stack& stack, StepRecord& step, const std::vector<Launch
     handled.push_back(opt);
   }
 
-  const bool skipHandled = stack.version().line() >= 2405;
+  const bool skipHandled = releases::step(stack.version()).remoteOptionsSkipHandled;
   for (auto& opt : cache.entries()) {
     if (skipHandled) {
       bool seen = false;

@@ -1,5 +1,6 @@
 #include "step/step_lifecycle.h"
 
+#include "rules/releases.h"
 #include "rules/slurm_errors.h"
 
 #include <dirent.h>
@@ -101,7 +102,7 @@ bool StepLifecycle::runUserInit() {
     outcome_.failedAt = "user_init";
     slurmLog(LogLevel::Error, "spank_user failed.");
     failLaunch();
-    if (stack_.version().line() >= 2411) {
+    if (releases::step(stack_.version()).failureMarksTask) {
       // 24.11 marks the step failed through task 0; 22.05 did not.
       TaskRecord& first = spec_.record.tasks[0];
       first.estatus = kExitCodeOne;
@@ -160,7 +161,7 @@ bool StepLifecycle::postForkAndRelease() {
                                     ": " + std::strerror(errno));
     if (stack_.isFailure(stack_.callPass(Phase::TaskPostFork, &step, &task).rc)) {
       fail("task_post_fork", "spank task " + std::to_string(task.id) + " post-fork failed");
-      if (stack_.version().line() >= 2411) {
+      if (releases::step(stack_.version()).failureMarksTask) {
         if (!outcome_.stepRc) outcome_.stepRc = SLURM_ERROR;
         if (task.estatus <= 0) task.estatus = kExitCodeOne;
         task.exited = true;

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "common/slurm_log.h"
+#include "rules/releases.h"
 
 namespace plugstack {
 
@@ -52,7 +53,7 @@ void applyTaskEnv(EnvArray& env, const StepSpec& spec, const TaskRecord& task,
   const StepRecord& step = spec.record;
   setConf(env);
   if (step.cpus) setNumber(env, "SLURM_CPUS_ON_NODE", step.cpus);
-  if (version.line() >= 2411) setNumber(env, "SLURM_OOM_KILL_STEP", spec.oomKillStep ? 1 : 0);
+  if (releases::taskEnv(version).oomKillStep) setNumber(env, "SLURM_OOM_KILL_STEP", spec.oomKillStep ? 1 : 0);
   setNumber(env, "SLURM_JOB_ID", step.jobId);
   setNumber(env, "SLURM_JOBID", step.jobId);
   setNumber(env, "SLURM_TASK_PID", getpid());
@@ -69,7 +70,7 @@ void applyTaskEnv(EnvArray& env, const StepSpec& spec, const TaskRecord& task,
   env.set("SLURM_GTIDS", gtids);
   // setup_env writes SLURM_JOB_GID in 24.11 (from a field exec_task never
   // fills); exec_task then writes the real one right after.
-  setUser(env, spec, 0, version.line() >= 2411);
+  setUser(env, spec, 0, releases::taskEnv(version).setupEnvJobGid);
   setNumber(env, "SLURM_JOB_GID", step.gid);
   env.set("SLURMD_NODENAME", spec.nodeName);
 }
@@ -77,12 +78,12 @@ void applyTaskEnv(EnvArray& env, const StepSpec& spec, const TaskRecord& task,
 void applyEpilogTaskEnv(EnvArray& env, const StepSpec& spec, const TaskRecord& task,
                         const SlurmVersion& version) {
   setConf(env);
-  if (version.line() >= 2411) setNumber(env, "SLURM_OOM_KILL_STEP", spec.oomKillStep ? 1 : 0);
+  if (releases::taskEnv(version).oomKillStep) setNumber(env, "SLURM_OOM_KILL_STEP", spec.oomKillStep ? 1 : 0);
   setNumber(env, "SLURM_NODEID", spec.record.nodeId);
   setNumber(env, "SLURM_PROCID", task.gtid);
   setNumber(env, "SLURM_LOCALID", task.id);
   setFromLaunchRequest(env, spec);
-  setUser(env, spec, 0, version.line() >= 2411);
+  setUser(env, spec, 0, releases::taskEnv(version).setupEnvJobGid);
   env.set("SLURM_SCRIPT_CONTEXT", "epilog_task");
   env.set("SLURMD_NODENAME", spec.nodeName);
 }

@@ -15,6 +15,7 @@
 #include "common/slurm_log.h"
 #include "lifecycle/containment.h"
 #include "mpi/mpi_stepd.h"
+#include "rules/releases.h"
 #include "step/task_env.h"
 #include "protocol/messages.h"
 #include "rules/slurm_errors.h"
@@ -168,7 +169,7 @@ bool waitForRelease(int fd) {
     slurmLog(LogLevel::Error, "spank_task_init_privileged failed");
     // 24.11 ends the child with fatal(), which is exit(1): plugin ELF
     // destructors run. 22.05 calls _exit(1).
-    if (stack.version().line() >= 2411) {
+    if (releases::step(stack.version()).taskInitPrivilegedFatal) {
       flushEvents();
       std::exit(1);
     }
