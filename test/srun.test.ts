@@ -57,7 +57,8 @@ describe('srun: the local context', () => {
     expect(lui.S_JOB_NNODES).toBe('0:2');
     expect(lui.S_JOB_TOTAL_TASK_COUNT).toBe('0:3');
     expect(lui.S_JOB_ARGV).toBe('0:2');
-    expect(lui.S_JOB_UID).toBe(`0:${process.getuid!()}`);
+    // 24.11 (the default) hands local_user_init SLURM_AUTH_NOBODY (99), not the caller's uid.
+    expect(lui.S_JOB_UID).toBe('0:99');
     expect(lui.S_JOB_NODEID).toBe('3006:0');
     const init = lines.find((l) => l.callback === 'init' && l.fields.ctx === '1')!.fields;
     expect(init.S_JOB_ID).toBe('3009:0');

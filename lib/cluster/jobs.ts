@@ -38,6 +38,8 @@ export interface Job {
   clusterName: string;
   /** What slurmctld stores about the job: its record for slurm_load_job (job-info.ts). */
   description?: JobDescription;
+  /** The environment of the job's slurmds, which its steps' slurmstepds inherit (command-env.ts): the same for the sruns inside. */
+  slurmdEnv?: Record<string, string>;
 }
 
 export interface JobRequest {
@@ -47,6 +49,7 @@ export interface JobRequest {
   ntasks?: number;
   timeLimitMs?: number;
   description?: JobDescription;
+  slurmdEnv?: Record<string, string>;
 }
 
 /** A process's start time (/proc/<pid>/stat field 22): with the pid, it names one process for good. */
@@ -104,6 +107,7 @@ export function createJob(request: JobRequest): Job {
         partition: request.partition,
         clusterName: request.clusterName,
         ...(request.description ? { description: request.description } : {}),
+        ...(request.slurmdEnv ? { slurmdEnv: request.slurmdEnv } : {}),
         ...(ntasks !== undefined ? { ntasks } : {}),
         ...(timeLimitMs !== undefined ? { endTime: Date.now() + timeLimitMs } : {}),
       };

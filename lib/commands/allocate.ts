@@ -25,6 +25,8 @@ export function requestJob(
   console: CommandConsole,
   /** What the job's record names: the command's positional arguments, directory and environment. */
   request?: { argv: readonly string[]; cwd: string; env: Record<string, string | undefined> },
+  /** The environment of the job's slurmds (command-env.ts). */
+  slurmdEnv?: Record<string, string>,
 ): Job | undefined {
   const allocation = cluster.allocate(nodes, b.partition);
   if ('error' in allocation) {
@@ -38,5 +40,6 @@ export function requestJob(
     ...(b.ntasks !== undefined ? { ntasks: b.ntasks } : {}),
     ...(b.timeLimitMs !== undefined ? { timeLimitMs: b.timeLimitMs } : {}),
     ...(request ? { description: describeJob({ command, ...request, ...b }) } : {}),
+    ...(slurmdEnv ? { slurmdEnv } : {}),
   });
 }

@@ -40,8 +40,16 @@ export interface ClientProcess {
   record: ClientRecord;
   /** Resolves at "ready", or with the command's own exit if it stopped first. */
   ready: Promise<ReadyEvent | CommandExitEvent>;
-  /** srun: local_user_init with the job the launcher got; resolves with its rc and whether it failed. */
-  localUserInit(job: { uid: number; gid: number; jobId: number; stepId: number; nodes: number; tasks: number; argv: string[] }, record?: JobInfo): Promise<{ rc: number; failed: boolean; status: number }>;
+  /**
+   * srun: env into srun's own environment, then local_user_init with the job
+   * the launcher got; resolves with its rc, whether it failed, and srun's
+   * environment after it (what the step is launched with).
+   */
+  localUserInit(
+    job: { uid: number; gid: number; jobId: number; stepId: number; nodes: number; tasks: number; argv: string[] },
+    record?: JobInfo,
+    env?: string[],
+  ): Promise<{ rc: number; failed: boolean; status: number; environ?: string[] }>;
   /** srun got its allocation: from now on its exit callbacks will run. */
   allocated(): void;
   /** The job (srun: the step) exists: cli_filter post_submit; resolves once it ran. */
@@ -50,8 +58,8 @@ export interface ClientProcess {
   mpiPrelaunch(step: { jobId: number; stepId: number; ntasks: number; nodeList: string; layout: number[][] }): Promise<{ ok: boolean; env: string[] }>;
   /** The step's output has ended: the mpi plugin's client_fini, and its result. */
   mpiFini(): Promise<number>;
-  /** The command ends: exit callbacks where Slurm runs them. */
-  exit(status: number): void;
+  /** The command ends: env into its own environment (sbatch's and salloc's), then exit callbacks where Slurm runs them. */
+  exit(status: number, env?: string[]): void;
   finished: Promise<HostRun>;
   handle: HostHandle;
 }
@@ -93,7 +101,7 @@ export function startClient(
   };
   let resolveReady!: (e: ReadyEvent | CommandExitEvent) => void;
   const ready = new Promise<ReadyEvent | CommandExitEvent>((r) => (resolveReady = r));
-  let pendingResult: ((r: { rc: number; failed: boolean; status: number; env?: string[] }) => void) | undefined;
+  let pendingResult: ((r: { rc: number; failed: boolean; status: number; env?: string[]; environ?: string[] }) => void) | undefined;
   let ended: number | undefined;
 
   const handleEvent = (e: HostEvent) => {
@@ -109,7 +117,7 @@ export function startClient(
         resolveReady(e);
         break;
       case 'result':
-        pendingResult?.({ rc: e.rc, failed: e.failed, status: e.status ?? 1, ...(e.env ? { env: e.env } : {}) });
+        pendingResult?.({ rc: e.rc, failed: e.failed, status: e.status ?? 1, ...(e.env ? { env: e.env } : {}), ...(e.environ ? { environ: e.environ } : {}) });
         pendingResult = undefined;
         break;
       default:
@@ -180,7 +188,7 @@ export function startClient(
     return run;
   });
   // A request to a client that has ended is answered at once, as failed.
-  const request = (message: Parameters<HostHandle['send']>[0], onResult: (r: { rc: number; failed: boolean; status: number; env?: string[] }) => void) => {
+  const request = (message: Parameters<HostHandle['send']>[0], onResult: (r: { rc: number; failed: boolean; status: number; env?: string[]; environ?: string[] }) => void) => {
     if (ended !== undefined) return onResult({ rc: -1, failed: true, status: ended });
     pendingResult = onResult;
     handle.send(message);
@@ -190,15 +198,15 @@ export function startClient(
     ready,
     handle,
     finished,
-    localUserInit: (job, record) =>
+    localUserInit: (job, record, env) =>
       // record: what slurm_load_job answers with in srun (lib/cluster/job-info.ts).
-      new Promise((resolve) => request({ t: 'local_user_init', job, ...(record ? { record } : {}) }, resolve)),
+      new Promise((resolve) => request({ t: 'local_user_init', job, ...(record ? { record } : {}), ...(env ? { env } : {}) }, resolve)),
     allocated: () => handle.send({ t: 'allocated' }),
     postSubmit: (jobId, stepId) =>
       !filtering ? Promise.resolve() : new Promise((resolve) => request({ t: 'post_submit', jobId, stepId, components: 1 }, () => resolve())),
     mpiPrelaunch: (step) => new Promise((resolve) => request({ t: 'mpi_prelaunch', step }, (r) => resolve({ ok: !r.failed, env: r.env ?? [] }))),
     // A client that died cannot run client_fini: 0, nothing to add.
     mpiFini: () => new Promise((resolve) => request({ t: 'mpi_fini' }, (r) => resolve(r.failed ? 0 : r.rc))),
-    exit: (status) => handle.send({ t: 'exit', status }),
+    exit: (status, env) => handle.send({ t: 'exit', status, ...(env?.length ? { env } : {}) }),
   };
 }

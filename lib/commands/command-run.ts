@@ -101,11 +101,14 @@ export async function withCommand(
     const console = new CommandConsole(command, options);
     // The command reads slurm.conf first of all, and stops on its errors.
     if (stack.slurmConf && !stack.slurmConf.ok) return unreadableConf(command, stack.slurmConf, console, options);
+    // The command reads its slurm.conf first thing and puts its path in its
+    // own environment (SLURM_CONF), for everything it runs after.
+    const clientEnv = stack.slurmConf ? { ...env, SLURM_CONF: stack.slurmConf.path } : env;
     const client = startClient(
       stack,
       command,
       options.args,
-      env,
+      clientEnv,
       cwd,
       timeoutMs + BACKSTOP_MS,
       (e) => console.clientEvent(e),

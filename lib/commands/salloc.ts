@@ -13,10 +13,13 @@ import { CommandConsole } from './console.js';
 import { allocationEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
 import { drainedBy, runEpilogs } from '../cluster/job-scripts.js';
 import { innerResults, srunShim } from '../cluster/jobs.js';
+import { commandEnvRules, entriesOf, slurmdEnv } from '../cluster/command-env.js';
 import { requestJob } from './allocate.js';
 import { NO_VAL } from '../cluster/job-info.js';
 import type { CommandStack } from './srun.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
+import { releaseRules } from '../releases.generated.js';
+import { compressHostlist } from '../step/layout.js';
 
 /** salloc's exit status for its command (salloc.c): a user's kill signal counts as success. */
 export function sallocExitCode(status: number): number {
@@ -82,7 +85,7 @@ async function salloc(stack: CommandStack, run: CommandRun): Promise<CommandResu
   const b = readBuiltins(ready.builtins);
   console.setVerbosity(b.verbose, b.quiet);
   const nodes = b.nodes ?? 1;
-  const job = requestJob(stack.cluster, 'salloc', b, nodes, console, { argv: ready.positional.length ? ready.positional : [env.SHELL || '/bin/sh'], cwd, env });
+  const job = requestJob(stack.cluster, 'salloc', b, nodes, console, { argv: ready.positional.length ? ready.positional : [env.SHELL || '/bin/sh'], cwd, env }, slurmdEnv(stack.hostEnv, stack.slurmConf?.path ?? env.SLURM_CONF));
   if (!job) {
     client.exit(1);
     return finish(1);
@@ -90,17 +93,23 @@ async function salloc(stack: CommandStack, run: CommandRun): Promise<CommandResu
   const names = job.nodes;
   run.own(job);
   console.log('info', `Granted job allocation ${job.id}`);
+  // 24.11's _wait_nodes_ready says so every time (22.05 only after polling).
+  if (releaseRules(stack.slurmVersion).client.sallocNodesReady) console.log('info', `Nodes ${compressHostlist(names)} are ready for job`);
   // cli_filter post_submit (stepid NO_VAL) once the allocation is granted.
   await client.postSubmit(job.id, NO_VAL);
 
   const command = ready.positional.length ? ready.positional : [env.SHELL || '/bin/sh'];
   const ntasks = b.ntasks;
   const perNode = names.map((_, i) => (ntasks === undefined ? 1 : Math.floor(ntasks / nodes) + (i < ntasks % nodes ? 1 : 0)));
-  let jobEnv = overlayEnv(
-    ready.environ,
-    allocationEnv({ job, jobName: b.jobName ?? command[0]!.split('/').pop()!, submitDir: cwd, tasksPerNode: perNode }),
-  );
-  if (ntasks !== undefined) jobEnv = overlayEnv(jobEnv, { SLURM_NTASKS: String(ntasks), SLURM_NPROCS: String(ntasks) });
+  // What salloc writes into its own environment once it has the allocation
+  // (env_array_for_job, and 24.11's launcher variables); its command runs
+  // with it. Its job name is -J, else "interactive" (salloc's opt.c).
+  const ownEnv: Record<string, string> = {
+    ...allocationEnv({ job, jobName: b.jobName ?? 'interactive', submitDir: cwd, tasksPerNode: perNode }),
+    ...(ntasks !== undefined ? { SLURM_NTASKS: String(ntasks), SLURM_NPROCS: String(ntasks) } : {}),
+    ...commandEnvRules(stack.slurmVersion).launcherVars,
+  };
+  let jobEnv = overlayEnv(ready.environ, ownEnv);
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
 
   const local = startCommand(command, jobEnv, b.chdir ?? cwd, console);
@@ -136,7 +145,7 @@ async function salloc(stack: CommandStack, run: CommandRun): Promise<CommandResu
   clearTimeout(limit);
   if (!ended) console.log('info', `Relinquishing job allocation ${job.id}`);
   const exitCode = sallocExitCode(status);
-  client.exit(exitCode);
+  client.exit(exitCode, entriesOf(ownEnv));
   await finish(exitCode);
 
   // The job ends with salloc: the prologs the sruns inside ran, then the

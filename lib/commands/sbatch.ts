@@ -19,6 +19,7 @@ import { withCommand, type CommandRun } from './command-run.js';
 import { batchJobEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { BATCH_STEP, innerResults, srunShim } from '../cluster/jobs.js';
+import { entriesOf, slurmdEnv } from '../cluster/command-env.js';
 import { requestJob } from './allocate.js';
 import { NO_VAL } from '../cluster/job-info.js';
 import { jobRecordOf } from '../cluster/job-info.js';
@@ -61,7 +62,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const b = readBuiltins(ready.builtins);
   console.setVerbosity(b.verbose, b.quiet);
   const nodes = b.nodes ?? 1;
-  const job = requestJob(stack.cluster, 'sbatch', b, nodes, console, { argv: ready.positional, cwd, env });
+  const job = requestJob(stack.cluster, 'sbatch', b, nodes, console, { argv: ready.positional, cwd, env }, slurmdEnv(stack.hostEnv, stack.slurmConf?.path ?? env.SLURM_CONF));
   if (!job) {
     client.exit(1);
     return finish(1);
@@ -85,10 +86,17 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     control.killHung();
     cancel();
   });
+  // What sbatch has written into its own environment by its exit callbacks
+  // (set_prio_process_env, _set_umask_env, the submission's directory and host).
+  const ownEnv = entriesOf({
+    ...commandProcessEnv('sbatch', envRecord(ready.environ), { slurmVersion: stack.slurmVersion, clusterName: job.clusterName }),
+    SLURM_SUBMIT_DIR: cwd,
+    SLURM_SUBMIT_HOST: os.hostname(),
+  });
   // Without --wait, sbatch ends right after the submission: its exit
   // callbacks run before the job starts.
   if (!b.wait) {
-    client.exit(0);
+    client.exit(0, ownEnv);
     await client.finished;
   }
 
@@ -121,7 +129,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     result.jobScripts.push(...(await runEpilogs(stack, job, 0, scriptContext)));
     result.job = { jobId: job.id, state: 'FAILED', exitCode: 0, nodes: names, drained: drainedBy(result.jobScripts), reason: 'launch failed requeued held' };
     if (b.wait) {
-      client.exit(1);
+      client.exit(1, ownEnv);
       return finish(1);
     }
     return finish(0);
@@ -146,7 +154,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     return finish(0);
   }
   const batch: StepResult = await launchStep(
-    { conf: stack.conf, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, hostEnv: stack.hostEnv, clusterName: job.clusterName },
+    { conf: stack.conf, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, hostEnv: stack.hostEnv, clusterName: job.clusterName, ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}) },
     {
       argv: [script, ...scriptArgs],
       env: jobEnv,
@@ -214,7 +222,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   if (b.wait) {
     const code = (status & 0x7f) === 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f);
     const exitCode = node.launchRc !== 0 ? 1 : code;
-    client.exit(exitCode);
+    client.exit(exitCode, ownEnv);
     return finish(exitCode);
   }
   return finish(0);

@@ -25,6 +25,7 @@ import type { CommandSignal } from '../cluster/control.js';
 import { withCommand, type CommandRun } from './command-run.js';
 import { signalText, taskRanges } from './console.js';
 import { allocationEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv } from '../cluster/job-env.js';
+import { commandEnvRules, entriesOf, SLURM_AUTH_NOBODY, slurmdEnv, srunStepEnv } from '../cluster/command-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
 import { requestJob } from './allocate.js';
@@ -155,7 +156,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const nodes = b.nodes ?? (existing && b.ntasks === undefined ? existing.nodes.length : 1);
   const insideNtasks = existing && env.SLURM_NTASKS ? Number(env.SLURM_NTASKS) : undefined;
   const ntasks = b.ntasks ?? insideNtasks ?? nodes;
-  const job = existing ?? requestJob(stack.cluster, 'srun', b, nodes, console, { argv: ready.positional, cwd, env });
+  const job = existing ?? requestJob(stack.cluster, 'srun', b, nodes, console, { argv: ready.positional, cwd, env }, slurmdEnv(stack.hostEnv, stack.slurmConf?.path ?? env.SLURM_CONF));
   if (!job) {
     client.exit(1);
     return done(1);
@@ -203,7 +204,30 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
 
   // The job's record, for slurm_load_job in srun and in the step.
   const record = jobRecordOf(job, stack.slurmVersion, { uid, gid, argv: ready.positional, cwd: b.chdir ?? cwd });
-  const lui = await client.localUserInit({ uid, gid, jobId: job.id, stepId, nodes: names.length, tasks: ntasks, argv: ready.positional }, record);
+  // What srun writes into its own environment before local_user_init: the
+  // allocation's variables (when srun made it), its own flags, the step's
+  // and the user's; a plugin sees them with getenv and what it sets there
+  // goes to the tasks.
+  const current = envRecord(ready.environ);
+  let ownEnv: Record<string, string> = {};
+  if (!existing) {
+    const perNode = names.map((_, i) => Math.floor(ntasks / names.length) + (i < ntasks % names.length ? 1 : 0));
+    // srun's own environment has no SLURM_JOB_NODELIST (the launch adds it).
+    const { SLURM_JOB_NODELIST: _, ...allocation } = allocationEnv({ job, jobName: b.jobName ?? ready.positional[0]!.split('/').pop()!, submitDir: cwd, tasksPerNode: perNode });
+    ownEnv = allocation;
+  }
+  ownEnv = {
+    ...ownEnv,
+    ...commandProcessEnv('srun', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, overcommit: b.overcommit, verbose: b.verbose, quiet: b.quiet }),
+    ...srunStepEnv({ slurmVersion: stack.slurmVersion, stepId, ntasks, uid, gid, current }),
+  };
+  // 24.11 hands local_user_init the option's ids, reset to SLURM_AUTH_NOBODY.
+  const nobody = commandEnvRules(stack.slurmVersion).localUserInitNobody;
+  const lui = await client.localUserInit(
+    { uid: nobody ? SLURM_AUTH_NOBODY : uid, gid: nobody ? SLURM_AUTH_NOBODY : gid, jobId: job.id, stepId, nodes: names.length, tasks: ntasks, argv: ready.positional },
+    record,
+    entriesOf(ownEnv),
+  );
   if (signalled()) return endJob('CANCELLED', 0);
   if (lui.failed) {
     await done(lui.status);
@@ -254,17 +278,9 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     return endJob('FAILED', rc, 'Prolog failure');
   }
 
-  // srun's own environment after init_post_opt (with the option variables),
-  // plus the allocation's variables when srun made it.
-  let launchEnv = exportedEnv(ready.environ, b.export);
-  if (!existing) {
-    const perNode = names.map((_, i) => Math.floor(ntasks / names.length) + (i < ntasks % names.length ? 1 : 0));
-    launchEnv = overlayEnv(launchEnv, allocationEnv({ job, jobName: b.jobName ?? ready.positional[0]!.split('/').pop()!, submitDir: cwd, tasksPerNode: perNode }));
-  }
-  launchEnv = overlayEnv(
-    launchEnv,
-    commandProcessEnv('srun', envRecord(launchEnv), { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, overcommit: b.overcommit, verbose: b.verbose, quiet: b.quiet }),
-  );
+  // srun's own environment after local_user_init (the option variables, the
+  // job's, and whatever a plugin set there) is what the step is launched with.
+  let launchEnv = exportedEnv(lui.environ ?? overlayEnv(ready.environ, ownEnv), b.export);
   if (b.label) launchEnv = overlayEnv(launchEnv, { SLURM_LABELIO: '1' });
   // env_array_merge(&env, mpi_env): what client_prelaunch set, last.
   launchEnv = overlayEnv(launchEnv, envRecord(prelaunch.env));
@@ -327,7 +343,15 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   let step: StepResult;
   try {
     step = await launchStep(
-      { conf: stack.conf, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, hostEnv: stack.hostEnv, clusterName: job.clusterName },
+      {
+        conf: stack.conf,
+        slurmVersion: stack.slurmVersion,
+        pluginDirs: stack.pluginDirs,
+        hostEnv: stack.hostEnv,
+        clusterName: job.clusterName,
+        // slurmstepd starts from slurmd's environment, never srun's.
+        ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}),
+      },
       {
         argv: ready.positional,
         env: launchEnv,
@@ -369,13 +393,18 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   }
   result.steps.push(step);
 
-  // srun's lines about tasks that did not launch or did not end well.
-  for (const n of step.nodes) {
-    if (n.launchRc !== 0) {
-      for (const t of step.tasks.filter((x) => x.node === n.node))
-        console.log('error', `task ${t.task} launch failed: ${LAUNCH_ERRORS[n.launchRc] ?? `Unknown error ${n.launchRc}`}`);
+  // srun's lines about tasks that did not launch or did not end well; a
+  // 24.11 slurmstepd reports task 0's exit before answering the launch.
+  const launchFailed = () => {
+    for (const n of step.nodes) {
+      if (n.launchRc !== 0) {
+        for (const t of step.tasks.filter((x) => x.node === n.node))
+          console.log('error', `task ${t.task} launch failed: ${LAUNCH_ERRORS[n.launchRc] ?? `Unknown error ${n.launchRc}`}`);
+      }
     }
-  }
+  };
+  const exitsFirst = releaseRules(stack.slurmVersion).client.taskExitBeforeLaunchFailed;
+  if (!exitsFirst) launchFailed();
   const groups = new Map<string, number[]>();
   for (const t of step.tasks) {
     if (t.status === null || t.status === 0) continue;
@@ -392,6 +421,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     // Once the job is cancelled, killed tasks are only a verbose line.
     console.log(bySignal && cancelled ? 'verbose' : 'error', `${host}: ${word} ${taskRanges(tasks)}: ${what}`);
   }
+  if (exitsFirst) launchFailed();
 
   // A task ended by SIGTERM or SIGKILL makes srun say so once all are done,
   // unless srun itself forced the termination.

@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 6;
+export const PROTOCOL_VERSION = 7;
 
 export type HostRole = "inspect" | "stepd" | "client" | "slurmd" | "job_script";
 
@@ -109,11 +109,12 @@ export interface RoleRequests {
   job_script: JobScriptRequest;
 }
 
-/** srun got its job: run local_user_init with it; the host answers with 'result'. */
+/** srun got its job: env goes into srun's own environment first (the job's variables, which srun sets before local_user_init), then local_user_init runs with the job; the host answers with 'result' (environ: srun's environment after the callback, what the step is launched with). */
 export interface LocalUserInitCommand {
   t: "local_user_init";
   job: { uid: number; gid: number; jobId: number; stepId: number; nodes: number; tasks: number; argv: readonly string[] };
   record?: JobInfo;
+  env?: readonly string[];
 }
 
 /** srun got (or joined) an allocation: its exit callbacks will run. */
@@ -140,10 +141,11 @@ export interface MpiFiniCommand {
   t: "mpi_fini";
 }
 
-/** The command ends with this status: exit callbacks where Slurm runs them. */
+/** The command ends with this status: exit callbacks where Slurm runs them; env goes into the command's own environment first (what sbatch and salloc set there after the submission). */
 export interface ExitCommand {
   t: "exit";
   status: number;
+  env?: readonly string[];
 }
 
 /** slurmd shuts down: slurmd_exit, then the stack is unloaded. */
@@ -452,7 +454,7 @@ export interface CommandExitEvent {
   reason: string;
 }
 
-/** The answer to local_user_init, post_submit, mpi_prelaunch and mpi_fini; when local_user_init failed, the status srun exits with (error_exit); env: the variables client_prelaunch gives every task. */
+/** The answer to local_user_init, post_submit, mpi_prelaunch and mpi_fini; when local_user_init failed, the status srun exits with (error_exit); env: the variables client_prelaunch gives every task; environ: srun's environment after local_user_init. */
 export interface ResultEvent {
   t: "result";
   hook: string;
@@ -460,6 +462,7 @@ export interface ResultEvent {
   failed: boolean;
   status?: number;
   env?: string[];
+  environ?: string[];
 }
 
 /** A built-in option of the command, as it was given, or as a cli_filter plugin set it ('cli_filter') or put it back to its default ('reset'). */
@@ -608,7 +611,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 6,
+  "version": 7,
   "roles": [
     "inspect",
     "stepd",
@@ -895,7 +898,10 @@ export const CATALOGUE = {
             }
           }
         },
-        "record?": "jobInfo"
+        "record?": "jobInfo",
+        "env?": {
+          "array": "string"
+        }
       }
     },
     "allocated": {
@@ -946,7 +952,10 @@ export const CATALOGUE = {
         "client"
       ],
       "fields": {
-        "status": "int"
+        "status": "int",
+        "env?": {
+          "array": "string"
+        }
       }
     },
     "stop": {
@@ -1422,6 +1431,9 @@ export const CATALOGUE = {
         "failed": "bool",
         "status?": "int",
         "env?": {
+          "array": "string"
+        },
+        "environ?": {
           "array": "string"
         }
       }

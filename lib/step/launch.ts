@@ -17,13 +17,16 @@ import { blockLayout, compressHostlist } from './layout.js';
 import { mpiRecord } from '../mpi/record.js';
 import { singletonProblems } from '../mpi/singletons.js';
 import type { StepOptions, StepResult } from './types.js';
+import { slurmdEnv, stepdEnv } from '../cluster/command-env.js';
 
 export interface StackRef {
   conf: string;
   slurmVersion: string;
   pluginDirs: readonly string[];
-  /** Environment of the host processes themselves. */
+  /** Environment of the host processes themselves (the stack's env option): slurmd's. */
   hostEnv: NodeJS.ProcessEnv | undefined;
+  /** slurmd's environment for this job, which every slurmstepd starts from (default: from hostEnv, command-env.ts). */
+  daemonEnv?: Record<string, string>;
   /** The emulated cluster's name (slurm.conf's ClusterName). */
   clusterName?: string;
 }
@@ -187,6 +190,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
           taskDist: SLURM_DIST_BLOCK,
           ...(options.pmiTrace ? { pmiTrace: true } : {}),
         };
+  const daemon = stack.daemonEnv ?? slurmdEnv(stack.hostEnv, (stack.hostEnv ?? process.env).SLURM_CONF);
   const runs = await Promise.all(
     layout.map((node) => {
       const handle = startHost(
@@ -226,7 +230,9 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
           // Under a command, the command cancels the step at its bound;
           // the host's own limit is only a backstop.
           timeoutMs: owner ? owner.remainingMs() + BACKSTOP_MS : timeoutMs,
-          ...(stack.hostEnv ? { env: stack.hostEnv } : {}),
+          // slurmstepd's own environment is slurmd's (plus its node name),
+          // not the launcher's: the launch environment is the job's (S_JOB_ENV).
+          env: stepdEnv(daemon, node.name, stack.slurmVersion, options.mpi),
           label: `node ${node.nodeId} (${node.name})`,
           ...(options.onEvent ? { onEvent: (e: HostEvent) => options.onEvent!(node, e) } : {}),
         },

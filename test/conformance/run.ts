@@ -127,10 +127,13 @@ export function cluster(release: Release): RealCluster {
   return clusters.get(release)!;
 }
 
-/** The trace plugin as plugstack loads it in this release's mode (plugstack's header). */
-function ourTrace(release: Release): string {
-  return release === '22.05' ? compilePlugin('trace.c', { defines: { PLUGIN_VERSION: 0x160508 } }) : compilePlugin('trace.c');
+/** The trace plugin (or another fixture) as plugstack loads it in this release's mode (plugstack's header). */
+function ourTrace(release: Release, fixture = 'trace.c'): string {
+  return release === '22.05' ? compilePlugin(fixture, { defines: { PLUGIN_VERSION: 0x160508 } }) : compilePlugin(fixture);
 }
+
+/** The environment the real daemons run with (scripts/real-slurm.mjs DAEMON_ENV): plugstack's slurmd gets the same. */
+export const DAEMON_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
 
 function confText(so: string, log: string, stack: TraceLine[]): string {
   return stack.map((l) => [l.keyword, so, `log=${log}`, ...(l.args ?? [])].join(' ')).join('\n') + '\n';
@@ -149,7 +152,7 @@ export async function runReal(release: Release, scenario: Scenario, cwd: string)
   // What an earlier run left behind (a drain by an epilog that failed
   // after its command returned) does not carry over.
   c.verb('resume');
-  c.useStack(confText(c.compile('trace.c'), c.log, scenario.stack));
+  c.useStack(confText(c.compile(scenario.fixture ?? 'trace.c'), c.log, scenario.stack));
   fs.writeFileSync(c.log, '');
   fs.chmodSync(c.log, 0o666);
   // Through plugstack's real-Slurm backend: the installed commands.
@@ -172,8 +175,8 @@ export async function runReal(release: Release, scenario: Scenario, cwd: string)
 export async function runPlugstack(release: Release, scenario: Scenario, cwd: string): Promise<RawRun> {
   const log = path.join(cwd, 'trace.log');
   const conf = path.join(cwd, 'plugstack.conf');
-  fs.writeFileSync(conf, confText(ourTrace(release), log, scenario.stack));
-  const stack = await Plugstack.load(conf, { slurmVersion: release, pluginDir: [] });
+  fs.writeFileSync(conf, confText(ourTrace(release, scenario.fixture), log, scenario.stack));
+  const stack = await Plugstack.load(conf, { slurmVersion: release, pluginDir: [], env: DAEMON_ENV });
   // The slurmd of scenario 07 was running before the command.
   const slurmd = scenario.restartSlurmd ? await stack.slurmd() : undefined;
   const before = fs.existsSync(log) ? readLog(log).length : 0;

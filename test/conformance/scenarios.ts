@@ -28,6 +28,8 @@ export interface Scenario {
   restartSlurmd?: boolean;
   /** Only in these releases' comparisons (default: every release). */
   releases?: ('22.05' | '24.11')[];
+  /** The fixture plugin the stack lines name (default trace.c; environ.c for the whole-environment scenarios). */
+  fixture?: string;
 }
 
 const trace: TraceLine[] = [{ keyword: 'required' }];

@@ -8,7 +8,7 @@
 
 namespace plugstack::msg {
 
-constexpr unsigned kProtocolVersion = 6;
+constexpr unsigned kProtocolVersion = 7;
 
 // Events: host -> Node.
 // First frame of every host: who it is and which protocol it speaks.
@@ -63,7 +63,7 @@ constexpr char kStarted[] = "started";
 constexpr char kReady[] = "ready";
 // The command ends here with this status; reason says where it stopped ('done' when it ran through).
 constexpr char kCommandExit[] = "commandExit";
-// The answer to local_user_init, post_submit, mpi_prelaunch and mpi_fini; when local_user_init failed, the status srun exits with (error_exit); env: the variables client_prelaunch gives every task.
+// The answer to local_user_init, post_submit, mpi_prelaunch and mpi_fini; when local_user_init failed, the status srun exits with (error_exit); env: the variables client_prelaunch gives every task; environ: srun's environment after local_user_init.
 constexpr char kResult[] = "result";
 // A built-in option of the command, as it was given, or as a cli_filter plugin set it ('cli_filter') or put it back to its default ('reset').
 constexpr char kBuiltin[] = "builtin";
@@ -93,7 +93,7 @@ constexpr char kTasks[] = "tasks";
 constexpr char kDone[] = "done";
 
 // Commands: Node -> host, after the request.
-// srun got its job: run local_user_init with it; the host answers with 'result'.
+// srun got its job: env goes into srun's own environment first (the job's variables, which srun sets before local_user_init), then local_user_init runs with the job; the host answers with 'result' (environ: srun's environment after the callback, what the step is launched with).
 constexpr char kLocalUserInitCommand[] = "local_user_init";
 // srun got (or joined) an allocation: its exit callbacks will run.
 constexpr char kAllocatedCommand[] = "allocated";
@@ -103,7 +103,7 @@ constexpr char kPostSubmitCommand[] = "post_submit";
 constexpr char kMpiPrelaunchCommand[] = "mpi_prelaunch";
 // The step's output has ended: the mpi plugin's client_fini; the host answers with 'result' (rc).
 constexpr char kMpiFiniCommand[] = "mpi_fini";
-// The command ends with this status: exit callbacks where Slurm runs them.
+// The command ends with this status: exit callbacks where Slurm runs them; env goes into the command's own environment first (what sbatch and salloc set there after the submission).
 constexpr char kExitCommand[] = "exit";
 // slurmd shuts down: slurmd_exit, then the stack is unloaded.
 constexpr char kStopCommand[] = "stop";

@@ -162,6 +162,18 @@ json::Array environArray() {
   return out;
 }
 
+// What the command writes into its own environment at this point (srun's
+// job variables before local_user_init, sbatch's and salloc's after the
+// submission): "NAME=value" entries, set with setenv(3) as Slurm does.
+void setOwnEnvironment(const json::Value& entries) {
+  for (const auto& e : entries.asArray()) {
+    const std::string& entry = e.asString();
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    setenv(entry.substr(0, eq).c_str(), entry.c_str() + eq + 1, 1);
+  }
+}
+
 std::string helpText(Stack& stack, Command command) {
   std::vector<HelpOption> help;
   for (const auto& o : stack.options().entries())
@@ -336,6 +348,9 @@ int converse(Channel& channel, ClientSession& s) {
         emitEvent({{"t", msg::kFatal}, {"message", error}});
         return 2;
       }
+      // srun's job variables (env_array_for_job, setup_env) are in its own
+      // environment before local_user_init.
+      setOwnEnvironment(msg["env"]);
       // From here on srun has its shepherd: its exit callbacks will run.
       s.exitCallbacksArmed = true;
       int rc = s.stack->callPass(Phase::LocalUserInit, &job, nullptr).rc;
@@ -344,7 +359,9 @@ int converse(Channel& channel, ClientSession& s) {
         emitEvent(Event(msg::kResult).add("hook", "local_user_init").add("rc", rc).add("failed", true).add("status", s.errorExit));
         return finish(s, s.errorExit, "local_user_init");
       }
-      emitEvent(Event(msg::kResult).add("hook", "local_user_init").add("rc", rc).add("failed", false));
+      // What a plugin set there reaches the tasks: srun launches with its environment.
+      emitEvent(Event(msg::kResult).add("hook", "local_user_init").add("rc", rc).add("failed", false)
+                    .add("environ", json::Value(environArray())));
       flushEvents();
     } else if (what == msg::kPostSubmitCommand) {
       uint32_t jobId = static_cast<uint32_t>(msg["jobId"].asNumber());
@@ -368,6 +385,7 @@ int converse(Channel& channel, ClientSession& s) {
       s.exitCallbacksArmed = true;
     } else if (what == msg::kExitCommand) {
       int status = msg["status"].isNumber() ? static_cast<int>(msg["status"].asNumber()) : 0;
+      setOwnEnvironment(msg["env"]);
       return finish(s, status, "done");
     } else {
       emitEvent({{"t", msg::kFatal}, {"message", "unknown request " + what}});
