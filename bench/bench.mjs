@@ -1,27 +1,45 @@
 #!/usr/bin/env node
-// npm run bench: how long a step takes in plugstack, against the time the
-// same tasks take to fork, exec and be reaped with nothing else (the floor),
-// measured in the same run. Reported as medians and ratios. Where a real
-// Slurm is running (srun answers), its time for the same step is measured
-// too; as root with Debian's Slurm installed, the bench starts a one-node
-// cluster itself (scripts/real-slurm.mjs) with the same plugins compiled
-// against Slurm's own header, and stops it at the end (BENCH_REAL_SLURM=0
-// skips that). Not a test: nothing here asserts a duration.
+// npm run bench: plugstack's speed, like for like, each figure next to its
+// target (issue 17), with its min–max spread and the machine's load while it
+// ran. Not a test: nothing here asserts a duration.
+//
+//   srun     stack.srun (the whole srun flow: client process, prolog, step,
+//            epilog) against the real srun of the same release running the
+//            same stack, and the fork/exec floor of the same tasks
+//   step     launchStep (the remote part alone) against the floor
+//   cli      `plugstack run -n 1 true` against `node -e 0`
+//   check    check() of a 40-plugin stack in all five contexts
+//   mpi      a 4-rank MPICH job through plugstack's pmi2 and the real srun's
+//
+// BENCH_ONLY=srun,cli chooses sections; BENCH_RUNS (default 15) the rounds.
+// The real Slurms (22.05 on this machine, 24.11 in its trixie root when
+// .cache/ has it) are started for the run when this runs as root with
+// Debian's Slurm installed, with the same plugins built against their own
+// headers, and stopped at the end (BENCH_REAL_SLURM=0: none; BENCH_RELEASES
+// chooses releases). They run in PLUGSTACK_CONFORMANCE_DIR (default a
+// directory of the run) and, with PLUGSTACK_CONFORMANCE_PORT_BASE=N, on ports
+// N..N+3, as the conformance suite's do.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Plugstack } from '../dist/index.js';
-import { start as startSlurm, stop as stopSlurm } from '../scripts/real-slurm.mjs';
+import { command as realCommand, start as startSlurm, stop as stopSlurm } from '../scripts/real-slurm.mjs';
+import { load, ms, table, together, verdict } from './measure.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'plugstack-bench-'));
-const WARMUP = 3;
-const RUNS = Number(process.env.BENCH_RUNS ?? 25);
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const TASKS = [1, 16, 64];
 const COMMAND = '/bin/true';
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'srun,step,cli,check,mpi').split(','));
+const PATH_ENV = { PATH: '/usr/bin:/bin' };
+const ALL_RELEASES = ['22.05', '24.11'];
+const RELEASES = (process.env.BENCH_RELEASES ?? ALL_RELEASES.join(',')).split(',');
+/** The release's version number in plugin_version, for plugstack's own header. */
+const VERSION_NUMBER = { '22.05': '0x160508' };
 
 function cc(args) {
   execFileSync('cc', args, { stdio: 'inherit' });
@@ -29,135 +47,262 @@ function cc(args) {
 
 const floorExe = path.join(work, 'floor');
 cc(['-O2', '-o', floorExe, path.join(here, 'floor.c')]);
-// A stack of three plugins: the bundled example (an option, user_init
-// setting an environment variable, task_exit reading the status) and two
-// copies of the test recorder, which in each of the twelve callbacks reads
-// the task items and the job environment.
-const include = `-I${path.join(root, 'include')}`;
-const recorder = path.join(work, 'recorder.so');
-const hello = path.join(work, 'hello.so');
-cc(['-shared', '-fPIC', '-O2', include, '-o', recorder, path.join(root, 'test/fixtures/plugins/recorder.c')]);
-cc(['-shared', '-fPIC', '-O2', include, '-o', hello, path.join(root, 'examples/hello/hello.c')]);
-const conf = path.join(work, 'plugstack.conf');
-fs.writeFileSync(
-  conf,
-  [`required ${hello}`, `required ${recorder} getenv=PATH`, `optional ${recorder} getenv=HELLO_GREETING`].join('\n') + '\n',
-);
+const floor = (n) => () => {
+  const r = spawnSync(floorExe, [String(n), COMMAND]);
+  if (r.status !== 0) throw new Error('floor failed');
+};
 
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
-
-async function measure(fn) {
-  for (let i = 0; i < WARMUP; i++) await fn();
-  const times = [];
-  for (let i = 0; i < RUNS; i++) {
-    const t0 = performance.now();
-    await fn();
-    times.push(performance.now() - t0);
-  }
-  return { median: median(times), min: Math.min(...times), max: Math.max(...times) };
-}
-
-function slurmAvailable() {
-  const r = spawnSync('srun', ['--version'], { encoding: 'utf8' });
-  if (r.status !== 0) return false;
-  return spawnSync('sinfo', ['-h', '-o', '%T'], { encoding: 'utf8', timeout: 5000 }).stdout?.includes('idle') ?? false;
-}
-
-const stack = await Plugstack.load(conf, { pluginDir: [] });
-let haveSlurm = slurmAvailable();
-let ownCluster;
-const installed = spawnSync('sh', ['-c', 'command -v slurmd && command -v slurmctld && test -f /usr/include/slurm/spank.h']).status === 0;
-if (!haveSlurm && installed && process.getuid?.() === 0 && process.env.BENCH_REAL_SLURM !== '0') {
-  // The same stack for the real Slurm, built against its own spank.h.
-  const real = (name, src) => {
-    const out = path.join(work, `real-${name}.so`);
-    cc(['-shared', '-fPIC', '-O2', '-w', '-I/usr/include', '-o', out, path.join(root, src)]);
+/**
+ * The stack, for a release and a header: the bundled example (an option,
+ * user_init setting an environment variable, task_exit reading the status)
+ * and two copies of the test recorder, which in each of its callbacks
+ * (job_prolog and job_epilog included, so the prolog and epilog run) reads
+ * the task items and the job environment.
+ */
+function stackConf(name, includeDir, defines = []) {
+  const so = (base, src) => {
+    const out = path.join(work, `${name}-${base}.so`);
+    cc(['-shared', '-fPIC', '-O2', '-w', `-I${includeDir}`, ...defines, '-o', out, path.join(root, src)]);
     return out;
   };
-  const realHello = real('hello', 'examples/hello/hello.c');
-  const realRecorder = real('recorder', 'test/fixtures/plugins/recorder.c');
-  const realConf = path.join(work, 'real-plugstack.conf');
-  fs.writeFileSync(
-    realConf,
-    [`required ${realHello}`, `required ${realRecorder} getenv=PATH`, `optional ${realRecorder} getenv=HELLO_GREETING`].join('\n') + '\n',
-  );
-  ownCluster = path.join(work, 'slurm');
-  await startSlurm(ownCluster, realConf);
-  process.env.SLURM_CONF = path.join(ownCluster, 'slurm.conf');
-  haveSlurm = slurmAvailable();
+  const hello = so('hello', 'examples/hello/hello.c');
+  const recorder = so('recorder', 'test/fixtures/plugins/recorder.c');
+  const conf = path.join(work, `${name}.conf`);
+  fs.writeFileSync(conf, [`required ${hello}`, `required ${recorder} getenv=PATH`, `optional ${recorder} getenv=HELLO_GREETING`].join('\n') + '\n');
+  return conf;
 }
-const rows = [];
-for (const n of TASKS) {
-  const floor = await measure(() => {
-    const r = spawnSync(floorExe, [String(n), COMMAND]);
-    if (r.status !== 0) throw new Error('floor failed');
-  });
-  const step = await measure(async () => {
-    const r = await stack.launchStep({ argv: [COMMAND], ntasks: n, env: { PATH: '/usr/bin:/bin' } });
-    if (!r.ok) throw new Error(`step failed: ${JSON.stringify(r.problems)}`);
-  });
-  const row = { tasks: n, floor, plugstack: step };
-  if (haveSlurm)
-    row.slurm = await measure(() => {
-      const r = spawnSync('srun', ['-n', String(n), '-O', COMMAND]);
-      if (r.status !== 0) throw new Error('srun failed');
-    });
-  rows.push(row);
+const ownConf = (release) =>
+  stackConf(`plugstack-${release}`, path.join(root, 'include'), VERSION_NUMBER[release] ? [`-DSLURM_VERSION_NUMBER=${VERSION_NUMBER[release]}`] : []);
+
+// The real Slurms: where they can be started, one cluster per release.
+const clusters = {};
+const canStart =
+  process.getuid?.() === 0 &&
+  process.env.BENCH_REAL_SLURM !== '0' &&
+  spawnSync('sh', ['-c', 'command -v slurmd && command -v slurmctld && test -f /usr/include/slurm/spank.h']).status === 0;
+const rootDir = path.join(root, '.cache', 'trixie-slurm-root');
+const realHeaders = { '22.05': '/usr/include', '24.11': path.join(rootDir, 'usr', 'include') };
+const clusterBase = process.env.PLUGSTACK_CONFORMANCE_DIR ? path.resolve(process.env.PLUGSTACK_CONFORMANCE_DIR, 'bench') : path.join(work, 'slurm');
+
+async function startCluster(release) {
+  if (!canStart || !(ONLY.has('srun') || ONLY.has('mpi'))) return;
+  if (!fs.existsSync(path.join(realHeaders[release], 'slurm', 'spank.h'))) return;
+  const dir = path.join(clusterBase, release);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  // Only Slurm's headers of the release: the root's C library headers are not this machine's.
+  const include = path.join(work, `include-${release}`);
+  fs.mkdirSync(include);
+  fs.symlinkSync(path.join(realHeaders[release], 'slurm'), path.join(include, 'slurm'));
+  const conf = stackConf(`real-${release}`, include);
+  const base = Number(process.env.PLUGSTACK_CONFORMANCE_PORT_BASE);
+  const ports = base ? `${base + 2 * ALL_RELEASES.indexOf(release)}:${base + 2 * ALL_RELEASES.indexOf(release) + 1}` : undefined;
+  const saved = process.env.REAL_SLURM_PORTS;
+  if (ports) process.env.REAL_SLURM_PORTS = ports;
+  else delete process.env.REAL_SLURM_PORTS;
+  clusters[release] = { dir, env: { ...process.env, ...PATH_ENV, SLURM_CONF: path.join(dir, 'slurm.conf') } };
+  try {
+    await startSlurm(dir, conf, release);
+  } catch (error) {
+    say(`real Slurm ${release}: could not be started here (${error.message.split('\n')[0]}): plugstack only`);
+    await stopSlurm(dir).catch(() => {});
+    delete clusters[release];
+    return;
+  } finally {
+    if (saved === undefined) delete process.env.REAL_SLURM_PORTS;
+    else process.env.REAL_SLURM_PORTS = saved;
+  }
+  clusters[release].srun = realCommand(dir, 'srun');
 }
 
-// A 4-rank MPI job (Debian's MPICH: MPI_Init, an Allreduce, MPI_Finalize)
-// through plugstack's mpi/pmi2 and through the real srun --mpi=pmi2 (Slurm's
-// own pmi2), on one node, measured in the same run.
-let mpi;
-if (spawnSync('mpicc.mpich', ['-show'], { stdio: 'ignore' }).status === 0) {
+function realSrun(release, args, options = {}) {
+  const c = clusters[release];
+  return () => {
+    const r = spawnSync(c.srun, args, { env: c.env, cwd: work, encoding: 'utf8', ...options });
+    if (r.status !== 0) throw new Error(`real srun ${release} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  };
+}
+
+const out = [];
+const say = (line = '') => {
+  out.push(line);
+  console.log(line);
+};
+
+async function srunSection() {
+  say('## stack.srun against the real srun, same stack, same release');
+  say('');
+  say(`The whole srun flow (client process, prolog, step, epilog) of \`srun -n N -O ${COMMAND}\` on one node; the fork/exec floor`);
+  say('is a C program that only forks, execs and reaps the same tasks. Targets: real / plugstack ≥ 10x at 1 task, ≥ 5x at 16 and 64.');
+  for (const release of RELEASES) {
+    const stack = await Plugstack.load(ownConf(release), { pluginDir: [], slurmVersion: release });
+    const real = clusters[release];
+    const rows = [];
+    for (const n of TASKS) {
+      const args = ['-n', String(n), '-O', COMMAND];
+      const contenders = {
+        floor: floor(n),
+        plugstack: async () => {
+          const r = await stack.srun({ args, env: PATH_ENV, cwd: work });
+          if (r.exitCode !== 0) throw new Error(`stack.srun failed: ${r.stderr}`);
+        },
+      };
+      if (real) contenders.real = realSrun(release, args);
+      const m = await together(contenders, { runs: RUNS });
+      const row = [n, ms(m.floor), ms(m.plugstack), `${(m.plugstack.median / m.floor.median).toFixed(2)}x`];
+      if (real) row.push(ms(m.real), verdict(m.real.median / m.plugstack.median, n === 1 ? 10 : 5, 'higher'));
+      row.push(load(m.load));
+      rows.push(row);
+    }
+    say('');
+    say(`Slurm ${release}${real ? '' : ' (no real cluster of this release here: plugstack only)'}:`);
+    say('');
+    const header = ['tasks', 'fork/exec floor', 'stack.srun', 'stack.srun / floor'];
+    if (real) header.push(`real srun ${release}`, 'real / plugstack');
+    header.push('load');
+    say(table(header, rows));
+  }
+}
+
+async function stepSection() {
+  say('');
+  say('## launchStep against the fork/exec floor');
+  say('');
+  say('The remote part alone (one node: its slurmstepd sequence, the tasks, their reaping). Target: ≤ 1.5x the floor.');
+  say('');
+  const stack = await Plugstack.load(ownConf('24.11'), { pluginDir: [] });
+  const rows = [];
+  for (const n of TASKS) {
+    const m = await together(
+      {
+        floor: floor(n),
+        launchStep: async () => {
+          const r = await stack.launchStep({ argv: [COMMAND], ntasks: n, env: PATH_ENV });
+          if (!r.ok) throw new Error(`step failed: ${JSON.stringify(r.problems)}`);
+        },
+      },
+      { runs: RUNS },
+    );
+    rows.push([n, ms(m.floor), ms(m.launchStep), verdict(m.launchStep.median / m.floor.median, 1.5, 'lower'), load(m.load)]);
+  }
+  say(table(['tasks', 'fork/exec floor', 'launchStep', 'launchStep / floor', 'load'], rows));
+}
+
+async function cliSection() {
+  say('');
+  say('## The command line');
+  say('');
+  say('`plugstack run -n 1 true` from a shell (a fresh Node process) against `node -e 0`. Target: ≤ 1.5x.');
+  say('');
+  const conf = ownConf('24.11');
+  const run = (argv) => () => {
+    const r = spawnSync(argv[0], argv.slice(1), { env: { ...process.env, ...PATH_ENV }, cwd: work, stdio: 'ignore' });
+    if (r.status !== 0) throw new Error(`${argv.join(' ')} failed (${r.status})`);
+  };
+  const contenders = {
+    node: run([process.execPath, '-e', '0']),
+    cli: run([process.execPath, path.join(root, 'bin', 'plugstack.js'), 'run', '--conf', conf, '-n', '1', COMMAND]),
+  };
+  const real = clusters['22.05'];
+  if (real) contenders.real = realSrun('22.05', ['-n', '1', COMMAND], { stdio: 'ignore' });
+  const m = await together(contenders, { runs: RUNS });
+  const rows = [
+    ['`node -e 0`', ms(m.node), '1.00x'],
+    ['`plugstack run -n 1 true`', ms(m.cli), verdict(m.cli.median / m.node.median, 1.5, 'lower')],
+  ];
+  if (real) rows.push(['real `srun -n 1 true` (22.05)', ms(m.real), `${(m.real.median / m.node.median).toFixed(2)}x`]);
+  say(table(['command', 'time', 'against node -e 0'], rows));
+  say(`load ${load(m.load)}`);
+}
+
+async function checkSection() {
+  say('');
+  say('## check');
+  say('');
+  say('`check()` of a stack of 40 plugins (each its own shared object) in all five contexts. Target: ≤ 100 ms.');
+  say('');
+  const so = path.join(work, 'check-recorder.so');
+  cc(['-shared', '-fPIC', '-O2', `-I${path.join(root, 'include')}`, '-o', so, path.join(root, 'test/fixtures/plugins/recorder.c')]);
+  const lines = [];
+  for (let i = 0; i < 40; i++) {
+    const copy = path.join(work, `check-${i}.so`);
+    fs.copyFileSync(so, copy);
+    lines.push(`required ${copy} getenv=PATH`);
+  }
+  const conf = path.join(work, 'check40.conf');
+  fs.writeFileSync(conf, lines.join('\n') + '\n');
+  const stack = await Plugstack.load(conf, { pluginDir: [] });
+  const cli = () => {
+    const r = spawnSync(process.execPath, [path.join(root, 'bin', 'plugstack.js'), 'check', conf], { stdio: 'ignore' });
+    if (r.status !== 0) throw new Error(`plugstack check failed (${r.status})`);
+  };
+  const m = await together(
+    {
+      check: async () => {
+        const r = await stack.check();
+        if (!r.ok || r.contexts.length !== 5) throw new Error('check failed');
+      },
+      cli,
+    },
+    { runs: RUNS },
+  );
+  say(
+    table(
+      ['what', 'time', 'target'],
+      [
+        ['`stack.check()`', ms(m.check), verdict(m.check.median, 100, 'lower', 'ms')],
+        ['`plugstack check` (a fresh Node process)', ms(m.cli), ''],
+      ],
+    ),
+  );
+  say(`load ${load(m.load)}`);
+}
+
+async function mpiSection() {
+  say('');
+  say('## A 4-rank MPI job');
+  say('');
+  if (spawnSync('mpicc.mpich', ['-show'], { stdio: 'ignore' }).status !== 0) {
+    say('mpicc.mpich not installed: not measured');
+    return;
+  }
   const mpiHello = path.join(work, 'mpi_hello');
   execFileSync('mpicc.mpich', ['-O2', '-o', mpiHello, path.join(root, 'test/fixtures/programs/mpi_hello.c')], { stdio: 'inherit' });
-  const runs = Number(process.env.BENCH_MPI_RUNS ?? 10);
-  const timed = async (fn) => {
-    await fn();
-    const times = [];
-    for (let i = 0; i < runs; i++) {
-      const t0 = performance.now();
-      await fn();
-      times.push(performance.now() - t0);
-    }
-    return { median: median(times), min: Math.min(...times), max: Math.max(...times) };
-  };
-  const bare = await Plugstack.load(conf, { pluginDir: [] });
+  const stack = await Plugstack.load(ownConf('22.05'), { pluginDir: [], slurmVersion: '22.05' });
   const job = (args) => async () => {
-    const r = await bare.srun({ args: ['--mpi=pmi2', ...args, mpiHello], env: { PATH: '/usr/bin:/bin' }, cwd: work });
+    const r = await stack.srun({ args: ['--mpi=pmi2', ...args, mpiHello], env: PATH_ENV, cwd: work });
     if (r.exitCode !== 0 || r.stdout.split('\n').filter(Boolean).length !== 4) throw new Error(`MPI job failed: ${r.stderr}`);
   };
-  mpi = { runs, plugstack: await timed(job(['-n', '4'])), twoNodes: await timed(job(['-N', '2', '-n', '4'])) };
-  if (haveSlurm)
-    mpi.slurm = await timed(() => {
-      const r = spawnSync('srun', ['--mpi=pmi2', '-n', '4', '-O', mpiHello], { cwd: work, encoding: 'utf8' });
-      if (r.status !== 0) throw new Error(`srun --mpi=pmi2 failed: ${r.stderr}`);
-    });
+  const contenders = { oneNode: job(['-n', '4']), twoNodes: job(['-N', '2', '-n', '4']) };
+  if (clusters['22.05']) contenders.real = realSrun('22.05', ['--mpi=pmi2', '-n', '4', '-O', mpiHello]);
+  const runs = Number(process.env.BENCH_MPI_RUNS ?? 10);
+  const m = await together(contenders, { runs, warmup: 1 });
+  say(`MPICH (MPI_Init, an Allreduce, MPI_Finalize) with --mpi=pmi2, 22.05, ${runs} rounds:`);
+  say('');
+  const rows = [
+    ['plugstack, one node', ms(m.oneNode)],
+    ['plugstack, two nodes', ms(m.twoNodes)],
+  ];
+  if (m.real) rows.push(['real srun 22.05, one node', `${ms(m.real)}; real / plugstack ${(m.real.median / m.oneNode.median).toFixed(2)}x`]);
+  say(table(['job', 'time'], rows));
+  say(`load ${load(m.load)}`);
 }
 
-const fmt = (m) => `${m.median.toFixed(1)} ms (${m.min.toFixed(1)}–${m.max.toFixed(1)})`;
-console.log(`plugstack step benchmark: 3-plugin stack, one node, ${COMMAND}, ${RUNS} runs after ${WARMUP} warm-ups, medians`);
-console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, node ${process.version}`);
-console.log('');
-console.log('| tasks | fork/exec floor | plugstack | plugstack / floor |' + (haveSlurm ? ' real srun | srun / floor |' : ''));
-console.log('|---:|---:|---:|---:|' + (haveSlurm ? '---:|---:|' : ''));
-for (const r of rows) {
-  const cells = [r.tasks, fmt(r.floor), fmt(r.plugstack), `${(r.plugstack.median / r.floor.median).toFixed(2)}x`];
-  if (r.slurm) cells.push(fmt(r.slurm), `${(r.slurm.median / r.floor.median).toFixed(2)}x`);
-  console.log(`| ${cells.join(' | ')} |`);
+try {
+  say(`plugstack benchmark: ${RUNS} interleaved rounds after warm-ups; medians (min–max); load = 1-minute load average while it ran`);
+  say(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at start`);
+  for (const release of RELEASES) await startCluster(release);
+  if (ONLY.has('srun') && !Object.keys(clusters).length)
+    say('real Slurm: none started here (not root, not installed, or BENCH_REAL_SLURM=0): plugstack only');
+  if (ONLY.has('srun')) await srunSection();
+  if (ONLY.has('step')) await stepSection();
+  if (ONLY.has('cli')) await cliSection();
+  if (ONLY.has('check')) await checkSection();
+  if (ONLY.has('mpi')) await mpiSection();
+  say('');
+  say(`load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
+} finally {
+  for (const c of Object.values(clusters)) await stopSlurm(c.dir).catch((e) => console.error(`stopping ${c.dir}: ${e.message}`));
+  fs.rmSync(work, { recursive: true, force: true });
+  if (process.env.PLUGSTACK_CONFORMANCE_DIR) fs.rmSync(clusterBase, { recursive: true, force: true });
 }
-if (mpi) {
-  console.log('');
-  console.log(`4-rank MPICH job (MPI_Init, Allreduce, Finalize) with --mpi=pmi2, ${mpi.runs} runs after 1 warm-up, medians:`);
-  console.log(`  plugstack, one node:      ${fmt(mpi.plugstack)}`);
-  console.log(`  plugstack, two nodes:     ${fmt(mpi.twoNodes)}`);
-  if (mpi.slurm) console.log(`  real srun, one node:      ${fmt(mpi.slurm)}   plugstack / srun: ${(mpi.plugstack.median / mpi.slurm.median).toFixed(2)}x`);
-} else console.log('\nMPI job: mpicc.mpich not installed, not measured');
-if (!haveSlurm) console.log('\nreal Slurm: not running here (no srun answering), so not measured');
-else if (ownCluster) console.log('\nreal Slurm: a one-node Debian Slurm started for this run (CPUs=2, so -O), the same plugins built against its spank.h');
-if (ownCluster) await stopSlurm(ownCluster);
-fs.rmSync(work, { recursive: true, force: true });

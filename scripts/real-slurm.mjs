@@ -276,14 +276,19 @@ export async function start(dir, plugstack, release = '22.05') {
     started.holder = await startHolder(dir, root);
     save();
     commandLinks(dir, root, started.holder);
-    // The root's own munged, with the root's key and socket.
+    // The root's own munged, with the root's key and socket. Its socket is
+    // in the root's /run, which every 24.11 cluster on the machine shares:
+    // one started by another cluster is used, and left to that cluster.
     const run = `${root}/run/munge`;
-    fs.mkdirSync(run, { recursive: true });
-    sh('chroot', [root, 'chown', 'munge:munge', '/run/munge']);
-    sh('nsenter', ['--target', String(started.holder), '--mount', '--', 'chroot', root, 'runuser', '-u', 'munge', '--', '/usr/sbin/munged'], { env: DAEMON_ENV });
-    await waitFor('munged pid file', () => pidOf(`${run}/munged.pid`) !== undefined, 10_000);
-    started.munged = pidOf(`${run}/munged.pid`);
-    save();
+    const running = pidOf(`${run}/munged.pid`);
+    if (running === undefined || exeOf(running) !== `${root}/usr/sbin/munged`) {
+      fs.mkdirSync(run, { recursive: true });
+      sh('chroot', [root, 'chown', 'munge:munge', '/run/munge']);
+      sh('nsenter', ['--target', String(started.holder), '--mount', '--', 'chroot', root, 'runuser', '-u', 'munge', '--', '/usr/sbin/munged'], { env: DAEMON_ENV });
+      await waitFor('munged pid file', () => pidOf(`${run}/munged.pid`) !== undefined, 10_000);
+      started.munged = pidOf(`${run}/munged.pid`);
+      save();
+    }
   } else if (hostMunged().length === 0) {
     // munged: the package made the key; start it unless one runs already.
     fs.mkdirSync('/run/munge', { recursive: true });
