@@ -22,6 +22,7 @@ import type { JobScriptOptions, JobScriptResult, SlurmdDaemon, SlurmdOptions } f
 import type { CommandOptions, CommandResult, WordCommandOptions } from './commands/types.js';
 import { launchStep } from './step/launch.js';
 import { checkMpi } from './mpi/check.js';
+import { checkJobContainer } from './job-container/check.js';
 import type { StepOptions, StepResult } from './step/types.js';
 import { checkCliFilter } from './cli-filter/check.js';
 import { validCliFilterOptions, type CliFilterOptions } from './cli-filter/settings.js';
@@ -176,6 +177,11 @@ export class Plugstack {
       }
       report.mpi = await checkMpi(this, this.slurmConf, this.timeoutMs, this.env);
       report.ok &&= report.mpi.ok;
+      const jobContainer = await checkJobContainer(this, this.slurmConf, this.timeoutMs, this.env);
+      if (jobContainer) {
+        report.jobContainer = jobContainer;
+        report.ok &&= jobContainer.ok;
+      }
     }
     return report;
   }

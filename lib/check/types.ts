@@ -147,6 +147,18 @@ export interface CheckReport {
   cliFilter?: CliFilterCheck;
   /** The mpi plugins of the slurm.conf's PluginDir, loaded as slurmd loads them, and MpiDefault's. */
   mpi?: MpiCheck;
+  /** JobContainerType's plugins, loaded as slurmd (and each slurmstepd) loads them. */
+  jobContainer?: JobContainerCheck;
+}
+
+export interface JobContainerCheck {
+  /** JobContainerType, in order: "job_container/tmpfs". */
+  types: string[];
+  /** Every plugin loads with every hook of the release: slurmd would start. */
+  ok: boolean;
+  plugins: import('../job-container/record.js').DaemonJobContainerPlugin[];
+  problems: Problem[];
+  log: LogLine[];
 }
 
 export interface MpiCheck {

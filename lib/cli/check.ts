@@ -8,6 +8,7 @@ import { stackFile } from './input.js';
 import { toJson, type Out } from './output.js';
 import { renderCheck } from './render-check.js';
 import { mpiPluginSite } from '../mpi/check.js';
+import { jobContainerPluginSite } from '../job-container/check.js';
 
 const stackOptions = {
   'plugin-dir': { value: true },
@@ -54,10 +55,15 @@ export async function check(argv: string[], out: Out): Promise<number> {
   }
   const file = oneInput(args, 'check');
   // An mpi plugin (mpi_NAME.so) is checked as slurmd and srun load it.
-  const mpiSite = args.values.has('slurm-conf') ? null : mpiPluginSite(file);
+  // A job_container plugin (job_container_NAME.so) likewise, as slurmd loads it.
+  const jcSite = args.values.has('slurm-conf') ? null : jobContainerPluginSite(file);
+  const mpiSite = args.values.has('slurm-conf') || jcSite ? jcSite : mpiPluginSite(file);
   if (mpiSite) {
     try {
-      out.stderr.write(`plugstack: ${file} is an mpi plugin: checking it as slurmd and srun load it (PluginDir with it alone, MpiDefault its type)\n`);
+      if (jcSite)
+        out.stderr.write(`plugstack: ${file} is a job_container plugin: checking it as slurmd and slurmstepd load it (PluginDir with it alone, JobContainerType its type)\n`);
+      else
+        out.stderr.write(`plugstack: ${file} is an mpi plugin: checking it as slurmd and srun load it (PluginDir with it alone, MpiDefault its type)\n`);
       args.values.set('slurm-conf', mpiSite.slurmConf);
       const stack = await loadStack(args, mpiSite.conf);
       const report = await stack.check(context ? { context: context as SpankContext } : {});

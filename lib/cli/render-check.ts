@@ -89,6 +89,12 @@ function slurmConfLines(report: CheckReport): string[] {
       out.push(`  mpi/${p.type}  ${p.loaded ? `loaded (plugin_id ${p.pluginId})` : `not loaded (${p.code ?? 'error'})`}`, `      file: ${p.path}`);
     out.push(...mpi.problems.map(problemLine));
   }
+  const jc = report.jobContainer;
+  if (jc) {
+    out.push('', `job_container (loaded by slurmd at start and by every slurmstepd: ${jc.types.join(',')}):`);
+    for (const p of jc.plugins) out.push(`  job_container/${p.type}  ${p.loaded ? 'loaded' : `not loaded (${p.code ?? 'error'})`}`, `      file: ${p.path}`);
+    out.push(...jc.problems.map(problemLine));
+  }
   return out;
 }
 
@@ -105,6 +111,7 @@ export function renderCheck(report: CheckReport): string {
   if (report.slurmConf && !report.slurmConf.ok) failing.push('srun, sbatch and salloc (slurm.conf)');
   if (report.cliFilter && !report.cliFilter.ok) failing.push(`${report.cliFilter.commands.join(', ')} (cli_filter)`);
   if (report.mpi && !report.mpi.ok) failing.push('slurmd and srun (mpi)');
+  if (report.jobContainer && !report.jobContainer.ok) failing.push('slurmd and slurmstepd (job_container)');
   out.push(
     '',
     failing.length

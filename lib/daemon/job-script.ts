@@ -23,6 +23,8 @@ export interface JobScriptStack {
   cluster?: { name: string; defaultPartition?: string };
   /** The slurm.conf slurmd reads (SLURM_CONF of the helper). */
   slurmConfPath?: string;
+  /** The slurm.conf itself (JobContainerType and the flags that go with it). */
+  slurmConf?: import('../config/slurm-conf.js').SlurmConf;
 }
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;

@@ -13,6 +13,8 @@ import { processRecord, snapshot } from '../host/process-record.js';
 import type { HostEvent, StartedEvent } from '../host/protocol.js';
 import { uint32 } from '../validate.js';
 import { daemonMpiPlugins } from '../mpi/record.js';
+import { addJobContainerEvents, type JobContainerRecord } from '../job-container/record.js';
+import { jobContainerSettings } from '../job-container/settings.js';
 import type { JobScriptStack } from './job-script.js';
 import type { SlurmdDaemon, SlurmdOptions, SlurmdStop } from './types.js';
 
@@ -25,10 +27,12 @@ export async function startSlurmd(stack: JobScriptStack, options: SlurmdOptions 
   const startedEvent = new Promise<StartedEvent | undefined>((r) => (onStarted = r));
   let phaseTimer: NodeJS.Timeout | undefined;
   const startEvents: HostEvent[] = [];
+  const jobContainer = jobContainerSettings(stack.slurmConf);
+  if (jobContainer && options.cleanStart) jobContainer.recover = false;
 
   const handle = startHost(
     'slurmd',
-    { conf: stack.conf, context: 'slurmd', slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs },
+    { conf: stack.conf, context: 'slurmd', slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, ...(jobContainer ? { jobContainer } : {}) },
     {
       label: `slurmd on ${node}`,
       // The daemon runs until stopped; start and stop have their own limits.
@@ -38,7 +42,7 @@ export async function startSlurmd(stack: JobScriptStack, options: SlurmdOptions 
       cwd: '/',
       onEvent: (e: HostEvent) => {
         if (e.t === 'started') onStarted(e);
-        else if (e.t === 'line' || e.t === 'plugin' || e.t === 'mpi') startEvents.push(e);
+        else if (e.t === 'line' || e.t === 'plugin' || e.t === 'mpi' || e.t === 'jobContainer') startEvents.push(e);
       },
     },
   );
@@ -65,11 +69,21 @@ export async function startSlurmd(stack: JobScriptStack, options: SlurmdOptions 
       }
       const run = await finished;
       const done = run.done;
+      // fini's calls (and any after start) join restore's in the same record.
+      if (jcRecord) {
+        jcRecord.calls.length = 0;
+        addJobContainerEvents(jcRecord, run.events);
+      }
       return { exitRc: typeof done?.exitRc === 'number' ? done.exitRc : null, ...processRecord(run, 'slurmd') };
     })();
     return stopped;
   };
 
+  let jcRecord: JobContainerRecord | undefined;
+  if (jobContainer) {
+    jcRecord = { types: jobContainer.types.map((t) => `job_container/${t}`), calls: [] };
+    addJobContainerEvents(jcRecord, startEvents);
+  }
   const result: SlurmdDaemon = {
     node,
     started: started?.ok ?? false,
@@ -80,6 +94,7 @@ export async function startSlurmd(stack: JobScriptStack, options: SlurmdOptions 
       return snapshot(handle.record, 'slurmd');
     },
     mpi: daemonMpiPlugins(startEvents),
+    ...(jcRecord ? { jobContainer: jcRecord } : {}),
     stop,
   };
   if (!started) {

@@ -1,3 +1,4 @@
+import type { JobContainerRecord } from '../job-container/record.js';
 /** slurmd and its prolog/epilog helper, as plugstack plays them. */
 import type { ProcessRecord } from '../host/process-record.js';
 import type { DaemonMpiPlugin } from '../mpi/record.js';
@@ -53,6 +54,8 @@ export interface JobScriptResult extends ProcessRecord {
 export interface SlurmdOptions {
   /** The node this slurmd serves. Default: node0. */
   node?: string;
+  /** slurmd -c (clean start): restore is called with recover false. */
+  cleanStart?: boolean;
   /** How long init, and later slurmd_exit, may take. Default: 5 minutes. */
   timeoutMs?: number;
 }
@@ -80,6 +83,12 @@ export interface SlurmdDaemon {
    * start when none loads. Their fini() runs at stop, before slurmd_exit.
    */
   mpi: DaemonMpiPlugin[];
+  /**
+   * slurm.conf's JobContainerType: its plugins loaded after SPANK's init
+   * (one that does not load stops slurmd), and what restore
+   * (SlurmdSpoolDir, recover) and later fini did: calls in slurmd's process.
+   */
+  jobContainer?: JobContainerRecord;
   /** Shuts slurmd down: slurmd_exit, then the stack is unloaded. */
   stop(): Promise<SlurmdStop>;
 }

@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 7;
+export const PROTOCOL_VERSION = 8;
 
 export type HostRole = "inspect" | "stepd" | "client" | "slurmd" | "job_script";
 
@@ -70,6 +70,16 @@ export interface JobInfo {
   work_dir?: string;
 }
 
+export interface JobContainerSettings {
+  types: string[];
+  file: string;
+  line: number;
+  prologFlags?: string[];
+  containSpank?: boolean;
+  spoolDir?: string;
+  recover?: boolean;
+}
+
 export interface StackRequest {
   conf: string;
   context: "local" | "remote" | "allocator" | "slurmd" | "job_script";
@@ -95,6 +105,8 @@ export interface ClientRequest extends StackRequest {
 
 export interface SlurmdRequest extends StackRequest {
   mpiCheck?: boolean;
+  jobContainerCheck?: boolean;
+  jobContainer?: JobContainerSettings;
 }
 
 export interface JobScriptRequest extends StackRequest {
@@ -278,6 +290,27 @@ export interface MpiEvent {
   task?: number;
   changes?: { op: "set" | "unset"; name: string; value?: string }[];
   envBroken?: string;
+}
+
+/** A job_container plugin's hook ran (after enter/leave): the Slurm process it ran in (slurmd, slurmd_child: slurmd's child that becomes a slurmstepd, slurmstepd, task, spank_child: contain_spank's child of a SPANK callback, script: a task prolog/epilog, check), its arguments, its result (fd for join_external), and the mount namespace (inode of /proc/self/ns/mnt) the process was in afterwards. */
+export interface JobContainerEvent {
+  t: "jobContainer";
+  ref: number;
+  hook: "create" | "add_cont" | "join" | "join_external" | "delete" | "restore" | "reconfig" | "stepd_create" | "stepd_delete" | "send_stepd" | "recv_stepd";
+  process: "slurmd" | "slurmd_child" | "slurmstepd" | "task" | "spank_child" | "script" | "check";
+  rc?: number;
+  fd?: number;
+  jobId?: number;
+  stepId?: number;
+  stepHetComp?: number;
+  stepCreate?: boolean;
+  uid?: number;
+  dir?: string;
+  recover?: boolean;
+  task?: number;
+  spank?: string;
+  pid: number;
+  mntNs: number;
 }
 
 /** plugstack's mpi/pmi2 at the end of a node: what one rank did with the PMI server (version null: it never sent init; size: what it was told), and with pmiTrace every line both ways (from: rank or server). */
@@ -576,6 +609,7 @@ export type HostEvent =
   | SyslogEvent
   | CliFilterEvent
   | MpiEvent
+  | JobContainerEvent
   | PmiEvent
   | LogEvent
   | OptionEvent
@@ -611,7 +645,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 7,
+  "version": 8,
   "roles": [
     "inspect",
     "stepd",
@@ -731,6 +765,21 @@ export const CATALOGUE = {
         "user_id?": "uint",
         "user_name?": "string",
         "work_dir?": "string"
+      }
+    },
+    "jobContainerSettings": {
+      "object": {
+        "types": {
+          "array": "string"
+        },
+        "file": "string",
+        "line": "int",
+        "prologFlags?": {
+          "array": "string"
+        },
+        "containSpank?": "bool",
+        "spoolDir?": "string",
+        "recover?": "bool"
       }
     },
     "stackRequest": {
@@ -868,7 +917,9 @@ export const CATALOGUE = {
       }
     },
     "slurmd": {
-      "mpiCheck?": "bool"
+      "mpiCheck?": "bool",
+      "jobContainerCheck?": "bool",
+      "jobContainer?": "jobContainerSettings"
     },
     "job_script": {
       "mode": {
@@ -1129,6 +1180,51 @@ export const CATALOGUE = {
           }
         },
         "envBroken?": "string"
+      }
+    },
+    "jobContainer": {
+      "roles": "all",
+      "fields": {
+        "ref": "int",
+        "hook": {
+          "enum": [
+            "create",
+            "add_cont",
+            "join",
+            "join_external",
+            "delete",
+            "restore",
+            "reconfig",
+            "stepd_create",
+            "stepd_delete",
+            "send_stepd",
+            "recv_stepd"
+          ]
+        },
+        "process": {
+          "enum": [
+            "slurmd",
+            "slurmd_child",
+            "slurmstepd",
+            "task",
+            "spank_child",
+            "script",
+            "check"
+          ]
+        },
+        "rc?": "int",
+        "fd?": "int",
+        "jobId?": "uint",
+        "stepId?": "uint",
+        "stepHetComp?": "uint",
+        "stepCreate?": "bool",
+        "uid?": "uint",
+        "dir?": "string",
+        "recover?": "bool",
+        "task?": "int",
+        "spank?": "string",
+        "pid": "int",
+        "mntNs": "number"
       }
     },
     "pmi": {

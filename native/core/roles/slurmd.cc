@@ -7,6 +7,7 @@
 
 #include "common/events.h"
 #include "common/slurm_log.h"
+#include "job_container/jc_daemon.h"
 #include "mpi/mpi_daemon.h"
 #include "rules/releases.h"
 #include "rules/slurm_errors.h"
@@ -23,6 +24,18 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
   if (!readRoleStack(request, Context::Slurmd, "slurmd", &settings, &error)) {
     emitEvent({{"t", msg::kFatal}, {"message", error}});
     return 2;
+  }
+  JcSettings jcSettings;
+  if (!readJcSettings(request["jobContainer"], &jcSettings, &error)) {
+    emitEvent({{"t", msg::kFatal}, {"message", error}});
+    return 2;
+  }
+  // plugstack check: only the job_container plugins, loaded as slurmd loads them.
+  if (request["jobContainerCheck"].isBool() && request["jobContainerCheck"].asBool()) {
+    JcDaemon jc(std::move(jcSettings), settings.pluginDirs, settings.version, false);
+    bool ok = jc.check();
+    emitEvent({{"t", msg::kDone}, {"ok", ok}, {"status", ok ? 0 : 1}});
+    return 0;
   }
   // plugstack check: only the mpi plugins, loaded as slurmd loads them.
   if (request["mpiCheck"].isBool() && request["mpiCheck"].asBool()) {
@@ -43,7 +56,12 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
   int initRc = ok ? stack->callPass(Phase::Init, nullptr, nullptr).rc : -1;
   ok = ok && !stack->isFailure(initRc);
   if (!ok) slurmLog(LogLevel::Error, "slurmd initialization failed");
-  // After SPANK's init: every mpi plugin (mpi_g_daemon_init).
+  // After SPANK's init: job_container_init and container_g_restore, then
+  // every mpi plugin (mpi_g_daemon_init).
+  bool recover = !(request["jobContainer"]["recover"].isBool() && !request["jobContainer"]["recover"].asBool());
+  // Never destroyed when slurmd ends early (fatal): no fini, as in Slurm.
+  auto* jc = new JcDaemon(std::move(jcSettings), settings.pluginDirs, settings.version, recover);
+  if (ok && !jc->start()) ok = false;
   setMpiEmulatedVersion(settings.version);
   MpiDaemon mpi(settings.pluginDirs, settings.version);
   if (ok && !mpi.init()) ok = false;
@@ -74,6 +92,9 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
   if (exitRc && releases::slurmd(stack->version()).logsSlurmdExitFailure)
     slurmLog(LogLevel::Error, std::string("_slurmd_fini: SPANK slurmd exit failed: ") + slurmErrorText(exitRc));
   delete stack;
+  // job_container_fini comes after slurmd_exit.
+  jc->stop();
+  delete jc;
   emitEvent({{"t", msg::kDone}, {"ok", true}, {"status", 0}, {"exitRc", exitRc}});
   return 0;
 }

@@ -1,0 +1,160 @@
+/**
+ * job_container plugins (issue 13), with the trace fixture
+ * (test/fixtures/plugins/job_container_trace.c, built at test time against
+ * <plugstack/job_container.h> for the release): loading as Slurm loads
+ * them (the full version match, every hook of the release, Slurm 14.03's
+ * API 101 refused on its version and then on its hooks), check, and
+ * slurmd's calls (restore at start after SPANK's init, fini at the end).
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Plugstack } from '../lib/plugstack.js';
+import { compilePlugin, readLog, repoRoot, tempDir, writeFile } from './helpers/plugins.js';
+
+export const JC_NUMBER: Record<string, number> = { '22.05': 0x160508, '24.11': 0x180b05, '24.11.0': 0x180b00 };
+const RELEASES = ['24.11', '22.05'] as const;
+
+/** The trace plugin's directory (job_container_trace.so), for a release and variant. */
+export function jcTrace(release: string, defines: Record<string, string | number | true> = {}, name = 'job_container_trace.so'): string {
+  return path.dirname(compilePlugin('job_container_trace.c', { defines: { SLURM_VERSION_NUMBER: JC_NUMBER[release]!, ...defines }, name }));
+}
+
+function spankTrace(release: string): string {
+  return compilePlugin('trace.c', release === '22.05' ? { defines: { PLUGIN_VERSION: 0x160508 } } : {});
+}
+
+function checkFile(dir: string, release = '24.11') {
+  return spawnSync(
+    process.execPath,
+    [path.join(repoRoot, 'bin', 'plugstack.js'), 'check', '--slurm-version', release, '--json', path.join(dir, 'job_container_trace.so')],
+    { encoding: 'utf8' },
+  );
+}
+
+interface JcReport {
+  ok: boolean;
+  jobContainer: { ok: boolean; types: string[]; plugins: { type: string; loaded: boolean; code?: string }[]; problems: { code: string; message: string }[] };
+}
+
+describe.each(RELEASES)('Slurm %s: loading', (release) => {
+  it('loads a plugin with every hook of the release, built for it to the micro version', () => {
+    const r = checkFile(jcTrace(release), release);
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stderr).toContain('is a job_container plugin: checking it as slurmd and slurmstepd load it');
+    const report = JSON.parse(r.stdout) as JcReport;
+    expect(report.jobContainer.types).toEqual(['job_container/trace']);
+    expect(report.jobContainer.plugins).toEqual([expect.objectContaining({ type: 'trace', loaded: true })]);
+  });
+
+  it("refuses a plugin of the seed document's API 101 on its version, and names the hooks it would still lack", () => {
+    const r = checkFile(jcTrace(release, { API101: true }), release);
+    expect(r.status).toBe(1);
+    const jc = (JSON.parse(r.stdout) as JcReport).jobContainer;
+    expect(jc.ok).toBe(false);
+    expect(jc.plugins[0]!.code).toBe('PLUGIN_VERSION_MISMATCH');
+    const message = jc.problems.find((p) => p.code === 'PLUGIN_VERSION_MISMATCH')!.message;
+    expect(message).toContain('built for Slurm 0.00.101');
+    expect(message).toContain("its plugin_version 101 is the API number of Slurm 14.03's job_container interface");
+    expect(message).toContain('container_p_add_pid (replaced by container_p_join in 20.02)');
+    if (release === '24.11') {
+      expect(message).toContain('it lacks container_p_join, container_p_join_external, container_p_stepd_create, container_p_stepd_delete, container_p_send_stepd, container_p_recv_stepd');
+      expect(message).toContain('container_p_create (removed in 24.05');
+      expect(message).toContain('container_p_reconfig (removed in 24.05)');
+    } else {
+      expect(message).toContain('it lacks container_p_join, container_p_join_external, container_p_stepd_create, container_p_stepd_delete');
+      expect(message).not.toContain('container_p_create (removed');
+    }
+  });
+
+  it('refuses an API 101 plugin that carries the right version on its hooks: the process ends, after init() ran', () => {
+    const dir = tempDir('plugstack-jc-');
+    const log = path.join(dir, 'trace.log');
+    const r = checkFile(jcTrace(release, { API101: true, API101_VERSIONED: true, TRACE_LOG: JSON.stringify(log) }), release);
+    expect(r.status).toBe(1);
+    const jc = (JSON.parse(r.stdout) as JcReport).jobContainer;
+    expect(jc.plugins[0]!.code).toBe('JOB_CONTAINER_MISSING_HOOKS');
+    const message = jc.problems.find((p) => p.code === 'JOB_CONTAINER_MISSING_HOOKS')!.message;
+    expect(message).toContain('ends the process (fatal)');
+    expect(message).toContain('container_p_add_pid (replaced by container_p_join in 20.02)');
+    expect(readLog(log).map((l) => l.split(' ')[0])).toEqual(['jc:init']);
+  });
+
+  it('refuses a plugin missing one hook, and one whose init() fails', () => {
+    const missing = checkFile(jcTrace(release, { MISSING_JOIN: true }), release);
+    const jc = (JSON.parse(missing.stdout) as JcReport).jobContainer;
+    expect(jc.problems.find((p) => p.code === 'JOB_CONTAINER_MISSING_HOOKS')!.message).toMatch(/it lacks container_p_join;? /);
+    const init = checkFile(jcTrace(release, { INIT_FAILS: true }), release);
+    expect((JSON.parse(init.stdout) as JcReport).jobContainer.plugins[0]!.code).toBe('PLUGIN_INIT_FAILED');
+  });
+});
+
+describe('releases', () => {
+  it("refuses the other release's plugins, and 24.11.0's join in 24.11.5 with the reason", () => {
+    const r2205in2411 = (JSON.parse(checkFile(jcTrace('22.05'), '24.11').stdout) as JcReport).jobContainer;
+    expect(r2205in2411.problems[0]!.message).toContain('built for Slurm 22.05.8, the host emulates 24.11.5');
+    expect(r2205in2411.problems[0]!.message).toContain('it lacks container_p_send_stepd, container_p_recv_stepd');
+    const r2411in2205 = (JSON.parse(checkFile(jcTrace('24.11'), '22.05').stdout) as JcReport).jobContainer;
+    expect(r2411in2205.problems[0]!.message).toContain('it lacks container_p_create, container_p_add_cont, container_p_delete, container_p_reconfig');
+    const zero = (JSON.parse(checkFile(jcTrace('24.11.0'), '24.11').stdout) as JcReport).jobContainer;
+    expect(zero.problems[0]!.message).toContain("24.11.0's container_p_join takes (job_id, uid), 24.11.1's and later (step_id, uid, step_create)");
+    const r = checkFile(jcTrace('24.11.0'), '24.11.0');
+    expect(r.status, r.stdout).toBe(0);
+  });
+
+  it('check --slurm-conf reports JobContainerType in order; one that does not load fails slurmd', async () => {
+    const dir = tempDir('plugstack-jc-');
+    const conf = writeFile(dir, 'plugstack.conf', '');
+    const slurmConf = writeFile(dir, 'slurm.conf', `PluginDir=${jcTrace('24.11')}\nJobContainerType=job_container/trace,bogus\nPrologFlags=Contain\n`);
+    const report = await (await Plugstack.load(conf, { slurmConf })).check();
+    expect(report.jobContainer!.types).toEqual(['job_container/trace', 'job_container/bogus']);
+    expect(report.jobContainer!.plugins.map((p) => [p.type, p.loaded, p.code])).toEqual([
+      ['trace', true, undefined],
+      ['bogus', false, 'PLUGIN_NOT_FOUND'],
+    ]);
+    expect(report.jobContainer!.ok).toBe(false);
+    expect(report.ok).toBe(false);
+    expect(report.jobContainer!.log.map((l) => l.message)).toEqual(
+      expect.arrayContaining(['cannot create job_container context for job_container/bogus', 'Unable to initialize job_container plugin.']),
+    );
+    const none = writeFile(dir, 'none.conf', `PluginDir=${jcTrace('24.11')}\nJobContainerType=job_container/none\n`);
+    expect((await (await Plugstack.load(conf, { slurmConf: none })).check()).jobContainer).toBeUndefined();
+  });
+});
+
+describe.each(RELEASES)('Slurm %s: slurmd', (release) => {
+  it("loads JobContainerType after SPANK's init, restores from SlurmdSpoolDir, and unloads after slurmd_exit", async () => {
+    const dir = tempDir('plugstack-jc-');
+    const log = path.join(dir, 'trace.log');
+    const conf = writeFile(dir, 'plugstack.conf', `required ${spankTrace(release)} log=${log}\n`);
+    const slurmConf = writeFile(dir, 'slurm.conf', `PluginDir=${jcTrace(release)}\nJobContainerType=trace\nSlurmdSpoolDir=${dir}/spool\nPlugStackConfig=${conf}\n`);
+    const stack = await Plugstack.load(conf, { slurmConf, slurmVersion: release, env: { ...process.env, JC_TRACE_LOG: log } });
+    const d = await stack.slurmd();
+    expect(d.started).toBe(true);
+    await d.stop();
+    expect(d.jobContainer!.calls).toEqual([
+      expect.objectContaining({ plugin: 'job_container/trace', hook: 'restore', process: 'slurmd', dir: `${dir}/spool`, recover: true, rc: 0 }),
+    ]);
+    const names = readLog(log).map((l) => /^(jc:\w+|\w+)/.exec(l)![1]);
+    expect(names.filter((n) => !n.startsWith('spank_') && !['OPTION_CB', 'option_register'].includes(n))).toEqual(['init', 'jc:init', 'jc:restore', 'slurmd_exit', 'jc:fini']);
+    // A clean start (slurmd -c): recover false.
+    const clean = await stack.slurmd({ cleanStart: true });
+    await clean.stop();
+    expect(clean.jobContainer!.calls[0]!.recover).toBe(false);
+  });
+
+  it('does not start when a plugin does not load; a failing restore is only logged', async () => {
+    const dir = tempDir('plugstack-jc-');
+    const conf = writeFile(dir, 'plugstack.conf', '');
+    const bad = writeFile(dir, 'bad.conf', `PluginDir=${jcTrace(release, { INIT_FAILS: true })}\nJobContainerType=trace\n`);
+    const d = await (await Plugstack.load(conf, { slurmConf: bad, slurmVersion: release })).slurmd();
+    expect(d.started).toBe(false);
+    expect(d.record.log.map((l) => l.message)).toContain('Unable to initialize job_container plugin.');
+    const good = writeFile(dir, 'good.conf', `PluginDir=${jcTrace(release)}\nJobContainerType=trace\n`);
+    const s = await (await Plugstack.load(conf, { slurmConf: good, slurmVersion: release, env: { ...process.env, JC_TRACE_FAIL: 'restore' } })).slurmd();
+    expect(s.started).toBe(true);
+    const stop = await s.stop();
+    expect([...s.record.log, ...stop.log].map((l) => l.message)).toContain('Unable to restore job_container state.');
+    expect(s.jobContainer!.calls[0]).toMatchObject({ hook: 'restore', rc: -1 });
+  });
+});
