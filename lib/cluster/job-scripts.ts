@@ -10,23 +10,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runJobScript } from '../daemon/job-script.js';
 import type { JobScriptResult } from '../daemon/types.js';
-import { startHost, type HostHandle } from '../host/host-process.js';
+import type { HostHandle } from '../host/host-process.js';
+import { scanStack, type SlurmdScan } from './slurmd-scan.js';
 import type { CommandStack } from '../commands/srun.js';
 import type { Job } from './jobs.js';
 
 export const PROLOG_DRAIN_REASON = 'Prolog error';
 export const EPILOG_DRAIN_REASON = 'Epilog error';
 
-const SCAN_TIMEOUT_MS = 60_000;
-
-interface SlurmdScan {
-  prolog: boolean;
-  epilog: boolean;
-}
-
 /**
- * slurmd's scan of plugstack.conf, done once per job (the job's slurmds
- * started before it) and kept in the job's directory for the sruns inside.
+ * slurmd's scan of plugstack.conf (slurmd-scan.ts), done once per job (the
+ * job's slurmds started before it) and kept in the job's directory for the
+ * sruns inside.
  */
 async function slurmdScan(stack: CommandStack, job: Job, owner?: HostOwner): Promise<SlurmdScan> {
   const file = path.join(job.dir, 'slurmd-scan.json');
@@ -35,14 +30,7 @@ async function slurmdScan(stack: CommandStack, job: Job, owner?: HostOwner): Pro
   } catch {
     // not scanned yet
   }
-  const handle = startHost(
-    'inspect',
-    { conf: stack.conf, context: 'slurmd', slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, scanOnly: true },
-    { label: `slurmd's scan of ${stack.conf}`, timeoutMs: SCAN_TIMEOUT_MS, ...(stack.hostEnv ? { env: stack.hostEnv } : {}) },
-  );
-  owner?.track(handle);
-  const run = await handle.finished;
-  const scan = { prolog: run.done?.anyJobProlog === true, epilog: run.done?.anyJobEpilog === true };
+  const scan = await scanStack(stack, owner);
   fs.writeFileSync(file, JSON.stringify(scan));
   return scan;
 }
