@@ -366,7 +366,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         spankOptions: ready.options.map((o) => ({ plugin: o.plugin, name: o.name, value: o.value })),
         timeoutMs: run.timeoutMs,
         ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}),
-        ...(b.jobName !== undefined ? { jobName: b.jobName } : {}),
+        // Inside a job, the step keeps the job's name (SLURM_JOB_NAME of its environment).
+        ...(b.jobName !== undefined ? { jobName: b.jobName } : existing && env.SLURM_JOB_NAME !== undefined ? { jobName: env.SLURM_JOB_NAME } : {}),
         ...(mpiType !== undefined ? { mpi: mpiType } : {}),
         ...(options.pmiTrace ? { pmiTrace: true } : {}),
         onEvent: (node, e) => {
@@ -417,7 +418,10 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     const host = step.nodes[Number(node)]!.name;
     const word = tasks.length > 1 ? 'tasks' : 'task';
     const bySignal = (status & 0x7f) !== 0;
-    const what = bySignal ? signalText(step.tasks.find((t) => t.status === status)!.signal!) : `Exited with exit code ${(status >> 8) & 0xff}`;
+    // A task that dumped core (WCOREDUMP, 0x80 of the raw status) says so, as srun's strsignal line does.
+    const what = bySignal
+      ? `${signalText(step.tasks.find((t) => t.status === status)!.signal!)}${status & 0x80 ? ' (core dumped)' : ''}`
+      : `Exited with exit code ${(status >> 8) & 0xff}`;
     // Once the job is cancelled, killed tasks are only a verbose line.
     console.log(bySignal && cancelled ? 'verbose' : 'error', `${host}: ${word} ${taskRanges(tasks)}: ${what}`);
   }

@@ -1,0 +1,102 @@
+/**
+ * Whole environments against the real Slurms (issue 14): the environ
+ * fixture records the whole environ of its process at every callback (the
+ * client's in local and allocator context, slurmstepd's and each task's in
+ * remote context, with S_JOB_ENV), for srun, sbatch, salloc and an srun
+ * inside each; every variable of every process at every callback must be
+ * the same on the real cluster and on plugstack in that release's mode,
+ * once the values that must differ (job ids, pids, ports, times, the
+ * working directory) are normalised. Deliberate differences are in
+ * allowlist.json, with their reasons.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/plugins.js';
+import { applyAllowlist, type AllowEntry } from './allowlist.js';
+import type { Observation } from './observe.js';
+import { releases, runPlugstack, runReal } from './run.js';
+import type { Scenario } from './scenarios.js';
+
+const allowlist = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'allowlist.json'), 'utf8')) as AllowEntry[];
+
+const environ = (args: string[] = []): Scenario['stack'] => [{ keyword: 'required', args }];
+const CALLER = { CALLER_MARK: 'caller', SPANK_TRACE: 'leak' };
+
+export const environScenarios: Scenario[] = [
+  { name: 'environ: srun -n 2 true', fixture: 'environ.c', stack: environ(), command: 'srun', args: ['-n', '2', 'true'], env: CALLER },
+  {
+    name: 'environ: a variable set in local_user_init reaches the tasks',
+    fixture: 'environ.c',
+    stack: environ(['set=MY_TMP=/scratch/job@local_user_init']),
+    command: 'srun',
+    args: ['-n', '1', 'sh', '-c', 'echo MY_TMP=$MY_TMP'],
+    env: CALLER,
+  },
+  { name: "environ: sbatch --wrap 'srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--wrap', 'srun -n 1 true'], env: CALLER },
+  { name: 'environ: salloc -n 1 srun -n 1 true', fixture: 'environ.c', stack: environ(), command: 'salloc', args: ['-n', '1', 'srun', '-n', '1', 'true'], env: CALLER },
+];
+
+/** Values that differ from run to run, or between the two sides' directories. */
+const ANY_VALUE = new Set(['SLURM_TASK_PID', 'SLURM_SRUN_COMM_PORT', 'SLURM_STEP_LAUNCHER_PORT', 'SLURM_PRIO_PROCESS', 'SLURM_JOB_START_TIME', 'SLURM_JOB_END_TIME']);
+
+function normalise(name: string, value: string, cwd: string): string {
+  if (ANY_VALUE.has(name)) return '*';
+  if (name === 'SLURM_JOB_ID' || name === 'SLURM_JOBID') return 'JOB';
+  let v = value.split(cwd).join('CWD');
+  // cluster:controller host:controller port:protocol version:flags
+  if (name === 'SLURM_WORKING_CLUSTER') v = v.replace(/^([^:]*:[^:]*:)\d+:/, '$1PORT:');
+  // The batch script's srun: plugstack's directory first on the job's PATH (README).
+  if (name === 'PATH') v = v.replace(/^[^:]*\/jobs\/\d+\/bin:/, '');
+  return v;
+}
+
+/**
+ * One line per variable: "<context>:<first callback of the process>:<step>
+ * <callback> env|job NAME=value", processes of the same kind (the tasks of
+ * a step) pooled, pids left out, sorted.
+ */
+export function environLines(log: string[], cwd: string): string[] {
+  const kinds = new Map<string, string>();
+  const records: { pid: string; cb: string; kind: string; entry: string }[] = [];
+  const stepOf = new Map<string, string>();
+  for (const line of log) {
+    const m = /^(\S+) pid=(\d+) (env|job) (.*)$/.exec(line);
+    if (!m) continue;
+    const [, cb, pid, kind, entry] = m as unknown as [string, string, string, string, string];
+    if (!kinds.has(pid)) kinds.set(pid, cb);
+    if (kind === 'job' && entry.startsWith('SLURM_STEP_ID=')) stepOf.set(pid, entry.slice('SLURM_STEP_ID='.length));
+    records.push({ pid, cb, kind, entry });
+  }
+  const out: string[] = [];
+  for (const r of records) {
+    const eq = r.entry.indexOf('=');
+    const name = r.entry.slice(0, eq);
+    const ctx = r.cb.slice(r.cb.indexOf('@') + 1);
+    // Tasks have no step id in the job environment until task_init: their parent's.
+    const step = stepOf.get(r.pid) ?? (ctx === '2' ? 'batch' : '-');
+    out.push(`${ctx}:${kinds.get(r.pid)}:${step} ${r.cb} ${r.kind} ${name}=${normalise(name, r.entry.slice(eq + 1), cwd)}`);
+  }
+  return out.sort();
+}
+
+function observation(raw: Awaited<ReturnType<typeof runReal>>, cwd: string): Observation {
+  const lines = (s: string) => s.split('\n').filter(Boolean).map((l) => l.split(cwd).join('CWD').replace(/\b(job |allocation )\d+/, '$1J1')).sort();
+  return { exitCode: raw.exitCode, processes: [], callbacks: environLines(raw.log, cwd), stdout: lines(raw.stdout), stderr: lines(raw.stderr), drained: raw.drained };
+}
+
+for (const release of releases()) {
+  describe(`whole environments: plugstack and a real Slurm ${release} agree`, () => {
+    for (const scenario of environScenarios) {
+      it(scenario.name, async () => {
+        const realDir = tempDir('conformance-real-');
+        fs.chmodSync(realDir, 0o777);
+        const oursDir = tempDir('conformance-ours-');
+        const real = observation(await runReal(release, scenario, realDir), realDir);
+        const ours = observation(await runPlugstack(release, scenario, oursDir), oursDir);
+        expect(real.callbacks.length).toBeGreaterThan(0);
+        expect(applyAllowlist(ours, scenario.name, allowlist, release)).toEqual(applyAllowlist(real, scenario.name, allowlist, release));
+      });
+    }
+  });
+}
