@@ -44,7 +44,8 @@ describe('the tarball', () => {
   it('ships source maps with their sources, from a dist/ built afresh', () => {
     // npm pack and npm publish build dist/ anew (prepack), so a file whose
     // source is gone is not shipped; the maps of this tree's sources are.
-    expect(pkg.scripts).toMatchObject({ prepack: expect.stringMatching(/rmSync\('dist'.*&& tsc -p tsconfig\.json$/) });
+    // ... and the command line's bundle from it (scripts/bundle-cli.mjs).
+    expect(pkg.scripts).toMatchObject({ prepack: expect.stringMatching(/rmSync\('dist'.*&& tsc -p tsconfig\.json && node scripts\/bundle-cli\.mjs$/) });
     const maps = files.filter((f) => f.startsWith('dist/') && f.endsWith('.js.map') && fs.existsSync(path.join(repoRoot, f.replace(/^dist\//, 'lib/').replace(/\.js\.map$/, '.ts'))));
     expect(maps.length).toBeGreaterThan(10);
     for (const m of maps) {
