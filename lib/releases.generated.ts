@@ -26,6 +26,10 @@ export interface IdentityRules {
 export interface ClientRules {
   /** The job's state when srun's local_user_init fails (test7.24 on 22.05): the job is FAILED (24.11) or COMPLETED (22.05). */
   readonly userInitFailedJobState: string;
+  /** salloc says 'Nodes <list> are ready for job' after 'Granted job allocation' in every run (24.11); 22.05 says it only when it had to poll the nodes more than once (a slow prolog), which plugstack does not emulate. */
+  readonly sallocNodesReady: boolean;
+  /** When the step fails before its tasks ran (user_init), srun's 'task N: Exited with exit code 1' line comes before the 'task N launch failed' lines (24.11, whose slurmstepd marks task 0 exited); after them otherwise. */
+  readonly taskExitBeforeLaunchFailed: boolean;
 }
 
 /** The variables slurmstepd's setup_env and exec_task write into a task's environment (src/common/env.c, src/slurmd/slurmstepd/task.c). */
@@ -62,14 +66,14 @@ export interface ReleaseRules {
 export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "24.11": {
     identity: {"libslurmSoname":42,"protocolVersion":10752},
-    client: {"userInitFailedJobState":"FAILED"},
+    client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"taskExitBeforeLaunchFailed":true},
     taskEnv: {"workingCluster":false},
     jobScript: {"jobNodelist":true},
     mpi: {"mpiDefaultUnset":null,"mpiDefaultDropped":"none|openmpi","mpiDefaultRenamed":{}},
   },
   "22.05": {
     identity: {"libslurmSoname":38,"protocolVersion":9728},
-    client: {"userInitFailedJobState":"COMPLETED"},
+    client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"taskExitBeforeLaunchFailed":false},
     taskEnv: {"workingCluster":true},
     jobScript: {"jobNodelist":false},
     mpi: {"mpiDefaultUnset":"none","mpiDefaultDropped":null,"mpiDefaultRenamed":{"openmpi":"none"}},

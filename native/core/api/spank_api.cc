@@ -1,6 +1,8 @@
 // The SPANK calls plugins make, other than spank_get_item (spank_items.cc)
 // and the logging functions (log_api.cc). Each one follows the checks and
 // error codes of Slurm 24.11's spank.c, which 22.05 shares.
+#include <unistd.h>
+
 #include <cstring>
 #include <map>
 #include <string>
@@ -9,7 +11,9 @@
 #include "common/hook_scope.h"
 #include "spank/job_records.h"
 #include "spank/option_cache.h"
+#include "spank/plugin.h"
 #include "rules/phase.h"
+#include "rules/releases.h"
 #include "rules/slurm_errors.h"
 #include "api/spank_api_internal.h"
 #include "spank/stack.h"
@@ -122,6 +126,37 @@ void envEvent(const char* op, spank_t spank, const char* var, const char* val, s
   if (val) ev.add("value", val);
   if (spank && spank->task) ev.add("task", spank->task->id);
   emitEvent(ev);
+}
+
+}  // namespace
+
+namespace {
+
+// What the dynamic loader does when a lazily bound call finds no
+// definition: its message on stderr, with the program's name (slurmstepd's
+// process title in a task), and exit status 127.
+[[noreturn]] void undefinedSymbol(spank_t spank, const char* symbol) {
+  std::string program = "srun";
+  if (spank && spank->stack && spank->stack->context() == Context::Remote) {
+    const auto* step = static_cast<const StepRecord*>(spank->job);
+    std::string id = "?";
+    if (step) {
+      id = std::to_string(step->jobId) + ".";
+      if (step->stepId == kBatchScriptStep) id += "batch";
+      else if (step->stepId == kExternStep) id += "extern";
+      else if (step->stepId == kInteractiveStep) id += "interactive";
+      else id += std::to_string(step->stepId);
+    }
+    program = "slurmstepd: [" + id + "]";
+  } else if (spank && spank->stack && spank->stack->context() != Context::Local) {
+    program = spank->stack->context() == Context::Allocator ? "salloc" : "slurmd";
+  }
+  std::string path = spank && spank->plugin ? spank->plugin->path : "";
+  std::string line = program + ": symbol lookup error: " + path + ": undefined symbol: " + symbol + "\n";
+  flushEvents();
+  ssize_t ignored = write(2, line.data(), line.size());
+  (void)ignored;
+  _exit(127);
 }
 
 }  // namespace
@@ -287,6 +322,9 @@ PLUGSTACK_EXPORT spank_err_t spank_job_control_unsetenv(spank_t spank, const cha
 }
 
 PLUGSTACK_EXPORT spank_err_t spank_prepend_task_argv(spank_t spank, int argc, const char* argv[]) {
+  // Not in this release's Slurm: the call itself fails to bind.
+  Stack* current = spank && spank->stack ? spank->stack : Stack::current();
+  if (current && !releases::spankApi(current->version()).prependTaskArgv) undefinedSymbol(spank, "spank_prepend_task_argv");
   if (!spank || !argv || !api::validHandle(spank, "spank_prepend_task_argv"))
     return ESPANK_BAD_ARG;
   TaskRecord* task = spank->task;

@@ -1,6 +1,7 @@
 #include "client/client_options.h"
 
 #include <getopt.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cctype>
@@ -286,6 +287,34 @@ void ClientOptions::verifyTaskCount() {
   if (releases::client(stack_.version()).nodeCountWarning) slurmLog(LogLevel::Warning, "can't run " + counts);
   else slurmLog(LogLevel::Info, "Warning: can't run " + counts);
   nodes->value = std::to_string(tasks);
+}
+
+int ClientOptions::verifyX11() {
+  if (command_ == Command::Sbatch) return 0;
+  bool x11 = false;
+  for (const auto& b : builtins_) x11 = x11 || b.name == "x11";
+  if (!x11) return 0;
+  const char* display = std::getenv("DISPLAY");
+  if (!display) {
+    slurmLog(LogLevel::Error, "No DISPLAY variable set, cannot setup x11 forwarding.");
+    return 255;
+  }
+  std::string d = display;
+  if (!d.empty() && d[0] == ':') {
+    // ":N[.S]": the local socket of display N.
+    std::string socket = "/tmp/.X11-unix/X" + d.substr(1, d.find('.') == std::string::npos ? std::string::npos : d.find('.') - 1);
+    struct stat st;
+    if (stat(socket.c_str(), &st) != 0) {
+      slurmLog(LogLevel::Error, "Cannot stat() local X11 socket `" + socket + "`");
+      return 255;
+    }
+    return 0;
+  }
+  if (d.find(':') == std::string::npos) {
+    slurmLog(LogLevel::Error, "Error parsing DISPLAY environment variable. Cannot use X11 forwarding.");
+    return 255;
+  }
+  return 0;
 }
 
 ClientOptions::FirstPass ClientOptions::firstPass(const std::vector<std::string>& args) {

@@ -63,6 +63,12 @@ class ClientOptions {
   // the task count, with Slurm's warning. The last -N given is changed.
   void verifyTaskCount();
 
+  // _opt_verify: --x11 (srun, salloc) reads DISPLAY as x11_get_display
+  // does: unset, unparsable, or a local display whose socket does not
+  // exist is Slurm's error and exit(-1): 255 is returned. 0 otherwise
+  // (plugstack forwards no X11 traffic).
+  int verifyX11();
+
   // The cli_filter view of the options: every built-in option accepted is
   // given to it, and what plugins change there comes back as settings.
   void attach(OptionStore* store);

@@ -499,6 +499,7 @@ int runClientRole(Channel& channel, const json::Value& request) {
   if (s.command == Command::Srun) store.argv = options.positional();
   if (s.filters->preSubmit(s.options.get(), 0)) return filterRefused(s);
   options.verifyTaskCount();
+  if (int x11 = options.verifyX11()) return finish(s, x11, "options");
   // 22.05 loads srun's mpi plugin while verifying the options, before
   // init_post_opt; 24.11 once every option is processed.
   const bool mpiEarly = mpiRelease(settings.version).loadsBeforePostOpt;

@@ -90,6 +90,22 @@ constexpr TaskEnv kTaskEnv[kCount] = {
 
 inline const TaskEnv& taskEnv(const SlurmVersion& v) { return kTaskEnv[releaseIndex(v)]; }
 
+// The SPANK functions the release's Slurm defines (src/common/spank.c, and Debian's build of it).
+struct SpankApi {
+  // spank_prepend_task_argv is defined (24.11). Debian's 22.05 does not define it: a plugin
+  // calling it dies at the call with the dynamic loader's 'symbol lookup error ... undefined
+  // symbol' and status 127 (plugins load with RTLD_LAZY), while spank_symbol_supported answers 0
+  // in both.
+  bool prependTaskArgv;
+};
+
+constexpr SpankApi kSpankApi[kCount] = {
+    {true},  // 24.11
+    {false},  // 22.05
+};
+
+inline const SpankApi& spankApi(const SlurmVersion& v) { return kSpankApi[releaseIndex(v)]; }
+
 // slurmd itself.
 struct Slurmd {
   // A failing slurmd_exit is logged ('_slurmd_fini: SPANK slurmd exit failed') (24.11); 22.05
