@@ -7,13 +7,17 @@
  * (includes as they expand now), every plugin line, and each plugin file
  * where the PluginDir list finds it (device, inode, size, change times). A
  * slurmd that had been running since the first job would not even notice
- * a change; plugstack does.
+ * a change; plugstack does. The scans are also kept in the user's state
+ * directory, so that each `plugstack run` (a new Node process) need not
+ * scan again.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseConfig } from '../config/plugstack-conf.js';
 import { startHost, type HostHandle } from '../host/host-process.js';
 import type { StackRef } from '../commands/client.js';
+import { stateDir } from './state-dir.js';
 
 export interface SlurmdScan {
   prolog: boolean;
@@ -28,8 +32,9 @@ const SCAN_TIMEOUT_MS = 60_000;
 
 /** Scans kept: one per stack (and loader environment), with what they read. */
 const scans = new Map<string, { fingerprint: string; scan: SlurmdScan }>();
-/** At most this many stacks remembered; the oldest goes first. */
+/** At most this many stacks remembered, in memory and on disk; the oldest go first. */
 const MAX_SCANS = 64;
+const MAX_SAVED = 256;
 
 function fileState(file: string): string {
   try {
@@ -55,13 +60,53 @@ function fingerprint(stack: StackRef): string {
   return parts.join('\n');
 }
 
+const sha = (text: string): string => crypto.createHash('sha256').update(text).digest('hex');
+
+function scanFile(key: string): string {
+  return path.join(stateDir('scans'), `${sha(key).slice(0, 32)}.json`);
+}
+
+function readKept(key: string): { fingerprint: string; scan: SlurmdScan } | undefined {
+  const kept = scans.get(key);
+  if (kept) return kept;
+  try {
+    const saved = JSON.parse(fs.readFileSync(scanFile(key), 'utf8')) as { fingerprint: string; scan: SlurmdScan };
+    if (typeof saved.fingerprint === 'string' && typeof saved.scan?.prolog === 'boolean' && typeof saved.scan.epilog === 'boolean') return saved;
+  } catch {
+    // never scanned by this user, or being written
+  }
+  return undefined;
+}
+
+function keep(key: string, kept: { fingerprint: string; scan: SlurmdScan }): void {
+  scans.delete(key);
+  scans.set(key, kept);
+  if (scans.size > MAX_SCANS) scans.delete(scans.keys().next().value!);
+  try {
+    const file = scanFile(key);
+    const tmp = `${file}.${process.pid}`;
+    fs.writeFileSync(tmp, JSON.stringify(kept), { mode: 0o600 });
+    fs.renameSync(tmp, file);
+    const dir = path.dirname(file);
+    const saved = fs.readdirSync(dir);
+    if (saved.length > MAX_SAVED) {
+      const byAge = saved
+        .map((name) => ({ name, at: fs.statSync(path.join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+        .sort((a, b) => a.at - b.at);
+      for (const { name } of byAge.slice(0, saved.length - MAX_SAVED)) fs.rmSync(path.join(dir, name), { force: true });
+    }
+  } catch {
+    // kept in memory only
+  }
+}
+
 /** The scan of a stack: a host process the first time, and whenever what it read has changed. */
 export async function scanStack(stack: StackRef & { hostEnv?: NodeJS.ProcessEnv }, owner?: Owner): Promise<SlurmdScan> {
   const env = stack.hostEnv ?? process.env;
   // What dlopen finds depends on the loader's environment too.
   const key = JSON.stringify([stack.conf, stack.slurmVersion, stack.pluginDirs, env.LD_LIBRARY_PATH ?? null, env.LD_PRELOAD ?? null]);
-  const now = fingerprint(stack);
-  const kept = scans.get(key);
+  const now = sha(fingerprint(stack));
+  const kept = readKept(key);
   if (kept && kept.fingerprint === now) return kept.scan;
   const handle = startHost(
     'inspect',
@@ -72,10 +117,6 @@ export async function scanStack(stack: StackRef & { hostEnv?: NodeJS.ProcessEnv 
   const run = await handle.finished;
   const scan = { prolog: run.done?.anyJobProlog === true, epilog: run.done?.anyJobEpilog === true };
   // Only a scan that ran to its end is an answer worth keeping.
-  if (run.done && !run.fault) {
-    scans.delete(key);
-    scans.set(key, { fingerprint: now, scan });
-    if (scans.size > MAX_SCANS) scans.delete(scans.keys().next().value!);
-  }
+  if (run.done && !run.fault) keep(key, { fingerprint: now, scan });
   return scan;
 }
