@@ -75,6 +75,19 @@ describe.each(['22.05', '24.11'] as const)('Slurm %s', (release) => {
     expect(lines(sbatch.stderr)[0]).toBe("sbatch: unrecognized option '--x11'");
   });
 
+  it("is not ended by a plugin's killpg(0, SIGTERM) in task_exit, as slurmstepd is not", async () => {
+    const { stack, dir } = await stackOf('killpg_task_exit.c', release);
+    const r = await stack.srun({ args: ['-n', '2', '-O', 'sh', '-c', 'echo ok $SLURM_PROCID'], cwd: dir, env: { PATH } });
+    expect(r.exitCode).toBe(0);
+    expect(lines(r.stdout).sort()).toEqual(['ok 0', 'ok 1']);
+    expect(r.stderr).toBe('');
+    const step = r.steps[0]!;
+    expect(step.problems).toEqual([]);
+    // Both task_exit calls and the exit callback ran in the same slurmstepd.
+    expect(step.calls.filter((c) => c.hook === 'slurm_spank_task_exit' && c.rc === 0)).toHaveLength(2);
+    expect(step.log.map((l) => l.message)).toContain('killpg: exit reached');
+  });
+
   it(`${release === '24.11' ? 'runs' : 'dies in'} spank_prepend_task_argv`, async () => {
     const { stack, dir } = await stackOf('prepend_argv.c', release);
     const r = await stack.srun({ args: ['-n', '2', '-O', '-l', 'sh', '-c', 'echo task $SLURM_PROCID PREPENDED=$PREPENDED'], cwd: dir, env: { PATH } });

@@ -366,6 +366,17 @@ int StepLifecycle::exitCode() const {
 }
 
 StepOutcome StepLifecycle::run(const ParsedConf& conf) {
+  // slurmstepd blocks the common termination signals in itself
+  // (slurmstepd_blocked_signals) and is alone in its process group (slurmd
+  // double-forks it): a plugin's killpg(0, SIGTERM) in task_exit, say, ends
+  // nothing. Here the keeper must not share the group either, or it would
+  // take the signal for Node's request to end the run. Tasks reset their
+  // mask before exec (task_process.cc).
+  setpgid(0, 0);
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  for (int sig : {SIGINT, SIGTERM, SIGTSTP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM, SIGHUP}) sigaddset(&blocked, sig);
+  sigprocmask(SIG_BLOCK, &blocked, nullptr);
   // Step setup adds the node's topology address to the job env before the
   // plugin stack starts (slurmstepd.c); on a flat topology it is the node
   // name, with pattern "node".
