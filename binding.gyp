@@ -139,6 +139,7 @@
         "native/core/job_container/jc_list.cc",
         "native/core/job_container/jc_plugin.cc",
         "native/core/job_container/jc_release.cc",
+        "native/core/job_container/jc_stepd.cc",
         "native/core/client/client_options.cc",
         "native/core/roles/client.cc",
         "native/core/roles/host_main.cc",

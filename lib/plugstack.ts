@@ -23,6 +23,7 @@ import type { CommandOptions, CommandResult, WordCommandOptions } from './comman
 import { launchStep } from './step/launch.js';
 import { checkMpi } from './mpi/check.js';
 import { checkJobContainer } from './job-container/check.js';
+import { jobContainerSettings } from './job-container/settings.js';
 import type { StepOptions, StepResult } from './step/types.js';
 import { checkCliFilter } from './cli-filter/check.js';
 import { validCliFilterOptions, type CliFilterOptions } from './cli-filter/settings.js';
@@ -212,7 +213,13 @@ export class Plugstack {
    */
   async launchStep(options: StepOptions): Promise<StepResult> {
     return launchStep(
-      { conf: this.conf, slurmVersion: this.slurmVersion, pluginDirs: this.pluginDirs, hostEnv: this.env },
+      {
+        conf: this.conf,
+        slurmVersion: this.slurmVersion,
+        pluginDirs: this.pluginDirs,
+        hostEnv: this.env,
+        ...(jobContainerSettings(this.slurmConf) ? { jobContainer: jobContainerSettings(this.slurmConf)! } : {}),
+      },
       options,
     );
   }

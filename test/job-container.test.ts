@@ -158,3 +158,130 @@ describe.each(RELEASES)('Slurm %s: slurmd', (release) => {
     expect(s.jobContainer!.calls[0]).toMatchObject({ hook: 'restore', rc: -1 });
   });
 });
+
+/** srun with the SPANK trace and the job_container trace logging into one file. */
+async function srunJc(release: string, args: string[], opts: { env?: Record<string, string>; slurmConf?: string[]; jcDefines?: Record<string, string | number | true> } = {}) {
+  const dir = tempDir('plugstack-jc-');
+  const log = path.join(dir, 'trace.log');
+  const conf = writeFile(dir, 'plugstack.conf', `required ${spankTrace(release)} log=${log}\n`);
+  const slurmConf = writeFile(
+    dir,
+    'slurm.conf',
+    [`PluginDir=${jcTrace(release, opts.jcDefines ?? {})}`, 'JobContainerType=job_container/trace', `PlugStackConfig=${conf}`, ...(opts.slurmConf ?? []), ''].join('\n'),
+  );
+  const env = { PATH: '/usr/bin:/bin', HOME: dir, JC_TRACE_LOG: log, ...(opts.env ?? {}) };
+  const stack = await Plugstack.load(conf, { slurmConf, slurmVersion: release, env: { ...process.env, ...env } });
+  const result = await stack.srun({ args, cwd: dir, env });
+  return { result, log: readLog(log), dir };
+}
+
+/** The log's calls as "name" with their pid (SPANK's and job_container's). */
+function calls(log: string[]) {
+  return log
+    .map((line) => ({ name: /^(jc:\w+|\w+)/.exec(line)?.[1] ?? '', pid: Number(/ pid=(\d+)/.exec(` ${line}`)?.[1] ?? NaN), line }))
+    .filter((c) => !Number.isNaN(c.pid) && !/^(OPTION_CB|option_register|job_control_setenv|spank_setenv)/.test(c.name));
+}
+const fieldOf = (line: string, key: string) => new RegExp(`(?:^| )${key}=(\\S*)`).exec(line)?.[1];
+
+describe('24.11: the calls, in the processes Slurm makes them', () => {
+  it("send_stepd in slurmd, join(step_create) in slurmd's child, recv_stepd with slurmd's bytes in slurmstepd, join in every task before task_init_privileged", async () => {
+    const { result, log } = await srunJc('24.11', ['-N', '2', '-n', '3', 'true']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const seq = calls(log);
+    const jobId = result.job!.jobId;
+    const sends = seq.filter((c) => c.name === 'jc:send_stepd');
+    expect(sends).toHaveLength(2);
+    const recvs = seq.filter((c) => c.name === 'jc:recv_stepd');
+    // Each slurmstepd got what a slurmd process wrote, in a process of its own.
+    expect(recvs.map((r) => fieldOf(r.line, 'got')).sort()).toEqual(sends.map((s) => `jc-trace_from_${s.pid}`).sort());
+    for (const r of recvs) expect(sends.map((s) => s.pid)).not.toContain(r.pid);
+    for (const r of recvs) {
+      const inStepd = seq.filter((c) => c.pid === r.pid).map((c) => c.name);
+      // slurmd's child joins (its own plugin instance), then slurmstepd loads them afresh and receives, before SPANK's init.
+      expect(inStepd.slice(0, 5)).toEqual(['jc:init', 'jc:join', 'jc:init', 'jc:recv_stepd', 'init']);
+      const childJoin = seq.find((c) => c.pid === r.pid && c.name === 'jc:join')!.line;
+      expect([fieldOf(childJoin, 'job'), fieldOf(childJoin, 'step'), fieldOf(childJoin, 'het'), fieldOf(childJoin, 'step_create')]).toEqual([String(jobId), '4294967294', '0', '1']);
+      // exec discarded slurmd's instance: recv_stepd's sees no join.
+      expect(fieldOf(r.line, 'joined')).toBe('0');
+      expect(inStepd).not.toContain('jc:fini');
+    }
+    // Each task: join (as root) before task_init_privileged.
+    const taskJoins = seq.filter((c) => c.name === 'jc:join' && fieldOf(c.line, 'step_create') === '0');
+    expect(taskJoins).toHaveLength(3);
+    for (const t of taskJoins) {
+      expect(seq.filter((c) => c.pid === t.pid).map((c) => c.name)).toEqual(['jc:join', 'task_init_privileged', 'task_init']);
+      expect([fieldOf(t.line, 'step'), fieldOf(t.line, 'het'), fieldOf(t.line, 'euid')]).toEqual(['0', '4294967294', '0']);
+    }
+    // The record.
+    const jc = result.jobContainer!;
+    expect(jc.types).toEqual(['job_container/trace']);
+    expect(jc.calls.map((c) => [c.hook, c.process, c.node, c.task ?? null, c.rc])).toEqual([
+      ['send_stepd', 'slurmd', 0, null, 0],
+      ['send_stepd', 'slurmd', 1, null, 0],
+      ['join', 'slurmd_child', 0, null, 0],
+      ['recv_stepd', 'slurmstepd', 0, null, 0],
+      ['join', 'task', 0, 0, 0],
+      ['join', 'task', 0, 1, 0],
+      ['join', 'slurmd_child', 1, null, 0],
+      ['recv_stepd', 'slurmstepd', 1, null, 0],
+      ['join', 'task', 1, 2, 0],
+    ]);
+    const childJoin = jc.calls.find((c) => c.process === 'slurmd_child')!;
+    expect([childJoin.stepCreate, childJoin.stepId, childJoin.stepHetComp]).toEqual([true, 4294967294, 0]);
+    for (const c of jc.calls) expect(c.mntNs).toBeGreaterThan(0);
+  });
+
+  it('a failing recv_stepd ends slurmstepd before the step; a failing join in a task ends that task with status 1', async () => {
+    const recv = await srunJc('24.11', ['-n', '2', 'true'], { env: { JC_TRACE_FAIL: 'recv_stepd' } });
+    const stepds = new Set(calls(recv.log).filter((c) => c.name === 'jc:recv_stepd').map((c) => c.pid));
+    expect(calls(recv.log).filter((c) => stepds.has(c.pid)).map((c) => c.name)).toEqual(['jc:init', 'jc:join', 'jc:init', 'jc:recv_stepd']);
+    expect(recv.result.steps[0]!.problems.map((p) => p.code)).toContain('JOB_CONTAINER_FAILED');
+    expect(recv.result.steps[0]!.log.map((l) => l.message)).toContain('Failed to read job_container.conf from slurmd.');
+    expect(recv.result.steps[0]!.tasks.every((t) => t.status === undefined || t.status === null)).toBe(true);
+  });
+});
+
+describe('22.05: the calls, in the processes Slurm makes them', () => {
+  it('create in slurmd before the step, add_cont after task_post_fork, join in every task before task_init_privileged, delete in slurmd after', async () => {
+    const { result, log } = await srunJc('22.05', ['-N', '2', '-n', '3', 'true']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const seq = calls(log);
+    const names = seq.map((c) => c.name);
+    const creates = seq.filter((c) => c.name === 'jc:create');
+    expect(creates).toHaveLength(2);
+    const addConts = seq.filter((c) => c.name === 'jc:add_cont');
+    const stepds = new Set(addConts.map((c) => c.pid));
+    // Before any node's slurmstepd; delete after every one has ended.
+    expect(names.lastIndexOf('jc:create')).toBeLessThan(seq.findIndex((c) => stepds.has(c.pid)));
+    expect(names.indexOf('jc:delete')).toBeGreaterThan(seq.map((c) => stepds.has(c.pid)).lastIndexOf(true));
+    expect(addConts).toHaveLength(2);
+    for (const a of addConts) {
+      const inStepd = seq.filter((c) => c.pid === a.pid).map((c) => c.name);
+      expect(inStepd[0]).toBe('jc:init');
+      expect(inStepd.indexOf('jc:add_cont')).toBe(inStepd.lastIndexOf('task_post_fork') + 1);
+    }
+    for (const t of seq.filter((c) => c.name === 'jc:join'))
+      expect(seq.filter((c) => c.pid === t.pid).map((c) => c.name)).toEqual(['jc:join', 'task_init_privileged', 'task_init']);
+    expect(result.jobContainer!.calls.map((c) => [c.hook, c.process])).toEqual([
+      ['create', 'slurmd'],
+      ['create', 'slurmd'],
+      ...result.jobContainer!.calls.slice(2, -2).map((c) => [c.hook, c.hook === 'add_cont' ? 'slurmstepd' : 'task']),
+      ['delete', 'slurmd'],
+      ['delete', 'slurmd'],
+    ]);
+    expect(result.jobContainer!.calls.find((c) => c.hook === 'create')).toMatchObject({ jobId: result.job!.jobId, uid: process.getuid!() });
+  });
+
+  it('a failing join ends each task with status 1 before task_init_privileged; failing create, add_cont and delete are only logged', async () => {
+    const join = await srunJc('22.05', ['-n', '2', 'true'], { env: { JC_TRACE_FAIL: 'join' } });
+    expect(join.result.exitCode).toBe(1);
+    expect(join.result.steps[0]!.tasks.map((t) => t.status)).toEqual([256, 256]);
+    expect(calls(join.log).map((c) => c.name)).not.toContain('task_init_privileged');
+    expect(join.result.stderr).toContain(`container_g_join failed: ${join.result.job!.jobId}`);
+    for (const hook of ['create', 'add_cont', 'delete']) {
+      const r = await srunJc('22.05', ['-n', '1', 'true'], { env: { JC_TRACE_FAIL: hook } });
+      expect(r.result.exitCode, hook).toBe(0);
+      expect(r.result.steps[0]!.log.map((l) => l.message).join('\n')).toContain(`container_g_${hook}(${r.result.job!.jobId})`);
+    }
+  });
+});

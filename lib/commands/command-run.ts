@@ -141,6 +141,9 @@ export async function withCommand(
       const mpi = mergeMpiRecords(client.record.mpi, result.steps[0]?.mpi);
       if (mpi) result.mpi = mpi;
     }
+    // JobContainerType: every call of every step of the command, in order.
+    const jc = result.steps.filter((s) => s.jobContainer);
+    if (jc.length) result.jobContainer = { types: jc[0]!.jobContainer!.types, calls: jc.flatMap((s) => s.jobContainer!.calls) };
     // The command has ended: its own lines are out, plugstack's follow.
     printFaults(console, result);
     result.stdout = console.stdoutText;

@@ -25,6 +25,7 @@ import { NO_VAL } from '../cluster/job-info.js';
 import { jobRecordOf } from '../cluster/job-info.js';
 import type { CommandSignal } from '../cluster/control.js';
 import type { CommandStack } from './srun.js';
+import { jobContainerSettings } from '../job-container/settings.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
 
 
@@ -154,7 +155,15 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     return finish(0);
   }
   const batch: StepResult = await launchStep(
-    { conf: stack.conf, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, hostEnv: stack.hostEnv, clusterName: job.clusterName, ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}) },
+    {
+      conf: stack.conf,
+      slurmVersion: stack.slurmVersion,
+      pluginDirs: stack.pluginDirs,
+      hostEnv: stack.hostEnv,
+      clusterName: job.clusterName,
+      ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}),
+      ...(jobContainerSettings(stack.slurmConf) ? { jobContainer: jobContainerSettings(stack.slurmConf)! } : {}),
+    },
     {
       argv: [script, ...scriptArgs],
       env: jobEnv,

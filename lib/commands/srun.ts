@@ -33,6 +33,7 @@ import { jobRecordOf } from '../cluster/job-info.js';
 import { MAX_TASKS_PER_NODE } from '../cluster/names.js';
 import { releaseRules } from '../releases.generated.js';
 import { serializeResult } from './serialize.js';
+import { jobContainerSettings } from '../job-container/settings.js';
 import type { CommandResult, JobRecord, WordCommandOptions } from './types.js';
 
 /** The errno srun is left with when a node's prolog failed the launch. */
@@ -349,6 +350,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         pluginDirs: stack.pluginDirs,
         hostEnv: stack.hostEnv,
         clusterName: job.clusterName,
+        // JobContainerType: srun's own job is created and deleted around its step.
+        ...(jobContainerSettings(stack.slurmConf) ? { jobContainer: jobContainerSettings(stack.slurmConf)!, jobContainerJob: !existing } : {}),
         // slurmstepd starts from slurmd's environment, never srun's.
         ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}),
       },

@@ -141,6 +141,12 @@ export interface CommandResult {
    * none).
    */
   mpi?: MpiRecord;
+  /**
+   * slurm.conf's JobContainerType: every call of its plugins for the
+   * command's steps (slurmd's, each slurmstepd's, each task's), with the
+   * process, node, task, result and mount namespace of each.
+   */
+  jobContainer?: import('../job-container/record.js').JobContainerRecord;
   /** For sbatch: the batch job's output file and what it holds. */
   output?: { file: string; text: string };
 }

@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 8;
+export const PROTOCOL_VERSION = 9;
 
 export type HostRole = "inspect" | "stepd" | "client" | "slurmd" | "job_script";
 
@@ -78,6 +78,8 @@ export interface JobContainerSettings {
   containSpank?: boolean;
   spoolDir?: string;
   recover?: boolean;
+  stepdData?: string;
+  stepdSendFailed?: boolean;
 }
 
 export interface StackRequest {
@@ -92,7 +94,7 @@ export interface InspectRequest extends StackRequest {
 }
 
 export interface StepdRequest extends StackRequest {
-  step: { jobId: number; stepId: number; nnodes?: number; nodeId?: number; nodeName?: string; ntasks: number; tasks: readonly { gtid: number }[]; cpus?: number; cpusPerTask?: number; uid: number; gid: number; user?: string; gids?: readonly number[]; argv: readonly string[]; env?: readonly string[]; cwd?: string; options?: readonly { plugin: string; name: string; value: string | null }[]; srunCommPort?: number; launchNodeAddress?: string; workingCluster?: string; arrayJobId?: number; arrayTaskId?: number; jobMem?: number; stepMem?: number; jobAllocCores?: string; stepAllocCores?: string; oomKillStep?: boolean; job?: JobInfo; mpi?: { type: string | null; nodeList: string; layout: readonly (readonly number[])[]; taskDist?: number; pmiTrace?: boolean } };
+  step: { jobId: number; stepId: number; nnodes?: number; nodeId?: number; nodeName?: string; ntasks: number; tasks: readonly { gtid: number }[]; cpus?: number; cpusPerTask?: number; uid: number; gid: number; user?: string; gids?: readonly number[]; argv: readonly string[]; env?: readonly string[]; cwd?: string; options?: readonly { plugin: string; name: string; value: string | null }[]; srunCommPort?: number; launchNodeAddress?: string; workingCluster?: string; arrayJobId?: number; arrayTaskId?: number; jobMem?: number; stepMem?: number; jobAllocCores?: string; stepAllocCores?: string; oomKillStep?: boolean; job?: JobInfo; jobContainer?: JobContainerSettings; mpi?: { type: string | null; nodeList: string; layout: readonly (readonly number[])[]; taskDist?: number; pmiTrace?: boolean } };
 }
 
 export interface ClientRequest extends StackRequest {
@@ -107,6 +109,7 @@ export interface SlurmdRequest extends StackRequest {
   mpiCheck?: boolean;
   jobContainerCheck?: boolean;
   jobContainer?: JobContainerSettings;
+  jobContainerOp?: { op: "create" | "delete" | "send_stepd"; jobId: number; uid: number };
 }
 
 export interface JobScriptRequest extends StackRequest {
@@ -309,6 +312,7 @@ export interface JobContainerEvent {
   recover?: boolean;
   task?: number;
   spank?: string;
+  data?: string;
   pid: number;
   mntNs: number;
 }
@@ -645,7 +649,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 8,
+  "version": 9,
   "roles": [
     "inspect",
     "stepd",
@@ -779,7 +783,9 @@ export const CATALOGUE = {
         },
         "containSpank?": "bool",
         "spoolDir?": "string",
-        "recover?": "bool"
+        "recover?": "bool",
+        "stepdData?": "string",
+        "stepdSendFailed?": "bool"
       }
     },
     "stackRequest": {
@@ -858,6 +864,7 @@ export const CATALOGUE = {
           "stepAllocCores?": "string",
           "oomKillStep?": "bool",
           "job?": "jobInfo",
+          "jobContainer?": "jobContainerSettings",
           "mpi?": {
             "object": {
               "type": {
@@ -919,7 +926,20 @@ export const CATALOGUE = {
     "slurmd": {
       "mpiCheck?": "bool",
       "jobContainerCheck?": "bool",
-      "jobContainer?": "jobContainerSettings"
+      "jobContainer?": "jobContainerSettings",
+      "jobContainerOp?": {
+        "object": {
+          "op": {
+            "enum": [
+              "create",
+              "delete",
+              "send_stepd"
+            ]
+          },
+          "jobId": "uint",
+          "uid": "uint"
+        }
+      }
     },
     "job_script": {
       "mode": {
@@ -1223,6 +1243,7 @@ export const CATALOGUE = {
         "recover?": "bool",
         "task?": "int",
         "spank?": "string",
+        "data?": "string",
         "pid": "int",
         "mntNs": "number"
       }

@@ -68,6 +68,8 @@ export function addJobContainerEvents(
     if (e.t === 'line' && e.kind === 'job_container') types.set(e.ref, e.configPath);
     if (e.t !== 'jobContainer') continue;
     const j = e as JcEvent;
+    // The bytes send_stepd wrote, on their way to a slurmstepd: not a call.
+    if (j.data !== undefined) continue;
     const call: JobContainerCall = { plugin: types.get(j.ref) ?? '?', hook: j.hook, process: j.process, pid: j.pid, mntNs: j.mntNs };
     if (where.node !== undefined) call.node = where.node;
     if (where.step !== undefined) call.step = where.step;

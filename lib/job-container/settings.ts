@@ -14,6 +14,9 @@ export interface JobContainerSettings {
   containSpank?: boolean;
   spoolDir?: string;
   recover?: boolean;
+  /** 24.11: what slurmd's send_stepd wrote for one slurmstepd (hex), and whether it failed. */
+  stepdData?: string;
+  stepdSendFailed?: boolean;
 }
 
 /** Slurm's compiled-in SlurmdSpoolDir (upstream default). */

@@ -10,6 +10,7 @@ import type { HostRun } from '../host/host-process.js';
 import type { DoneEvent } from '../host/protocol.js';
 import type { NodeLayout } from './layout.js';
 import { addMpiEvents } from '../mpi/record.js';
+import { addJobContainerEvents } from '../job-container/record.js';
 import type { NodeResult, StepResult, TaskResult } from './types.js';
 
 type StepSummary = NonNullable<DoneEvent['step']>;
@@ -134,6 +135,7 @@ export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): v
   }
   for (const { bare: _bare, ...l } of record.log) result.log.push({ ...l, node });
   if (result.mpi) addMpiEvents(result.mpi, run.events, { process: 'slurmstepd', node, gtidOf });
+  if (result.jobContainer) addJobContainerEvents(result.jobContainer, run.events, { node, step: result.stepId, gtidOf });
   for (const p of record.problems) result.problems.push({ ...p, context: 'remote', node } as NodeProblem);
 
   // Plugin code that never returned in a task child, then the host itself.

@@ -18,6 +18,9 @@ import { mpiRecord } from '../mpi/record.js';
 import { singletonProblems } from '../mpi/singletons.js';
 import type { StepOptions, StepResult } from './types.js';
 import { slurmdEnv, stepdEnv } from '../cluster/command-env.js';
+import type { JobContainerSettings } from '../job-container/settings.js';
+import { runSlurmdOp, type SlurmdOpResult } from '../job-container/slurmd-ops.js';
+import { addJobContainerEvents } from '../job-container/record.js';
 
 export interface StackRef {
   conf: string;
@@ -29,7 +32,18 @@ export interface StackRef {
   daemonEnv?: Record<string, string>;
   /** The emulated cluster's name (slurm.conf's ClusterName). */
   clusterName?: string;
+  /** slurm.conf's JobContainerType and the flags that go with it (job-container/settings.ts). */
+  jobContainer?: JobContainerSettings;
+  /**
+   * The step is its job's first and last on its nodes (srun's own job, a
+   * batch script): 22.05's slurmd creates the container before it and
+   * deletes it after. Default true.
+   */
+  jobContainerJob?: boolean;
 }
+
+/** slurmd's job_container calls before and after a step (job-container/slurmd-ops.ts). */
+const SLURMD_OP_TIMEOUT_MS = 30_000;
 
 const DEFAULT_STEP_TIMEOUT_MS = 60_000;
 
@@ -191,6 +205,31 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
           ...(options.pmiTrace ? { pmiTrace: true } : {}),
         };
   const daemon = stack.daemonEnv ?? slurmdEnv(stack.hostEnv, (stack.hostEnv ?? process.env).SLURM_CONF);
+  // job_container: slurmd's calls on each node before the slurmstepds start
+  // (22.05: create for a job's first step; 24.11: send_stepd, whose bytes
+  // go to that node's slurmstepd).
+  const jc = stack.jobContainer;
+  const sent = new Map<number, SlurmdOpResult>();
+  const slurmdOps = async (op: 'create' | 'delete' | 'send_stepd') => {
+    const done = await Promise.all(layout.map((node) => runSlurmdOp(stack, jc!, op, node.name, jobId, uid, SLURMD_OP_TIMEOUT_MS).then((r) => ({ node, r }))));
+    for (const { node, r } of done) {
+      addJobContainerEvents(result.jobContainer!, r.events, { node: node.nodeId });
+      for (const l of r.log) result.log.push({ source: 'slurm', level: l.level, message: l.message, node: node.nodeId } as StepResult['log'][number]);
+      for (const p of r.problems) result.problems.push({ ...p, node: node.nodeId } as StepResult['problems'][number]);
+      if (op === 'send_stepd') sent.set(node.nodeId, r);
+    }
+  };
+  const release2205 = stack.slurmVersion.startsWith('22.');
+  if (jc) {
+    result.jobContainer = { types: jc.types.map((t) => `job_container/${t}`), calls: [] };
+    if (release2205 && stack.jobContainerJob !== false) await slurmdOps('create');
+    if (!release2205) await slurmdOps('send_stepd');
+  }
+  const stepdJobContainer = (nodeId: number): JobContainerSettings | undefined => {
+    if (!jc) return undefined;
+    const s = sent.get(nodeId);
+    return { ...jc, ...(s?.data !== undefined ? { stepdData: s.data } : {}), ...(s?.failed ? { stepdSendFailed: true } : {}) };
+  };
   const runs = await Promise.all(
     layout.map((node) => {
       const handle = startHost(
@@ -224,6 +263,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
             ...(cluster !== undefined ? { workingCluster: cluster } : {}),
             job,
             ...(mpi ? { mpi } : {}),
+            ...(jc ? { jobContainer: stepdJobContainer(node.nodeId)! } : {}),
           },
         },
         {
@@ -246,6 +286,8 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
     if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the step: ${fatal.message}`);
     addNode(result, node, run);
   }
+  // 22.05: slurmd deletes the job's container once the job has ended there.
+  if (jc && release2205 && stack.jobContainerJob !== false) await slurmdOps('delete');
   finishStep(result);
   // Ranks that never found their peers: the singleton trap.
   if (options.mpi !== undefined) result.problems.push(...singletonProblems(result, options.mpi));

@@ -2,6 +2,7 @@
 import type { Problem } from '../check/types.js';
 import type { JobInfo } from '../host/protocol.generated.js';
 import type { MpiRecord } from '../mpi/record.js';
+import type { JobContainerRecord } from '../job-container/record.js';
 
 /** A plugin option as the launcher forwards it: `--<name>` of the plugin called `plugin` (its plugin_name). */
 export interface SpankOptionValue {
@@ -184,4 +185,11 @@ export interface StepResult {
   problems: (Problem & { node: number; task?: number })[];
   /** The mpi plugin the nodes ran (StepOptions.mpi) and its prefork and task calls. */
   mpi?: MpiRecord;
+  /**
+   * slurm.conf's JobContainerType: every call of its plugins for the step,
+   * with the Slurm process it ran in (slurmd, slurmd's child that becomes a
+   * slurmstepd, slurmstepd, a task before exec), node, task, result and the
+   * mount namespace of that process.
+   */
+  jobContainer?: JobContainerRecord;
 }

@@ -24,6 +24,12 @@ class JcDaemon {
   bool start();
   // plugstack check: init and fini only.
   bool check();
+  // One of slurmd's calls for a job, in a slurmd process of its own:
+  // create (22.05, before the job's first step on the node; an error only
+  // logged), delete (22.05, once the job has ended there), send_stepd
+  // (24.11, for one slurmstepd: what it wrote goes to Node as hex in a
+  // last jobContainer event with data). false: the plugins did not load.
+  bool op(const std::string& op, uint32_t jobId, uid_t uid);
   void stop() { list_.fini(); }
 
  private:

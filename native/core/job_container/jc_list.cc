@@ -18,6 +18,11 @@ bool readJcSettings(const json::Value& v, JcSettings* out, std::string* error) {
     for (const auto& f : v["prologFlags"].asArray()) out->flags.push_back(f.asString());
   out->containSpank = v["containSpank"].isBool() && v["containSpank"].asBool();
   if (v["spoolDir"].isString()) out->spoolDir = v["spoolDir"].asString();
+  if (v["stepdData"].isString()) {
+    const std::string& hex = v["stepdData"].asString();
+    for (size_t i = 0; i + 1 < hex.size(); i += 2) out->stepdData.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  }
+  out->stepdSendFailed = v["stepdSendFailed"].isBool() && v["stepdSendFailed"].asBool();
   return true;
 }
 
@@ -63,6 +68,11 @@ int JcList::call(JcHook hook, const JcCall& args) {
     if (rc != 0) break;
   }
   return rc;
+}
+
+void JcList::drop() {
+  for (auto& p : plugins_) p->drop();
+  plugins_.clear();
 }
 
 void JcList::fini() {

@@ -22,6 +22,10 @@ struct JcSettings {
   std::vector<std::string> flags;  // PrologFlags
   bool containSpank = false;       // SlurmdParameters=contain_spank
   std::string spoolDir;            // SlurmdSpoolDir (restore's dir_name)
+  // 24.11: what slurmd's send_stepd wrote for this slurmstepd (hex in the
+  // request), and whether send_stepd failed (slurmd then closes the pipe).
+  std::string stepdData;
+  bool stepdSendFailed = false;
 };
 
 // Reads a request's "jobContainer" (absent: no JobContainerType).
@@ -47,6 +51,8 @@ class JcList {
   bool has(JcHook hook) const { return jcSymbol(*release_, hook) != nullptr; }
   // job_container_fini.
   void fini();
+  // Unloaded without fini (what exec does to a forked child's plugins).
+  void drop();
 
  private:
   JcSettings settings_;

@@ -230,6 +230,13 @@ int JcPlugin::call(JcHook hook, const JcCall& a) {
   return rc;
 }
 
+void JcPlugin::drop() {
+  if (!context_.file.handle) return;
+  HookScope scope(ref_, "dlclose");
+  dlclose(context_.file.handle);
+  context_.file.handle = nullptr;
+}
+
 void JcPlugin::unload() {
   if (context_.file.handle) closePluginFile(context_.file);
 }

@@ -73,6 +73,8 @@ class JcPlugin {
 
   // plugin_context_destroy: fini(), dlclose.
   void unload();
+  // What exec does to a forked child's copy: gone, without fini().
+  void drop();
 
  private:
   Outcome refuse(const JcLoadRequest& request, const char* code, const std::string& message,

@@ -8,7 +8,7 @@
 
 namespace plugstack::msg {
 
-constexpr unsigned kProtocolVersion = 8;
+constexpr unsigned kProtocolVersion = 9;
 
 // Events: host -> Node.
 // First frame of every host: who it is and which protocol it speaks.

@@ -30,6 +30,15 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
     emitEvent({{"t", msg::kFatal}, {"message", error}});
     return 2;
   }
+  // One of slurmd's job_container calls for a job, in a process of its own.
+  if (request["jobContainerOp"].isObject()) {
+    const json::Value& op = request["jobContainerOp"];
+    JcDaemon jc(std::move(jcSettings), settings.pluginDirs, settings.version, true);
+    bool ok = jc.op(op["op"].asString(), static_cast<uint32_t>(op["jobId"].asNumber()),
+                    static_cast<uid_t>(op["uid"].asNumber()));
+    emitEvent({{"t", msg::kDone}, {"ok", ok}, {"status", ok ? 0 : 1}});
+    return 0;
+  }
   // plugstack check: only the job_container plugins, loaded as slurmd loads them.
   if (request["jobContainerCheck"].isBool() && request["jobContainerCheck"].asBool()) {
     JcDaemon jc(std::move(jcSettings), settings.pluginDirs, settings.version, false);

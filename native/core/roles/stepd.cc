@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include "common/events.h"
+#include "job_container/jc_stepd.h"
 #include "libslurm/job_table.h"
 #include "mpi/mpi_stepd.h"
 #include "roles/role.h"
@@ -16,12 +17,14 @@ int runStepdRole(Channel& channel, const json::Value& request) {
   StackSettings settings;
   StepSpec spec;
   MpiStepdSettings mpiSettings;
+  JcSettings jcSettings;
   std::string error;
   if (!readRoleStack(request, Context::Remote, "stepd", &settings, &error)) {
   } else if (!readStepSpec(request["step"], &spec, &error)) {
     // The job record slurm_load_job answers with (libslurm/job_table.h).
   } else if (!request["step"]["job"].isNull() && !libslurm::rememberJob(request["step"]["job"], &error)) {
   } else if (!readMpiStepdSettings(request["step"]["mpi"], spec, &mpiSettings, &error)) {
+  } else if (!readJcSettings(request["step"]["jobContainer"], &jcSettings, &error)) {
   } else if (getuid() != 0 && (spec.record.uid != getuid() || spec.record.gid != getgid())) {
     error = "a step of uid " + std::to_string(spec.record.uid) + " gid " +
             std::to_string(spec.record.gid) + " needs root: plugstack-host runs as uid " +
@@ -33,6 +36,21 @@ int runStepdRole(Channel& channel, const json::Value& request) {
   }
 
   ParsedConf parsed = readRequestConf(request);
+
+  // job_container: slurmd's child joins before it becomes slurmstepd
+  // (24.11), then slurmstepd loads the plugins and receives what slurmd
+  // sent, before the mpi plugin (slurmd sends in that order). Never
+  // unloaded: slurmstepd has no job_container_fini.
+  auto* jc = new JcStepd(std::move(jcSettings), spec, settings.pluginDirs, settings.version);
+  JcStepd::setCurrent(jc);
+  if (!jc->slurmdChildJoin() || !jc->start()) {
+    emitEvent({{"t", msg::kDone},
+               {"ok", false},
+               {"step", json::Object{{"failedAt", "job_container"}, {"stepRc", SLURM_ERROR}, {"exitCode", 0},
+                                     {"launchRc", SLURM_ERROR}, {"exitCallbacksRan", false}}}});
+    // Reported as JOB_CONTAINER_FAILED: the role did its job.
+    return 0;
+  }
 
   // Heap-allocated because on the early-failure paths Slurm never destroys
   // the stack (no fini(), no dlclose): neither do we.

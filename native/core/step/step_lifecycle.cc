@@ -20,6 +20,7 @@
 #include "common/events.h"
 #include "common/problem.h"
 #include "common/slurm_log.h"
+#include "job_container/jc_stepd.h"
 #include "lifecycle/containment.h"
 #include "mpi/mpi_stepd.h"
 #include "step/remote_options.h"
@@ -172,6 +173,8 @@ bool StepLifecycle::postForkAndRelease() {
       return false;
     }
   }
+  // 22.05: the step's processes are in their container: add_cont.
+  if (JcStepd* jc = JcStepd::current()) jc->addCont();
   // Release the barrier, task by task.
   for (auto& t : tasks_) {
     char go = '\0';

@@ -13,6 +13,7 @@
 
 #include "common/events.h"
 #include "common/slurm_log.h"
+#include "job_container/jc_stepd.h"
 #include "lifecycle/containment.h"
 #include "mpi/mpi_stepd.h"
 #include "rules/releases.h"
@@ -164,6 +165,14 @@ bool waitForRelease(int fd) {
 
   // _pre_task_child_privileged: root again for task_init_privileged.
   if (!reclaimPrivileges(privileges)) childExit(1);
+  // Into the job's container first (exit(1) on failure, as Slurm's).
+  if (JcStepd* jc = JcStepd::current()) {
+    if (jc->taskJoin(index) != 0) {
+      slurmLog(LogLevel::Error, "container_g_join failed: " + std::to_string(step.jobId));
+      flushEvents();
+      std::exit(1);
+    }
+  }
   PassResult r = stack.callPass(Phase::TaskInitPrivileged, &step, &task);
   if (stack.isFailure(r.rc)) {
     slurmLog(LogLevel::Error, "spank_task_init_privileged failed");
