@@ -28,6 +28,12 @@ export interface ClientRules {
   readonly userInitFailedJobState: string;
   /** salloc says 'Nodes <list> are ready for job' after 'Granted job allocation' in every run (24.11); 22.05 says it only when it had to poll the nodes more than once (a slow prolog), which plugstack does not emulate. */
   readonly sallocNodesReady: boolean;
+  /** The error srun's step launch ends with when a node's prolog failed, which becomes its status (fini_srun reads it as a wait status): EAGAIN, 11, 'Resource temporarily unavailable', status 139 (22.05); ESLURMD_PROLOG_FAILED, 4022, 'Job prolog failed', status 182 (24.11). */
+  readonly prologFailedLaunch: number;
+  /** The text of prologFailedLaunch in srun's 'Application launch failed: ...' line. */
+  readonly prologFailedLaunchText: string;
+  /** srun's least status when the launch failed on a node (slurmstepd answered with an error, as when its plugin stack fails at init): 1 (24.11); 0 (22.05: the tasks' statuses alone). */
+  readonly launchFailedStatus: number;
   /** When the step fails before its tasks ran (user_init), srun's 'task N: Exited with exit code 1' line comes before the 'task N launch failed' lines (24.11, whose slurmstepd marks task 0 exited); after them otherwise. */
   readonly taskExitBeforeLaunchFailed: boolean;
 }
@@ -66,14 +72,14 @@ export interface ReleaseRules {
 export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "24.11": {
     identity: {"libslurmSoname":42,"protocolVersion":10752},
-    client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"taskExitBeforeLaunchFailed":true},
+    client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true},
     taskEnv: {"workingCluster":false},
     jobScript: {"jobNodelist":true},
     mpi: {"mpiDefaultUnset":null,"mpiDefaultDropped":"none|openmpi","mpiDefaultRenamed":{}},
   },
   "22.05": {
     identity: {"libslurmSoname":38,"protocolVersion":9728},
-    client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"taskExitBeforeLaunchFailed":false},
+    client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false},
     taskEnv: {"workingCluster":true},
     jobScript: {"jobNodelist":false},
     mpi: {"mpiDefaultUnset":"none","mpiDefaultDropped":null,"mpiDefaultRenamed":{"openmpi":"none"}},

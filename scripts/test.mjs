@@ -3,7 +3,7 @@
 // build, then packs the prebuilt artifacts (npm run prebuild) and runs the
 // suite again with PREBUILDS_ONLY=1, so that what ships is what is tested.
 // With PLUGSTACK_CONFORMANCE=1 (CI sets it; needs root) it then runs the
-// conformance suite against a real Slurm 22.05 (npm run test:conformance).
+// conformance suite against a real Slurm 22.05 and 24.11 (npm run test:conformance).
 // After the normal suites it runs the fault tests against a build of the
 // host with AddressSanitizer and UndefinedBehaviorSanitizer
 // (scripts/sanitize.mjs, npm run test:sanitize); a sanitizer report or a
@@ -59,7 +59,7 @@ const sanitizers = runSanitizers({ mainBuild: false });
 
 let conformance = { passed: 0, failed: 0 };
 if (process.env.PLUGSTACK_CONFORMANCE === '1')
-  conformance = vitest('conformance against a real Slurm 22.05', {}, path.join(root, '.vitest-conformance.json'), [
+  conformance = vitest('conformance against a real Slurm 22.05 and 24.11', {}, path.join(root, '.vitest-conformance.json'), [
     '--config',
     'vitest.conformance.config.ts',
   ]);

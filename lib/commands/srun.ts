@@ -36,9 +36,6 @@ import { serializeResult } from './serialize.js';
 import { jobContainerSettings } from '../job-container/settings.js';
 import type { CommandResult, JobRecord, WordCommandOptions } from './types.js';
 
-/** The errno srun is left with when a node's prolog failed the launch. */
-const EAGAIN = 11;
-
 /** Slurm's texts for the launch errors a node's slurmstepd can answer here. */
 const LAUNCH_ERRORS: Record<number, string> = {
   [-1]: 'Unspecified error', // SLURM_ERROR: the mpi plugin's slurmstepd_prefork failed
@@ -264,14 +261,16 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   if (signalled()) return endJob('CANCELLED', 0);
   const failedPrologs = prologs.filter((p) => !p.ok);
   if (failedPrologs.length) {
-    // What a real 22.05 srun printed: the launch error per node, then the
-    // launch's errno (EAGAIN), which becomes srun's global rc; fini_srun reads
-    // it as a wait status ("signal" 11): exit status 139.
+    // What a real srun printed: the launch error per node, then the
+    // launch's error (22.05: EAGAIN; 24.11: ESLURMD_PROLOG_FAILED), which
+    // becomes srun's global rc; fini_srun reads it as a wait status
+    // ("signal" 11: exit status 139; 4022: 182).
+    const rules = releaseRules(stack.slurmVersion).client;
     for (const p of failedPrologs)
       console.log('error', `Task launch for ${stepName} failed on node ${p.node}: Job prolog failed`);
-    console.log('error', 'Application launch failed: Resource temporarily unavailable');
+    console.log('error', `Application launch failed: ${rules.prologFailedLaunchText}`);
     console.log('info', 'Job step aborted');
-    const rc = EAGAIN;
+    const rc = rules.prologFailedLaunch;
     const code = launchFailureExit(rc);
     await client.mpiFini();
     client.exit(code);
@@ -463,7 +462,10 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // The step's I/O has ended: client_fini. A result other than 0 is srun's
   // exit status (the plugin knows best why its job ended).
   const mpiRc = await client.mpiFini();
-  const { raw, exitCode: taskExit } = srunExitCode(step);
+  const { raw, exitCode: tasksExit } = srunExitCode(step);
+  // A launch that failed on a node: 24.11's srun ends with 1 at least.
+  const launchFailedOnANode = step.nodes.some((n) => n.launchRc !== 0);
+  const taskExit = launchFailedOnANode ? Math.max(tasksExit, releaseRules(stack.slurmVersion).client.launchFailedStatus) : tasksExit;
   // srun keeps it as an unsigned number: -1 is 255.
   const exitCode = mpiRc !== 0 ? (mpiRc >>> 0) & 0xff : taskExit;
   client.exit(exitCode);

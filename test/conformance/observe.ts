@@ -26,6 +26,8 @@ export interface Observation {
   callbacks: string[];
   stdout: string[];
   stderr: string[];
+  /** The stderr lines matching the scenario's stderrOrder, in their order. */
+  stderrOrder?: string[];
   /** Per task: the variables Slurm added to its environment, normalised. */
   taskEnv?: Record<string, Record<string, string>>;
   drained: string[];
@@ -44,7 +46,8 @@ class JobIds {
       .replace(/\b(JOB_ID=)(\d+)/g, (_, k: string, id: string) => k + this.name(id))
       .replace(/\b(StepId=)(\d+)/g, (_, k: string, id: string) => k + this.name(id))
       .replace(/\b(job |allocation |batch job )(\d+)\b/g, (_, k: string, id: string) => k + this.name(id))
-      .replace(/\bslurm-(\d+)\.out\b/g, (_, id: string) => `slurm-${this.name(id)}.out`);
+      .replace(/\bslurm-(\d+)\.out\b/g, (_, id: string) => `slurm-${this.name(id)}.out`)
+      .replace(/(slurmstepd: \[)(\d+)\./g, (_, k: string, id: string) => `${k}${this.name(id)}.`);
   }
 }
 
@@ -54,6 +57,8 @@ const PER_RUN: Record<string, string> = {
   SLURM_SRUN_COMM_PORT: 'PORT',
   SLURM_STEP_LAUNCHER_PORT: 'PORT',
   SLURM_PRIO_PROCESS: 'PRIO',
+  SLURM_JOB_START_TIME: 'TIME',
+  SLURM_JOB_END_TIME: 'TIME',
 };
 
 export function observe(run: RawRun, scenario: Scenario, cwd: string): Observation {
@@ -81,7 +86,7 @@ export function observe(run: RawRun, scenario: Scenario, cwd: string): Observati
     );
   }
   // Each side compiles the trace plugin under its own hashed name.
-  const plugin = (l: string) => l.replace(/\btrace-[0-9a-f]{16}\.so\b/g, 'trace.so');
+  const plugin = (l: string) => l.replace(/\S*\/([a-z0-9_]+)-[0-9a-f]{16}\.so\b/g, '$1.so').replace(/\btrace-[0-9a-f]{16}\.so\b/g, 'trace.so');
   const lines = (s: string) =>
     s
       .split('\n')
@@ -98,6 +103,13 @@ export function observe(run: RawRun, scenario: Scenario, cwd: string): Observati
     drained: run.drained,
   };
   if (run.jobOutput !== undefined) obs.jobOutput = lines(run.jobOutput);
+  if (scenario.stderrOrder) {
+    const order = new RegExp(scenario.stderrOrder);
+    obs.stderrOrder = run.stderr
+      .split('\n')
+      .filter((l) => order.test(l))
+      .map((l) => plugin(jobs.text(l)));
+  }
   if (scenario.taskEnv) {
     const env: Record<string, Record<string, string>> = {};
     for (const line of run.stdout.split('\n')) {

@@ -18,10 +18,10 @@ export type Release = '22.05' | '24.11';
 export const ALL_RELEASES: Release[] = ['22.05', '24.11'];
 
 /**
- * The releases the suite compares with: PLUGSTACK_CONFORMANCE_RELEASES=22.05,24.11.
- * Default: 22.05 only until 24.11's differences are fixed or listed (issue 14).
+ * The releases the suite compares with (PLUGSTACK_CONFORMANCE_RELEASES=22.05
+ * for one). Default: both, each against its real cluster.
  */
-const DEFAULT_RELEASES: Release[] = ['22.05'];
+const DEFAULT_RELEASES: Release[] = ['22.05', '24.11'];
 export function releases(): Release[] {
   const wanted = (process.env.PLUGSTACK_CONFORMANCE_RELEASES || DEFAULT_RELEASES.join(',')).split(',').map((r) => r.trim());
   for (const r of wanted) if (!ALL_RELEASES.includes(r as Release)) throw new Error(`PLUGSTACK_CONFORMANCE_RELEASES: no release ${r}`);
@@ -129,7 +129,8 @@ export function cluster(release: Release): RealCluster {
 
 /** The trace plugin (or another fixture) as plugstack loads it in this release's mode (plugstack's header). */
 function ourTrace(release: Release, fixture = 'trace.c'): string {
-  return release === '22.05' ? compilePlugin(fixture, { defines: { PLUGIN_VERSION: 0x160508 } }) : compilePlugin(fixture);
+  // trace.c takes PLUGIN_VERSION; the others SPANK_PLUGIN's SLURM_VERSION_NUMBER.
+  return release === '22.05' ? compilePlugin(fixture, { defines: { PLUGIN_VERSION: 0x160508, SLURM_VERSION_NUMBER: 0x160508 } }) : compilePlugin(fixture);
 }
 
 /** The environment the real daemons run with (scripts/real-slurm.mjs DAEMON_ENV): plugstack's slurmd gets the same. */

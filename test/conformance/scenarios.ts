@@ -28,6 +28,11 @@ export interface Scenario {
   restartSlurmd?: boolean;
   /** Only in these releases' comparisons (default: every release). */
   releases?: ('22.05' | '24.11')[];
+  /**
+   * Lines of stderr (matching this pattern) whose order is compared too
+   * (stderr is otherwise compared as a sorted set).
+   */
+  stderrOrder?: string;
   /** The fixture plugin the stack lines name (default trace.c; environ.c for the whole-environment scenarios). */
   fixture?: string;
 }
@@ -107,9 +112,28 @@ export const scenarios: Scenario[] = [
     args: ['--trace-opt=stdin'],
     script: '#!/bin/sh\n#SBATCH -J fromstdin\necho name=$SLURM_JOB_NAME\n',
   },
+  { name: "a plugin's killpg(0, SIGTERM) in task_exit", stack: trace, fixture: 'killpg_task_exit.c', command: 'srun', args: ['-n', '2', '-O', 'sh', '-c', 'echo ok $SLURM_PROCID'] },
+  { name: 'a task that dumps core', stack: trace, command: 'srun', args: ['sh', '-c', 'ulimit -c unlimited; kill -SEGV $$'] },
+  { name: "salloc --x11 without DISPLAY", stack: trace, command: 'salloc', args: ['--x11', 'true'] },
+  { name: "srun --x11 without DISPLAY, and a plugin's x11 option", stack: trace, fixture: 'x11_option.c', command: 'srun', args: ['--x11', 'true'] },
+  { name: "srun --x11 with a display whose socket is missing", stack: trace, command: 'srun', args: ['--x11', 'true'], env: { DISPLAY: ':4242' } },
+  {
+    name: 'spank_prepend_task_argv in task_init (22.05: undefined)',
+    stack: trace,
+    fixture: 'prepend_argv.c',
+    command: 'srun',
+    args: ['-n', '2', '-O', '-l', 'sh', '-c', 'echo task $SLURM_PROCID PREPENDED=$PREPENDED'],
+  },
   { name: 'required: init fails remotely', stack: failing('init', 2), command: 'srun', args: ['true'] },
   { name: 'required: init_post_opt fails remotely', stack: failing('init_post_opt', 2), command: 'srun', args: ['true'] },
-  { name: 'required: user_init fails', stack: failing('user_init', 2), command: 'srun', args: ['true'] },
+  {
+    name: 'required: user_init fails',
+    stack: failing('user_init', 2),
+    command: 'srun',
+    args: ['-n', '2', '-O', 'true'],
+    // 24.11: task 0's exit line before the launch failures.
+    stderrOrder: '^srun: error: .*(launch failed|Exited with exit code)',
+  },
   { name: 'sbatch, required: user_init fails in the batch step', stack: failing('user_init', 2), command: 'sbatch', args: ['--wrap', 'true'] },
   { name: 'sbatch, required: task_init fails in the batch step', stack: failing('task_init', 2), command: 'sbatch', args: ['--wrap', 'true'] },
   { name: 'required: task_init_privileged fails', stack: failing('task_init_privileged', 2), command: 'srun', args: ['true'] },

@@ -179,6 +179,7 @@ bool waitForRelease(int fd) {
     // 24.11 ends the child with fatal(), which is exit(1): plugin ELF
     // destructors run. 22.05 calls _exit(1).
     if (releases::step(stack.version()).taskInitPrivilegedFatal) {
+      slurmLog(LogLevel::Error, "_fork_all_tasks: _pre_task_child_privileged() failed: Unspecified error", /*fatal=*/true);
       flushEvents();
       std::exit(1);
     }
