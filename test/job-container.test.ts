@@ -7,6 +7,7 @@
  * slurmd's calls (restore at start after SPANK's init, fini at the end).
  */
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Plugstack } from '../lib/plugstack.js';
@@ -283,5 +284,36 @@ describe('22.05: the calls, in the processes Slurm makes them', () => {
       expect(r.result.exitCode, hook).toBe(0);
       expect(r.result.steps[0]!.log.map((l) => l.message).join('\n')).toContain(`container_g_${hook}(${r.result.job!.jobId})`);
     }
+  });
+});
+
+describe.each(RELEASES)('Slurm %s: the extern step and the run\'s mount namespace', (release) => {
+  it('PrologFlags=Contain: stepd_create in each node\'s extern step before the step, stepd_delete after it; every process of the run in one namespace of its own', async () => {
+    const machineNs = fs.statSync('/proc/self/ns/mnt').ino;
+    const mountsBefore = fs.readFileSync('/proc/self/mountinfo', 'utf8');
+    const { result, log } = await srunJc(release, ['-N', '2', '-n', '2', 'true'], { slurmConf: ['PrologFlags=Contain'] });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const jc = result.jobContainer!;
+    const extern = jc.calls.filter((c) => c.step === 4294967292);
+    const hooks = (node: number) => extern.filter((c) => c.node === node).map((c) => c.hook);
+    for (const node of [0, 1])
+      expect(hooks(node)).toEqual(release === '24.11' ? ['recv_stepd', 'stepd_create', 'stepd_delete'] : ['stepd_create', 'add_cont', 'stepd_delete']);
+    // Before the step's calls, and stepd_delete after them.
+    const first = jc.calls.findIndex((c) => c.step === 0);
+    expect(jc.calls.findIndex((c) => c.hook === 'stepd_create')).toBeLessThan(first);
+    expect(jc.calls.findIndex((c) => c.hook === 'stepd_delete')).toBeGreaterThan(jc.calls.map((c) => c.step === 0).lastIndexOf(true));
+    if (release === '22.05') expect(jc.calls.at(-1)!.hook).toBe('delete');
+    // stepd_create's arguments in the trace: the job and its uid (24.11: from the step record).
+    const create = log.find((l) => l.startsWith('jc:stepd_create'))!;
+    expect(fieldOf(create, 'job')).toBe(String(result.job!.jobId));
+    expect(fieldOf(create, 'uid')).toBe(String(process.getuid!()));
+    if (process.getuid!() === 0) {
+      const spaces = new Set(jc.calls.map((c) => c.mntNs));
+      expect(spaces.size).toBe(1);
+      expect([...spaces][0]).not.toBe(machineNs);
+      expect(fs.readFileSync('/proc/self/mountinfo', 'utf8')).toBe(mountsBefore);
+    }
+    // No extern step's sleeper is left.
+    for (const c of extern) expect(fs.existsSync(`/proc/${c.pid}`)).toBe(false);
   });
 });

@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 9;
+export const PROTOCOL_VERSION = 10;
 
 export type HostRole = "inspect" | "stepd" | "client" | "slurmd" | "job_script";
 
@@ -163,7 +163,7 @@ export interface ExitCommand {
   env?: readonly string[];
 }
 
-/** slurmd shuts down: slurmd_exit, then the stack is unloaded. */
+/** slurmd shuts down: slurmd_exit, then the stack is unloaded. The extern step (stepd): the job has ended on the node (its sleeper is killed, stepd_delete runs). */
 export interface StopCommand {
   t: "stop";
 }
@@ -649,7 +649,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 9,
+  "version": 10,
   "roles": [
     "inspect",
     "stepd",
@@ -1031,7 +1031,8 @@ export const CATALOGUE = {
     },
     "stop": {
       "roles": [
-        "slurmd"
+        "slurmd",
+        "stepd"
       ],
       "fields": {}
     },

@@ -19,8 +19,7 @@ import { singletonProblems } from '../mpi/singletons.js';
 import type { StepOptions, StepResult } from './types.js';
 import { slurmdEnv, stepdEnv } from '../cluster/command-env.js';
 import type { JobContainerSettings } from '../job-container/settings.js';
-import { runSlurmdOp, type SlurmdOpResult } from '../job-container/slurmd-ops.js';
-import { addJobContainerEvents } from '../job-container/record.js';
+import { JobContainerJob } from '../job-container/job.js';
 
 export interface StackRef {
   conf: string;
@@ -42,8 +41,6 @@ export interface StackRef {
   jobContainerJob?: boolean;
 }
 
-/** slurmd's job_container calls before and after a step (job-container/slurmd-ops.ts). */
-const SLURMD_OP_TIMEOUT_MS = 30_000;
 
 const DEFAULT_STEP_TIMEOUT_MS = 60_000;
 
@@ -205,89 +202,86 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
           ...(options.pmiTrace ? { pmiTrace: true } : {}),
         };
   const daemon = stack.daemonEnv ?? slurmdEnv(stack.hostEnv, (stack.hostEnv ?? process.env).SLURM_CONF);
-  // job_container: slurmd's calls on each node before the slurmstepds start
-  // (22.05: create for a job's first step; 24.11: send_stepd, whose bytes
-  // go to that node's slurmstepd).
+  // job_container (job-container/job.ts): the job's namespace, slurmd's
+  // calls and the extern step around the step when it is the job's only
+  // one; what each slurmstepd is told (24.11: slurmd's send_stepd bytes).
   const jc = stack.jobContainer;
-  const sent = new Map<number, SlurmdOpResult>();
-  const slurmdOps = async (op: 'create' | 'delete' | 'send_stepd') => {
-    const done = await Promise.all(layout.map((node) => runSlurmdOp(stack, jc!, op, node.name, jobId, uid, SLURMD_OP_TIMEOUT_MS).then((r) => ({ node, r }))));
-    for (const { node, r } of done) {
-      addJobContainerEvents(result.jobContainer!, r.events, { node: node.nodeId });
-      for (const l of r.log) result.log.push({ source: 'slurm', level: l.level, message: l.message, node: node.nodeId } as StepResult['log'][number]);
-      for (const p of r.problems) result.problems.push({ ...p, node: node.nodeId } as StepResult['problems'][number]);
-      if (op === 'send_stepd') sent.set(node.nodeId, r);
-    }
-  };
-  const release2205 = stack.slurmVersion.startsWith('22.');
-  if (jc) {
-    result.jobContainer = { types: jc.types.map((t) => `job_container/${t}`), calls: [] };
-    if (release2205 && stack.jobContainerJob !== false) await slurmdOps('create');
-    if (!release2205) await slurmdOps('send_stepd');
-  }
-  const stepdJobContainer = (nodeId: number): JobContainerSettings | undefined => {
-    if (!jc) return undefined;
-    const s = sent.get(nodeId);
-    return { ...jc, ...(s?.data !== undefined ? { stepdData: s.data } : {}), ...(s?.failed ? { stepdSendFailed: true } : {}) };
-  };
-  const runs = await Promise.all(
-    layout.map((node) => {
-      const handle = startHost(
-        'stepd',
-        {
-          conf: stack.conf,
-          context: 'remote',
-          slurmVersion: stack.slurmVersion,
-          pluginDirs: stack.pluginDirs,
-          step: {
-            jobId,
-            stepId,
-            nnodes: options.recordCounts?.nnodes ?? layout.length,
-            nodeId: node.nodeId,
-            nodeName: node.name,
-            ntasks: options.recordCounts?.ntasks ?? ntasks,
-            tasks: node.gtids.map((gtid) => ({ gtid })),
-            cpus: options.cpusPerNode ?? Math.max(1, node.gtids.length),
-            cpusPerTask: options.cpusPerTask ?? 1,
-            uid,
-            gid,
-            ...(options.user !== undefined ? { user: options.user } : {}),
-            ...(options.gids !== undefined ? { gids: options.gids } : {}),
-            argv: options.argv,
-            env,
-            cwd,
-            options: spankOptions,
-            // What slurmstepd's setup_env adds from the launch request:
-            // srun's address and port (not for a batch step), the cluster.
-            ...(launched ? { srunCommPort: port, launchNodeAddress: LAUNCH_NODE_ADDRESS } : {}),
-            ...(cluster !== undefined ? { workingCluster: cluster } : {}),
-            job,
-            ...(mpi ? { mpi } : {}),
-            ...(jc ? { jobContainer: stepdJobContainer(node.nodeId)! } : {}),
+  const jcJob = jc
+    ? new JobContainerJob(stack, jc, layout.map((n) => ({ nodeId: n.nodeId, name: n.name })), { jobId, uid, gid, cwd, env })
+    : undefined;
+  const wholeJob = stack.jobContainerJob !== false;
+  const stepCalls: NonNullable<StepResult['jobContainer']>['calls'] = [];
+  if (jcJob) result.jobContainer = { types: jcJob.out.record.types, calls: stepCalls };
+  let before = 0;
+  try {
+    if (jcJob && wholeJob) await jcJob.begin();
+    const stepdSettings = jcJob ? await jcJob.stepdSettings() : undefined;
+    before = jcJob ? jcJob.out.record.calls.length : 0;
+    const runs = await Promise.all(
+      layout.map((node) => {
+        const handle = startHost(
+          'stepd',
+          {
+            conf: stack.conf,
+            context: 'remote',
+            slurmVersion: stack.slurmVersion,
+            pluginDirs: stack.pluginDirs,
+            step: {
+              jobId,
+              stepId,
+              nnodes: options.recordCounts?.nnodes ?? layout.length,
+              nodeId: node.nodeId,
+              nodeName: node.name,
+              ntasks: options.recordCounts?.ntasks ?? ntasks,
+              tasks: node.gtids.map((gtid) => ({ gtid })),
+              cpus: options.cpusPerNode ?? Math.max(1, node.gtids.length),
+              cpusPerTask: options.cpusPerTask ?? 1,
+              uid,
+              gid,
+              ...(options.user !== undefined ? { user: options.user } : {}),
+              ...(options.gids !== undefined ? { gids: options.gids } : {}),
+              argv: options.argv,
+              env,
+              cwd,
+              options: spankOptions,
+              // What slurmstepd's setup_env adds from the launch request:
+              // srun's address and port (not for a batch step), the cluster.
+              ...(launched ? { srunCommPort: port, launchNodeAddress: LAUNCH_NODE_ADDRESS } : {}),
+              ...(cluster !== undefined ? { workingCluster: cluster } : {}),
+              job,
+              ...(mpi ? { mpi } : {}),
+              ...(stepdSettings ? { jobContainer: stepdSettings.get(node.nodeId)! } : {}),
+            },
           },
-        },
-        {
-          // Under a command, the command cancels the step at its bound;
-          // the host's own limit is only a backstop.
-          timeoutMs: owner ? owner.remainingMs() + BACKSTOP_MS : timeoutMs,
-          // slurmstepd's own environment is slurmd's (plus its node name),
-          // not the launcher's: the launch environment is the job's (S_JOB_ENV).
-          env: stepdEnv(daemon, node.name, stack.slurmVersion, options.mpi),
-          label: `node ${node.nodeId} (${node.name})`,
-          ...(options.onEvent ? { onEvent: (e: HostEvent) => options.onEvent!(node, e) } : {}),
-        },
-      );
-      owner?.trackStepHost(handle);
-      return handle.finished.then((run) => ({ node, run }));
-    }),
-  );
-  for (const { node, run } of runs) {
-    const fatal = run.events.find((e) => e.t === 'fatal');
-    if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the step: ${fatal.message}`);
-    addNode(result, node, run);
+          {
+            // Under a command, the command cancels the step at its bound;
+            // the host's own limit is only a backstop.
+            timeoutMs: owner ? owner.remainingMs() + BACKSTOP_MS : timeoutMs,
+            // slurmstepd's own environment is slurmd's (plus its node name),
+            // not the launcher's: the launch environment is the job's (S_JOB_ENV).
+            env: { ...stepdEnv(daemon, node.name, stack.slurmVersion, options.mpi), ...(jcJob?.env() ?? {}) },
+            label: `node ${node.nodeId} (${node.name})`,
+            ...(options.onEvent ? { onEvent: (e: HostEvent) => options.onEvent!(node, e) } : {}),
+          },
+        );
+        owner?.trackStepHost(handle);
+        return handle.finished.then((run) => ({ node, run }));
+      }),
+    );
+    for (const { node, run } of runs) {
+      const fatal = run.events.find((e) => e.t === 'fatal');
+      if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the step: ${fatal.message}`);
+      addNode(result, node, run);
+    }
+  } finally {
+    if (jcJob) {
+      if (wholeJob) await jcJob.end();
+      const all = jcJob.out.record.calls;
+      result.jobContainer!.calls = [...all.slice(0, before), ...stepCalls, ...all.slice(before)];
+      for (const l of jcJob.out.log) result.log.push(l);
+      for (const p of jcJob.out.problems) result.problems.push(p as StepResult['problems'][number]);
+    }
   }
-  // 22.05: slurmd deletes the job's container once the job has ended there.
-  if (jc && release2205 && stack.jobContainerJob !== false) await slurmdOps('delete');
   finishStep(result);
   // Ranks that never found their peers: the singleton trap.
   if (options.mpi !== undefined) result.problems.push(...singletonProblems(result, options.mpi));

@@ -8,7 +8,7 @@
 
 namespace plugstack::msg {
 
-constexpr unsigned kProtocolVersion = 9;
+constexpr unsigned kProtocolVersion = 10;
 
 // Events: host -> Node.
 // First frame of every host: who it is and which protocol it speaks.
@@ -107,7 +107,7 @@ constexpr char kMpiPrelaunchCommand[] = "mpi_prelaunch";
 constexpr char kMpiFiniCommand[] = "mpi_fini";
 // The command ends with this status: exit callbacks where Slurm runs them; env goes into the command's own environment first (what sbatch and salloc set there after the submission).
 constexpr char kExitCommand[] = "exit";
-// slurmd shuts down: slurmd_exit, then the stack is unloaded.
+// slurmd shuts down: slurmd_exit, then the stack is unloaded. The extern step (stepd): the job has ended on the node (its sleeper is killed, stepd_delete runs).
 constexpr char kStopCommand[] = "stop";
 // Signal the step's tasks as slurmstepd does on a signal request. 'cancel' and 'time_limit' also log slurmstepd's CANCELLED line (node 0 only, once).
 constexpr char kSignalCommand[] = "signal";

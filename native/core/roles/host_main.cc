@@ -18,6 +18,7 @@
 
 #include "common/channel.h"
 #include "lifecycle/containment.h"
+#include "lifecycle/mount_namespace.h"
 #include "spank/stack.h"
 #include "roles/role.h"
 #include "common/visibility.h"
@@ -53,6 +54,7 @@ int usage() {
 
 extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
   using namespace plugstack;
+  if (argc == 2 && std::strcmp(argv[1], "--mount-namespace") == 0) return runMountNamespaceHolder();
   if ((argc != 4 && argc != 6) || std::strcmp(argv[2], "--fd") != 0) return usage();
   long parent = 0;
   if (argc == 6) {
@@ -110,6 +112,13 @@ extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
   json::Value request;
   if (!json::parse(payload, &request, &error) || !request.isObject()) {
     emitEvent({{"t", msg::kFatal}, {"message", "malformed request: " + error}});
+    flushEvents();
+    return 2;
+  }
+  // A run with job_container plugins: into its own mount namespace, before
+  // any plugin code (lifecycle/mount_namespace.h).
+  if (!enterRunMountNamespace(&error)) {
+    emitEvent({{"t", msg::kFatal}, {"message", error}});
     flushEvents();
     return 2;
   }

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include "common/events.h"
+#include "job_container/jc_extern.h"
 #include "job_container/jc_stepd.h"
 #include "libslurm/job_table.h"
 #include "mpi/mpi_stepd.h"
@@ -51,6 +52,7 @@ int runStepdRole(Channel& channel, const json::Value& request) {
     // Reported as JOB_CONTAINER_FAILED: the role did its job.
     return 0;
   }
+  if (jc->externStep()) return runExternStep(channel, spec, *jc, settings.version);
 
   // Heap-allocated because on the early-failure paths Slurm never destroys
   // the stack (no fini(), no dlclose): neither do we.

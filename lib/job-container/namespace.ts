@@ -1,0 +1,50 @@
+/**
+ * The outer mount namespace of a run that loads job_container plugins
+ * (native/core/lifecycle/mount_namespace.h): a holder process of its own
+ * (plugstack-host --mount-namespace) whose namespace every host of the run
+ * enters before any plugin code, so that nothing a plugin mounts outlives
+ * the run or is seen by the machine. Needs root (CAP_SYS_ADMIN).
+ */
+import { spawn } from 'node:child_process';
+import { PlugstackError } from '../errors.js';
+import { hostExecutable } from '../native/paths.js';
+
+export interface RunMountNamespace {
+  /** /proc/<holder>/ns/mnt: what PLUGSTACK_MOUNT_NS names for the run's hosts. */
+  path: string;
+  /** The namespace's inode (what the result's mntNs values are compared with). */
+  pid: number;
+  /** Ends the holder; the namespace goes once the run's last process has. */
+  stop(): Promise<void>;
+}
+
+export function startRunMountNamespace(): Promise<RunMountNamespace> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(hostExecutable(), ['--mount-namespace'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const exited = new Promise<void>((r) => child.once('close', () => r()));
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /^ready (\d+)\n/.exec(out);
+      if (!m) return;
+      const pid = Number(m[1]);
+      resolve({
+        path: `/proc/${pid}/ns/mnt`,
+        pid,
+        stop: async () => {
+          child.stdin.end();
+          const t = setTimeout(() => child.kill('SIGKILL'), 2000);
+          await exited;
+          clearTimeout(t);
+        },
+      });
+    });
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    child.once('error', (e) => reject(new PlugstackError('HOST_FAILED', `the run's mount namespace: ${e.message}`)));
+    child.once('close', (code) => {
+      if (!/^ready /.test(out))
+        reject(new PlugstackError('PERMISSION_DENIED', `job_container plugins run in a mount namespace of the run's own, which needs root (CAP_SYS_ADMIN): ${err.trim() || `status ${code}`}`));
+    });
+  });
+}
