@@ -26,14 +26,15 @@ describe('job prolog and epilog in commands', () => {
   it('srun: a failing prolog fails the launch with srun’s errors, drains the node, runs no step', async () => {
     const { result, lines } = await recordCommand('srun', ['fail=job_prolog'], ['true']);
     const job = result.job!;
-    // As a real 22.05 srun printed it; its errno (EAGAIN) read as a wait
-    // status by fini_srun makes the exit status 128 + 11.
+    // As a real 24.11 srun printed it; its error (ESLURMD_PROLOG_FAILED,
+    // 4022) read as a wait status by fini_srun makes the exit status 128 + 54
+    // (22.05's EAGAIN: 139, test/release-differences.test.ts).
     expect(result.stderr).toBe(
       `srun: error: Task launch for StepId=${job.jobId}.0 failed on node node0: Job prolog failed\n` +
-        'srun: error: Application launch failed: Resource temporarily unavailable\n' +
+        'srun: error: Application launch failed: Job prolog failed\n' +
         'srun: Job step aborted\n',
     );
-    expect(result.exitCode).toBe(139);
+    expect(result.exitCode).toBe(182);
     expect(result.steps).toEqual([]);
     expect(names(lines)).toEqual(['init', 'init_post_opt', 'local_user_init', 'job_prolog', 'exit', 'job_epilog']);
     expect(job).toMatchObject({ state: 'FAILED', reason: 'Prolog failure', drained: [{ node: 'node0', reason: 'Prolog error' }] });
@@ -71,7 +72,7 @@ describe('job prolog and epilog in commands', () => {
     const { result, lines } = await recordCommand('salloc', ['fail=job_prolog'], ['srun', 'true']);
     const seq = lines.map((l) => `${l.callback}:${l.fields.ctx}`);
     expect(seq.indexOf('exit:3')).toBeLessThan(seq.indexOf('job_epilog:5'));
-    expect(result.exitCode).toBe(139);
+    expect(result.exitCode).toBe(182);
     expect(result.job).toMatchObject({ state: 'FAILED', reason: 'Prolog failure', drained: [{ node: 'node0', reason: 'Prolog error' }] });
   });
 

@@ -43,6 +43,20 @@ describe.each(['22.05', '24.11'] as const)('Slurm %s', (release) => {
     expect(srunLines).toEqual(release === '24.11' ? [...exited, ...failed] : failed);
   });
 
+  it(`ends the launch a failed prolog stops with ${release === '24.11' ? 'Job prolog failed, status 182' : 'EAGAIN, status 139'}`, async () => {
+    const { stack, dir } = await stackOf('trace.c', release, ['fail=job_prolog@5']);
+    const r = await stack.srun({ args: ['true'], cwd: dir, env: { PATH } });
+    expect(lines(r.stderr)).toContain(`srun: error: Application launch failed: ${release === '24.11' ? 'Job prolog failed' : 'Resource temporarily unavailable'}`);
+    expect(r.exitCode).toBe(release === '24.11' ? 182 : 139);
+  });
+
+  it(`ends srun with ${release === '24.11' ? '1' : '0'} when the stack of a node fails at init`, async () => {
+    const { stack, dir } = await stackOf('trace.c', release, ['fail=init@2']);
+    const r = await stack.srun({ args: ['true'], cwd: dir, env: { PATH } });
+    expect(lines(r.stderr)).toContain('srun: error: task 0 launch failed: Plugin initialization failed');
+    expect(r.exitCode).toBe(release === '24.11' ? 1 : 0);
+  });
+
   it('says (core dumped) for a task whose status says it dumped core', async () => {
     const { stack, dir } = await stackOf('trace.c', release);
     // The task raises its own core limit as far as the hard limit allows.

@@ -117,7 +117,7 @@ describe('salloc', () => {
     );
     expect(result.exitCode).toBe(0);
     const id = result.job!.jobId;
-    expect(result.stderr).toBe(`salloc: Granted job allocation ${id}\nsalloc: Relinquishing job allocation ${id}\n`);
+    expect(result.stderr).toBe(`salloc: Granted job allocation ${id}\nsalloc: Nodes node0 are ready for job\nsalloc: Relinquishing job allocation ${id}\n`);
     expect(result.stdout.split('\n').sort()).toEqual(['', '0: 0', '1: 0', `in ${id} 1`]);
     const sallocPid = contextOf(lines, ALLOCATOR)[0]!.fields.pid!;
     expect(byProcess(lines).get(sallocPid)).toEqual(['init', 'init_post_opt', 'exit']);

@@ -173,7 +173,8 @@ describe('signals through the API', () => {
     await tasksRunning(tag, 1);
     controller.abort();
     const r = await pending;
-    expect(r.stderr).toMatch(/^salloc: Granted job allocation (\d+)\nsalloc: Job allocation \1 has been revoked\.\n$/);
+    // 24.11 (the default) also says the nodes are ready.
+    expect(r.stderr).toMatch(/^salloc: Granted job allocation (\d+)\nsalloc: Nodes node0 are ready for job\nsalloc: Job allocation \1 has been revoked\.\n$/);
     expect(r.job).toMatchObject({ state: 'CANCELLED' });
     // A command killed by SIGTERM: salloc's status 1 (only HUP, INT, QUIT, KILL count as the user's).
     expect(r.exitCode).toBe(1);
