@@ -38,6 +38,28 @@ export interface ClientRules {
   readonly taskExitBeforeLaunchFailed: boolean;
 }
 
+/** What srun, sbatch and salloc write into their own environment and the job's, and what slurmd's environment gives slurmstepd (src/common/env.c setup_env, env_array_for_job, env_array_for_batch_job, set_env_from_opts; src/srun/srun_job.c, src/srun/launch.c). Read by lib/cluster/command-env.ts. */
+export interface CommandEnvRules {
+  /** The external-launcher variables of MPICH, Intel MPI, Open MPI and PRRTE that set_env_from_opts appends (each only when not already set; the HYDRA pairs only when the bootstrap is unset or 'slurm') to srun's and salloc's environment and to a batch job's (24.11). */
+  readonly launcherVars: Readonly<Record<string, string>>;
+  /** setup_env writes SLURM_JOB_GID and SLURM_JOB_GROUP into srun's environment (24.11). */
+  readonly jobGroup: boolean;
+  /** setup_env writes SLURMD_DEBUG (srun's slurmd debug level, 2 unless -d) into srun's environment (24.11). */
+  readonly slurmdDebug: string | null;
+  /** SLURM_MPI_TYPE is in srun's environment only from when the mpi plugin loads (22.05, before init_post_opt); otherwise (24.11) 'none' appears with the job's variables, before local_user_init, when no plugin loads. */
+  readonly mpiNoneBeforeLocalUserInit: boolean;
+  /** slurmstepd has SLURM_MPI_TYPE of an srun step in its own environment (22.05: its mpi plugin's init sets it). */
+  readonly stepdMpiType: boolean;
+  /** S_JOB_UID and S_JOB_GID in srun's local_user_init: the caller's ids (22.05) or SLURM_AUTH_NOBODY (24.11 resets the option's uid and gid to 99 and srun passes those). */
+  readonly localUserInitNobody: boolean;
+  /** An srun inside a job (job_step_create_allocation) never fills its job's user and group: setup_env writes SLURM_JOB_UID and SLURM_JOB_GID as 0 and no SLURM_JOB_USER or SLURM_JOB_GROUP, so the job's stay (24.11); 22.05's setup_env writes the caller's uid and user name in every srun. */
+  readonly innerSrunUserUnknown: boolean;
+  /** An srun inside a job sets its allocation's variables with het component 0 (_set_env_vars): SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0 (22.05); 24.11 uses the plain names, which the job already has. */
+  readonly innerSrunPackGroup: boolean;
+  /** env_array_for_job (salloc) and env_array_for_batch_job write SLURM_NODE_ALIASES from an alias list that is NULL without cloud nodes: '(null)' (22.05); 24.11 writes none. srun removes it from its own environment (_set_env_vars). */
+  readonly nodeAliasesNull: boolean;
+}
+
 /** The variables slurmstepd's setup_env and exec_task write into a task's environment (src/common/env.c, src/slurmd/slurmstepd/task.c). */
 export interface TaskEnvRules {
   /** setup_env writes SLURM_WORKING_CLUSTER (cluster:host:port:protocol:select plugin) for every task and srun (22.05). */
@@ -58,12 +80,15 @@ export interface MpiRules {
   readonly mpiDefaultDropped: string | null;
   /** MpiDefault values read as another type (22.05: exactly openmpi is none). */
   readonly mpiDefaultRenamed: Readonly<Record<string, string>>;
+  /** client_fini's result is folded into the launch's own with MAX(), so a negative one is lost and srun ends as its tasks do (24.11, step_launch.c); 22.05 keeps it apart and any non-zero result is srun's status, -1 as 255 (measured). */
+  readonly clientFiniNegativeDropped: boolean;
 }
 
 /** Every table, by release. */
 export interface ReleaseRules {
   readonly identity: IdentityRules;
   readonly client: ClientRules;
+  readonly commandEnv: CommandEnvRules;
   readonly taskEnv: TaskEnvRules;
   readonly jobScript: JobScriptRules;
   readonly mpi: MpiRules;
@@ -73,16 +98,18 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "24.11": {
     identity: {"libslurmSoname":42,"protocolVersion":10752},
     client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true},
+    commandEnv: {"launcherVars":{"HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher","OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"nodeAliasesNull":false},
     taskEnv: {"workingCluster":false},
     jobScript: {"jobNodelist":true},
-    mpi: {"mpiDefaultUnset":null,"mpiDefaultDropped":"none|openmpi","mpiDefaultRenamed":{}},
+    mpi: {"mpiDefaultUnset":null,"mpiDefaultDropped":"none|openmpi","mpiDefaultRenamed":{},"clientFiniNegativeDropped":true},
   },
   "22.05": {
     identity: {"libslurmSoname":38,"protocolVersion":9728},
     client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false},
+    commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"nodeAliasesNull":true},
     taskEnv: {"workingCluster":true},
     jobScript: {"jobNodelist":false},
-    mpi: {"mpiDefaultUnset":"none","mpiDefaultDropped":null,"mpiDefaultRenamed":{"openmpi":"none"}},
+    mpi: {"mpiDefaultUnset":"none","mpiDefaultDropped":null,"mpiDefaultRenamed":{"openmpi":"none"},"clientFiniNegativeDropped":false},
   },
 };
 

@@ -43,11 +43,15 @@ struct Client {
   // More nodes than tasks: 'can't run N processes on M nodes' is a warning() (true) or an
   // info("Warning: ...") (false).
   bool nodeCountWarning;
+  // sbatch writes its job name (-J, else 'wrap' with --wrap, else the script's base name) into its
+  // own environment as SLURM_JOB_NAME while checking its options, after cli_filter's pre_submit
+  // and before init_post_opt (22.05, _opt_verify).
+  bool sbatchJobNameEnv;
 };
 
 constexpr Client kClient[kCount] = {
-    {true},  // 24.11
-    {false},  // 22.05
+    {true, false},  // 24.11
+    {false, true},  // 22.05
 };
 
 inline const Client& client(const SlurmVersion& v) { return kClient[releaseIndex(v)]; }
@@ -81,11 +85,15 @@ struct TaskEnv {
   // setup_env writes SLURM_JOB_GID (from a field exec_task never fills) before exec_task writes
   // the real one (24.11).
   bool setupEnvJobGid;
+  // setup_env writes SLURM_JOB_END_TIME and SLURM_JOB_START_TIME from the job's credential into
+  // every task's environment, the batch script's included (24.11): the job's start and end (start
+  // + time limit; start + 365 days with an INFINITE limit).
+  bool jobTimes;
 };
 
 constexpr TaskEnv kTaskEnv[kCount] = {
-    {true, true},  // 24.11
-    {false, false},  // 22.05
+    {true, true, true},  // 24.11
+    {false, false, false},  // 22.05
 };
 
 inline const TaskEnv& taskEnv(const SlurmVersion& v) { return kTaskEnv[releaseIndex(v)]; }
