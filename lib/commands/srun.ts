@@ -460,8 +460,10 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   }
 
   // The step's I/O has ended: client_fini. A result other than 0 is srun's
-  // exit status (the plugin knows best why its job ended).
-  const mpiRc = await client.mpiFini();
+  // exit status (the plugin knows best why its job ended); 24.11 folds it
+  // into the launch's own result first, where a negative one is lost.
+  const finiRc = await client.mpiFini();
+  const mpiRc = finiRc < 0 && releaseRules(stack.slurmVersion).mpi.clientFiniNegativeDropped ? 0 : finiRc;
   const { raw, exitCode: tasksExit } = srunExitCode(step);
   // A launch that failed on a node: 24.11's srun ends with 1 at least.
   const launchFailedOnANode = step.nodes.some((n) => n.launchRc !== 0);

@@ -99,8 +99,10 @@ describe.each(releases())('mpi plugins: plugstack and the real Slurm %s agree', 
     c.verb('restart-slurmd');
     // plugstack: a copy of the cluster's slurm.conf, the SPANK trace built
     // against plugstack's spank.h.
+    // The cluster's PluginDir is read inside its root (24.11's is a trixie
+    // root): plugstack is given the same directories seen from outside.
     site = path.join(dir, 'slurm.conf');
-    fs.copyFileSync(c.conf, site);
+    fs.writeFileSync(site, [...rest.filter(Boolean), `PluginDir=${path.join(c.root ?? '/', DEBIAN_PLUGINS)}:${traceDir}`, ''].join('\n'));
     const spank = release === '22.05' ? compilePlugin('trace.c', { defines: { PLUGIN_VERSION: 0x160508 } }) : compilePlugin('trace.c');
     plugstackConf = path.join(dir, 'plugstack.conf');
     fs.writeFileSync(plugstackConf, `required ${spank} log=${log}\n`);
