@@ -6,71 +6,46 @@
  * (not the caller's). Measured on a real 22.05 and a real 24.11 with the
  * environ fixture (test/conformance/environ.test.ts).
  *
- * What differs between releases is the table below, one row per release.
+ * What differs between releases is the commandEnv table of
+ * native/core/rules/releases.json, one row per release.
  */
 import { native } from '../native/binding.js';
 import { userName } from '../daemon/job-script-env.js';
+import { releaseRules, type CommandEnvRules } from '../releases.generated.js';
 
-export interface CommandEnvRules {
-  /**
-   * srun sets these before local_user_init (env.c, setup_env's external
-   * launcher variables: MPICH's, Intel MPI's, Open MPI's and PRRTE's
-   * bootstrap through srun; 24.11).
-   */
-  readonly launcherVars: Readonly<Record<string, string>>;
-  /** setup_env writes SLURM_JOB_GID and SLURM_JOB_GROUP into srun's environment (24.11). */
-  readonly jobGroup: boolean;
-  /** setup_env writes SLURMD_DEBUG (srun's slurmd debug level, 2 unless -d) into srun's environment (24.11). */
-  readonly slurmdDebug: string | null;
-  /**
-   * SLURM_MPI_TYPE is in srun's environment only from when the mpi plugin
-   * loads (22.05, before init_post_opt); otherwise (24.11) "none" appears
-   * with the job's variables, before local_user_init, when no plugin loads.
-   */
-  readonly mpiNoneBeforeLocalUserInit: boolean;
-  /** slurmstepd has SLURM_MPI_TYPE of an srun step in its own environment (22.05: its mpi plugin's init sets it). */
-  readonly stepdMpiType: boolean;
-  /** S_JOB_UID and S_JOB_GID in srun's local_user_init: the caller's ids (22.05) or SLURM_AUTH_NOBODY (24.11 resets the option's uid and gid to 99 and srun passes those). */
-  readonly localUserInitNobody: boolean;
-}
-
-const EXTERNAL_LAUNCHER = '--external-launcher';
-
-export const COMMAND_ENV_RULES: Readonly<Record<'22.05' | '24.11', CommandEnvRules>> = {
-  '24.11': {
-    launcherVars: {
-      HYDRA_BOOTSTRAP: 'slurm',
-      HYDRA_LAUNCHER_EXTRA_ARGS: EXTERNAL_LAUNCHER,
-      I_MPI_HYDRA_BOOTSTRAP: 'slurm',
-      I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS: EXTERNAL_LAUNCHER,
-      OMPI_MCA_plm_slurm_args: EXTERNAL_LAUNCHER,
-      PRTE_MCA_plm_slurm_args: EXTERNAL_LAUNCHER,
-    },
-    jobGroup: true,
-    slurmdDebug: '2',
-    mpiNoneBeforeLocalUserInit: true,
-    stepdMpiType: false,
-    localUserInitNobody: true,
-  },
-  '22.05': {
-    launcherVars: {},
-    jobGroup: false,
-    slurmdDebug: null,
-    mpiNoneBeforeLocalUserInit: false,
-    stepdMpiType: true,
-    localUserInitNobody: false,
-  },
-};
+export type { CommandEnvRules } from '../releases.generated.js';
 
 /** SLURM_AUTH_NOBODY: the uid and gid 24.11's srun hands local_user_init. */
 export const SLURM_AUTH_NOBODY = 99;
 
+/** The commandEnv table of releases.json for the emulated release. */
 export function commandEnvRules(slurmVersion: string): CommandEnvRules {
-  const line = slurmVersion.split('.').slice(0, 2).join('.');
-  const rules = COMMAND_ENV_RULES[line as '22.05' | '24.11'];
-  if (!rules) throw new Error(`no command environment rules for Slurm ${slurmVersion}`);
-  return rules;
+  return releaseRules(slurmVersion).commandEnv;
 }
+
+/**
+ * set_env_from_opts' external-launcher variables (24.11), as it appends
+ * them to srun's, salloc's or a batch job's environment: none that is
+ * already there is replaced, and a HYDRA bootstrap pair only when the
+ * bootstrap is unset or "slurm" (getenv of the command's own environment).
+ */
+export function launcherEnv(slurmVersion: string, current: Record<string, string | undefined>): Record<string, string> {
+  const vars = commandEnvRules(slurmVersion).launcherVars;
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(vars)) {
+    // A bootstrap and its extra arguments go together.
+    const bootstrap = name.endsWith('_EXTRA_ARGS') ? HYDRA_PAIRS[name] : name.endsWith('BOOTSTRAP') ? name : undefined;
+    if (bootstrap !== undefined && current[bootstrap] !== undefined && current[bootstrap] !== 'slurm') continue;
+    if (current[name] === undefined) out[name] = value;
+  }
+  return out;
+}
+
+/** Each HYDRA extra-arguments variable's bootstrap variable. */
+const HYDRA_PAIRS: Record<string, string> = {
+  HYDRA_LAUNCHER_EXTRA_ARGS: 'HYDRA_BOOTSTRAP',
+  I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS: 'I_MPI_HYDRA_BOOTSTRAP',
+};
 
 /** systemd's default PATH: what a slurmd started as a service runs with. */
 export const SERVICE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -127,18 +102,46 @@ export function srunStepEnv(input: {
   gid: number;
   /** srun's environment so far: SLURM_MPI_TYPE is added only when absent. */
   current: Record<string, string>;
+  /** The srun runs inside a job (a batch script, salloc's command): its step joins the allocation. */
+  inside?: { nodes: number; memZero?: boolean };
 }): Record<string, string> {
   const rules = commandEnvRules(input.slurmVersion);
+  const inside = input.inside;
+  // Inside a job 24.11's srun never learns its job's user and group: the
+  // ids are 0 and the names are left as the job has them.
+  const user = inside && rules.innerSrunUserUnknown ? innerUserEnv(input.slurmVersion) : jobUserEnv(input.slurmVersion, input.uid, input.gid);
   const env: Record<string, string> = {
+    ...(inside ? innerStepEnv(input.slurmVersion, input.ntasks, inside, input.current) : {}),
     SLURM_NTASKS: String(input.ntasks),
     SLURM_NPROCS: String(input.ntasks),
     SLURM_STEP_ID: String(input.stepId),
     SLURM_STEPID: String(input.stepId),
-    ...jobUserEnv(input.slurmVersion, input.uid, input.gid),
-    ...rules.launcherVars,
+    ...user,
+    ...launcherEnv(input.slurmVersion, input.current),
   };
   if (rules.slurmdDebug !== null) env.SLURMD_DEBUG = input.current.SLURMD_DEBUG ?? rules.slurmdDebug;
   if (rules.mpiNoneBeforeLocalUserInit && input.current.SLURM_MPI_TYPE === undefined) env.SLURM_MPI_TYPE = 'none';
+  return env;
+}
+
+/** setup_env's user variables in an srun inside a job under 24.11: the ids of a record never filled (0), no names. */
+function innerUserEnv(slurmVersion: string): Record<string, string> {
+  return { SLURM_JOB_UID: '0', ...(commandEnvRules(slurmVersion).jobGroup ? { SLURM_JOB_GID: '0' } : {}) };
+}
+
+/**
+ * What only an srun inside a job writes: the step's distribution, which
+ * the step request got from srun's defaults (launch.c: cyclic when there
+ * are no more tasks than nodes, else block; unknown, and so not written,
+ * with a zero --mem), and 22.05's allocation variables for het component 0
+ * (_set_env_vars: the job's CPUs per node, unless already set).
+ */
+function innerStepEnv(slurmVersion: string, ntasks: number, inside: { nodes: number; memZero?: boolean }, current: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  const cpus = current.SLURM_JOB_CPUS_PER_NODE;
+  if (commandEnvRules(slurmVersion).innerSrunPackGroup && cpus !== undefined && current.SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0 === undefined)
+    env.SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0 = cpus;
+  if (!inside.memZero) env.SLURM_DISTRIBUTION = ntasks <= inside.nodes ? 'cyclic' : 'block';
   return env;
 }
 

@@ -20,6 +20,14 @@ export interface JobEnvInput {
   cpusPerTask?: number;
 }
 
+/** What env_array_for_batch_job also writes, on the batch host. */
+export interface BatchHostInput {
+  /** The batch host's name, as HOSTNAME. */
+  node: string;
+  /** SLURM_NODE_ALIASES from a NULL alias list, "(null)" (22.05). */
+  nodeAliasesNull: boolean;
+}
+
 /** env_array_for_job: the allocation, as srun and salloc export it. */
 export function allocationEnv(input: JobEnvInput): Record<string, string> {
   const nodes = compressHostlist(input.job.nodes);
@@ -42,15 +50,17 @@ export function allocationEnv(input: JobEnvInput): Record<string, string> {
 }
 
 /** env_array_for_batch_job: the batch script's job variables. */
-export function batchJobEnv(input: JobEnvInput): Record<string, string> {
+export function batchJobEnv(input: JobEnvInput, host?: BatchHostInput): Record<string, string> {
   const env: Record<string, string> = {
     SLURM_CLUSTER_NAME: input.job.clusterName,
     SLURM_JOB_ID: String(input.job.id),
     SLURM_JOB_NUM_NODES: String(input.job.nodes.length),
     SLURM_JOB_NODELIST: compressHostlist(input.job.nodes),
     SLURM_JOB_PARTITION: input.job.partition,
+    ...(host?.nodeAliasesNull ? { SLURM_NODE_ALIASES: '(null)' } : {}),
     SLURM_JOB_CPUS_PER_NODE: compressCounts(input.tasksPerNode.map((n) => Math.max(1, n))),
     ENVIRONMENT: 'BATCH',
+    ...(host ? { HOSTNAME: host.node } : {}),
     SLURM_JOBID: String(input.job.id),
     SLURM_NNODES: String(input.job.nodes.length),
     SLURM_NODELIST: compressHostlist(input.job.nodes),

@@ -10,6 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../native/binding.js';
 import { privateDir, stateDir, verifyPrivateDir } from './state-dir.js';
 import { parseResult } from '../commands/serialize.js';
@@ -173,9 +174,16 @@ export function srunShim(job: Job): string {
   const srun = path.join(bin, 'srun');
   privateDir(bin);
   const cli = path.join(packageRoot, 'bin', 'plugstack.js');
+  // Node runs it directly, with no shell in between: a shell would put PWD
+  // into the environment of the srun (and of its step), which a real srun
+  // started by salloc or a program does not have.
+  const direct = /^[^\s]+$/.test(process.execPath) && process.execPath.length < 120;
+  const text = direct
+    ? `#!${process.execPath}\nprocess.argv.splice(2, 0, 'run');\nimport(${JSON.stringify(pathToFileURL(cli).href)});\n`
+    : `#!/bin/sh\nexec '${process.execPath}' '${cli}' run "$@"\n`;
   try {
     // Only its owner may change it: the directory is first on the job's PATH.
-    fs.writeFileSync(srun, `#!/bin/sh\nexec '${process.execPath}' '${cli}' run "$@"\n`, { mode: 0o700, flag: 'wx' });
+    fs.writeFileSync(srun, text, { mode: 0o700, flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }

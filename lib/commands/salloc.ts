@@ -13,7 +13,7 @@ import { CommandConsole } from './console.js';
 import { allocationEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
 import { drainedBy, runEpilogs } from '../cluster/job-scripts.js';
 import { innerResults, srunShim } from '../cluster/jobs.js';
-import { commandEnvRules, entriesOf, slurmdEnv } from '../cluster/command-env.js';
+import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv } from '../cluster/command-env.js';
 import { requestJob } from './allocate.js';
 import { NO_VAL } from '../cluster/job-info.js';
 import type { CommandStack } from './srun.js';
@@ -107,7 +107,9 @@ async function salloc(stack: CommandStack, run: CommandRun): Promise<CommandResu
   const ownEnv: Record<string, string> = {
     ...allocationEnv({ job, jobName: b.jobName ?? 'interactive', submitDir: cwd, tasksPerNode: perNode }),
     ...(ntasks !== undefined ? { SLURM_NTASKS: String(ntasks), SLURM_NPROCS: String(ntasks) } : {}),
-    ...commandEnvRules(stack.slurmVersion).launcherVars,
+    // 22.05's env_array_for_job writes the (NULL) alias list too.
+    ...(commandEnvRules(stack.slurmVersion).nodeAliasesNull ? { SLURM_NODE_ALIASES: '(null)' } : {}),
+    ...launcherEnv(stack.slurmVersion, envRecord(ready.environ)),
   };
   let jobEnv = overlayEnv(ready.environ, ownEnv);
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));

@@ -19,7 +19,7 @@ import { withCommand, type CommandRun } from './command-run.js';
 import { batchJobEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { BATCH_STEP, innerResults, srunShim } from '../cluster/jobs.js';
-import { entriesOf, slurmdEnv } from '../cluster/command-env.js';
+import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv } from '../cluster/command-env.js';
 import { requestJob } from './allocate.js';
 import { NO_VAL } from '../cluster/job-info.js';
 import { jobRecordOf } from '../cluster/job-info.js';
@@ -109,7 +109,10 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const perNode = names.map((_, i) => (ntasks === undefined ? 1 : Math.floor(ntasks / nodes) + (i < ntasks % nodes ? 1 : 0)));
   const jobName = b.jobName ?? (ready.positional[0] ? path.basename(ready.positional[0]) : 'wrap');
   let jobEnv = exportedEnv(ready.environ, b.export);
-  jobEnv = overlayEnv(jobEnv, batchJobEnv({ job, jobName, submitDir: cwd, tasksPerNode: perNode, ...(ntasks !== undefined ? { ntasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }));
+  // set_env_from_opts: 24.11's sbatch appends the launcher variables to the job's environment.
+  jobEnv = overlayEnv(jobEnv, launcherEnv(stack.slurmVersion, envRecord(jobEnv)));
+  const batchHost = { node: names[0]!, nodeAliasesNull: commandEnvRules(stack.slurmVersion).nodeAliasesNull };
+  jobEnv = overlayEnv(jobEnv, batchJobEnv({ job, jobName, submitDir: cwd, tasksPerNode: perNode, ...(ntasks !== undefined ? { ntasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, batchHost));
   jobEnv = overlayEnv(jobEnv, commandProcessEnv('sbatch', envRecord(jobEnv), { slurmVersion: stack.slurmVersion, clusterName: job.clusterName }));
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
 

@@ -217,7 +217,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   ownEnv = {
     ...ownEnv,
     ...commandProcessEnv('srun', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, overcommit: b.overcommit, verbose: b.verbose, quiet: b.quiet }),
-    ...srunStepEnv({ slurmVersion: stack.slurmVersion, stepId, ntasks, uid, gid, current }),
+    ...srunStepEnv({ slurmVersion: stack.slurmVersion, stepId, ntasks, uid, gid, current, ...(existing ? { inside: { nodes: names.length, memZero: b.memZero } } : {}) }),
   };
   // 24.11 hands local_user_init the option's ids, reset to SLURM_AUTH_NOBODY.
   const nobody = commandEnvRules(stack.slurmVersion).localUserInitNobody;

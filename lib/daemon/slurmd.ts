@@ -15,6 +15,7 @@ import { uint32 } from '../validate.js';
 import { daemonMpiPlugins } from '../mpi/record.js';
 import { addJobContainerEvents, type JobContainerRecord } from '../job-container/record.js';
 import { jobContainerSettings } from '../job-container/settings.js';
+import { slurmdEnv } from '../cluster/command-env.js';
 import type { JobScriptStack } from './job-script.js';
 import type { SlurmdDaemon, SlurmdOptions, SlurmdStop } from './types.js';
 
@@ -38,7 +39,9 @@ export async function startSlurmd(stack: JobScriptStack, options: SlurmdOptions 
       // The daemon runs until stopped; start and stop have their own limits.
       timeoutMs: 0,
       daemon: true,
-      env: { ...(stack.hostEnv ?? process.env), SLURMD_NODENAME: node },
+      // slurmd's own environment: the stack's env, else a service's (PATH
+      // only), with the SLURM_CONF it read, never the caller's.
+      env: { ...slurmdEnv(stack.hostEnv, stack.slurmConfPath ?? stack.hostEnv?.SLURM_CONF), SLURMD_NODENAME: node },
       cwd: '/',
       onEvent: (e: HostEvent) => {
         if (e.t === 'started') onStarted(e);

@@ -23,6 +23,7 @@
 #include "mpi/plugin_list.h"
 #include "roles/role.h"
 #include "roles/stack_request.h"
+#include "rules/releases.h"
 #include "spank/help_format.h"
 #include "spank/job_records.h"
 #include "spank/stack.h"
@@ -172,6 +173,22 @@ void setOwnEnvironment(const json::Value& entries) {
     if (eq == std::string::npos || eq == 0) continue;
     setenv(entry.substr(0, eq).c_str(), entry.c_str() + eq + 1, 1);
   }
+}
+
+// 22.05's sbatch checking its options (_opt_verify): its job name (-J, else
+// "wrap", else the script's base name) goes into its own environment.
+void setSbatchJobName(const OptionStore& store) {
+  std::optional<std::string> name;
+  const BuiltinOption* jobName = store.find("job-name");
+  const BuiltinOption* wrap = store.find("wrap");
+  if (jobName && store.isSet(*jobName)) name = store.get(*jobName);
+  if (!name && wrap && store.isSet(*wrap)) name = "wrap";
+  if (!name && !store.argv.empty()) {
+    const std::string& script = store.argv[0];
+    size_t slash = script.rfind('/');
+    name = slash == std::string::npos ? script : script.substr(slash + 1);
+  }
+  if (name) setenv("SLURM_JOB_NAME", name->c_str(), 1);
 }
 
 std::string helpText(Stack& stack, Command command) {
@@ -498,6 +515,7 @@ int runClientRole(Channel& channel, const json::Value& request) {
   }
   if (s.command == Command::Srun) store.argv = options.positional();
   if (s.filters->preSubmit(s.options.get(), 0)) return filterRefused(s);
+  if (s.command == Command::Sbatch && releases::client(settings.version).sbatchJobNameEnv) setSbatchJobName(store);
   options.verifyTaskCount();
   if (int x11 = options.verifyX11()) return finish(s, x11, "options");
   // 22.05 loads srun's mpi plugin while verifying the options, before

@@ -419,6 +419,7 @@ StepOutcome StepLifecycle::run(const ParsedConf& conf) {
     outcome_.managerRc = SLURM_ERROR;
     outcome_.launchRc = SLURM_ERROR;
   } else {
+    applyStepUmask(spec_);
     // slurmstepd sets up the step's IO here: from now on its error
     // messages reach srun (through task 0's stderr).
     emitEvent(Event(msg::kIo));

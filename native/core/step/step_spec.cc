@@ -93,6 +93,9 @@ bool readStepSpec(const json::Value& step, StepSpec* out, std::string* error) {
   if (step["srunCommPort"].isNumber()) out->srunCommPort = r.u32("srunCommPort");
   out->launchNodeAddress = r.optString("launchNodeAddress");
   out->workingCluster = r.optString("workingCluster");
+  const json::Value& job = step["job"];
+  if (job["start_time"].isNumber()) out->jobStartTime = static_cast<long long>(job["start_time"].asNumber());
+  if (job["end_time"].isNumber()) out->jobEndTime = static_cast<long long>(job["end_time"].asNumber());
 
   std::vector<std::string> argv = r.strings("argv", true);
   if (r.ok() && argv.empty()) r.fail("step.argv must not be empty");

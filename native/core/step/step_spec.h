@@ -32,6 +32,10 @@ struct StepSpec {
   // SLURM_WORKING_CLUSTER, which 22.05's setup_env writes for every task.
   std::optional<std::string> workingCluster;
   bool oomKillStep = false;
+  // The job's start and end time as its credential carries them (the job
+  // record's start_time and end_time), when the request has the job.
+  std::optional<long long> jobStartTime;
+  std::optional<long long> jobEndTime;
 
   JobIdentity identity() const { return {record.uid, record.gid, record.gids}; }
   bool batch() const { return record.stepId == kBatchScriptStep; }

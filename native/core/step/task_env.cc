@@ -54,8 +54,13 @@ void applyTaskEnv(EnvArray& env, const StepSpec& spec, const TaskRecord& task,
   setConf(env);
   if (step.cpus) setNumber(env, "SLURM_CPUS_ON_NODE", step.cpus);
   if (releases::taskEnv(version).oomKillStep) setNumber(env, "SLURM_OOM_KILL_STEP", spec.oomKillStep ? 1 : 0);
+  // 24.11: the job's end and start time from the credential, in setup_env's
+  // order around the job id.
+  const bool jobTimes = releases::taskEnv(version).jobTimes;
+  if (jobTimes && spec.jobEndTime) setNumber(env, "SLURM_JOB_END_TIME", *spec.jobEndTime);
   setNumber(env, "SLURM_JOB_ID", step.jobId);
   setNumber(env, "SLURM_JOBID", step.jobId);
+  if (jobTimes && spec.jobStartTime) setNumber(env, "SLURM_JOB_START_TIME", *spec.jobStartTime);
   setNumber(env, "SLURM_TASK_PID", getpid());
   setNumber(env, "SLURM_NODEID", step.nodeId);
   setNumber(env, "SLURM_PROCID", task.gtid);
@@ -86,6 +91,17 @@ void applyEpilogTaskEnv(EnvArray& env, const StepSpec& spec, const TaskRecord& t
   setUser(env, spec, 0, releases::taskEnv(version).setupEnvJobGid);
   env.set("SLURM_SCRIPT_CONTEXT", "epilog_task");
   env.set("SLURMD_NODENAME", spec.nodeName);
+}
+
+void applyStepUmask(StepSpec& spec) {
+  const char* value = spec.record.env.get("SLURM_UMASK");
+  if (!value) return;
+  mode_t mask = static_cast<mode_t>(std::strtol(value, nullptr, 8));
+  // Only the steps that stand for the job itself drop it from the job's
+  // environment; an srun step keeps it for the sruns its tasks start.
+  uint32_t id = spec.record.stepId;
+  if (id == kBatchScriptStep || id == kExternStep || id == kInteractiveStep) spec.record.env.unset("SLURM_UMASK");
+  umask(mask);
 }
 
 void makeTmpdir(EnvArray& env) {

@@ -26,6 +26,12 @@ void applyTaskEnv(EnvArray& env, const StepSpec& spec, const TaskRecord& task,
 void applyEpilogTaskEnv(EnvArray& env, const StepSpec& spec, const TaskRecord& task,
                         const SlurmVersion& version);
 
+// set_umask, before the step's IO and user_init: the umask SLURM_UMASK of
+// the job's environment names (octal) becomes slurmstepd's, and so its
+// tasks'; the batch, extern and interactive steps also take the variable
+// out of the job's environment.
+void applyStepUmask(StepSpec& spec);
+
 // TMPDIR for local task 0: /tmp when unset; created when set, and reset to
 // /tmp (with Slurm's messages) when it cannot be used.
 void makeTmpdir(EnvArray& env);
