@@ -7,6 +7,7 @@
  * slurmd's environment rather than the caller's. The same runs are compared
  * with a real 22.05 and 24.11 in test/conformance/environ.test.ts.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Plugstack } from '../lib/plugstack.js';
@@ -151,5 +152,111 @@ describe('S_JOB_UID and S_JOB_GID in srun local_user_init', () => {
       expect(lui.S_JOB_UID, release).toBe(`0:${want}`);
       expect(lui.S_JOB_GID, release).toBe(`0:${release === '24.11' ? 99 : process.getgid!()}`);
     }
+  });
+});
+
+describe.each(['22.05', '24.11'] as Release[])('whole environments as the real Slurm %s has them', (release) => {
+  const is2411 = release === '24.11';
+  const taskRecords = (rec: Recorded) => rec.env.get('task_init@2')!;
+
+  it('24.11: the job start and end time in every task, start + 365 days without a time limit, + the limit with -t', async () => {
+    const plain = await run(release, 'srun', ['-n', '2', 'true']);
+    const limited = await run(release, 'srun', ['-n', '1', '-t', '5', 'true']);
+    for (const [{ rec }, span] of [[plain, 365 * 24 * 3600], [limited, 300]] as const) {
+      for (const t of taskRecords(rec)) {
+        if (!is2411) {
+          expect(t.job.SLURM_JOB_START_TIME).toBeUndefined();
+          expect(t.job.SLURM_JOB_END_TIME).toBeUndefined();
+          continue;
+        }
+        const start = Number(t.job.SLURM_JOB_START_TIME);
+        expect(Math.abs(start - Date.now() / 1000)).toBeLessThan(600);
+        expect(Number(t.job.SLURM_JOB_END_TIME) - start).toBe(span);
+      }
+      // Not in slurmstepd's job environment before its tasks.
+      expect(rec.env.get('user_init@2')![0]!.job.SLURM_JOB_START_TIME).toBeUndefined();
+    }
+  });
+
+  it('the batch job: HOSTNAME, 22.05 SLURM_NODE_ALIASES=(null), 24.11 launcher variables and job times; SLURM_UMASK becomes the umask and leaves the environment', async () => {
+    const { result, rec } = await run(release, 'sbatch', ['-W', '--wrap', 'umask; echo UMASK=$SLURM_UMASK'], [], { SLURM_UMASK: '0027', HYDRA_BOOTSTRAP: 'ssh' });
+    expect(result.exitCode).toBe(0);
+    expect(result.output!.text).toBe('0027\nUMASK=\n');
+    const [init] = rec.env.get('init@2')!;
+    const [user] = rec.env.get('user_init@2')!;
+    expect(init!.job.SLURM_UMASK).toBe('0027');
+    expect(user!.job.SLURM_UMASK).toBeUndefined();
+    expect(init!.job.HOSTNAME).toBe('node0');
+    expect(init!.job.SLURM_NODE_ALIASES).toBe(is2411 ? undefined : '(null)');
+    // set_env_from_opts appends: the caller's bootstrap stays, and with it no extra arguments.
+    expect(init!.job.HYDRA_BOOTSTRAP).toBe('ssh');
+    expect(init!.job.HYDRA_LAUNCHER_EXTRA_ARGS).toBeUndefined();
+    expect(init!.job.I_MPI_HYDRA_BOOTSTRAP).toBe(is2411 ? 'slurm' : undefined);
+    expect(init!.job.OMPI_MCA_plm_slurm_args).toBe(is2411 ? '--external-launcher' : undefined);
+    const [task] = taskRecords(rec);
+    expect(task!.job.SLURM_JOB_END_TIME !== undefined).toBe(is2411);
+  });
+
+  it('an srun step keeps SLURM_UMASK and runs its tasks with it', async () => {
+    const { result } = await run(release, 'srun', ['-n', '1', 'sh', '-c', 'umask; echo UMASK=$SLURM_UMASK'], [], { SLURM_UMASK: '0027' });
+    expect(result.stdout).toBe('0027\nUMASK=0027\n');
+  });
+
+  it("22.05 sbatch: its job name in its own environment from init_post_opt on (-J, else wrap, else the script's name)", async () => {
+    const dir = tempDir('command-env-script-');
+    const script = writeFile(dir, 'job.sh', '#!/bin/sh\ntrue\n');
+    for (const [args, name] of [
+      [['--wrap', 'true'], 'wrap'],
+      [['-J', 'named', '--wrap', 'true'], 'named'],
+      [[script], 'job.sh'],
+    ] as const) {
+      const { rec } = await run(release, 'sbatch', [...args]);
+      expect(rec.env.get('init@3')![0]!.env.SLURM_JOB_NAME, name).toBeUndefined();
+      expect(rec.env.get('init_post_opt@3')![0]!.env.SLURM_JOB_NAME, name).toBe(is2411 ? undefined : name);
+    }
+  });
+
+  it('an srun inside a job: its distribution, 22.05 PACK_GROUP_0, 24.11 user and group left as the job has them; no PWD from plugstack', async () => {
+    const cases = [
+      [['-n', '1'], 'cyclic'],
+      [['-n', '2'], 'block'],
+      [['-n', '2', '--mem=0'], undefined],
+    ] as const;
+    for (const [srunArgs, distribution] of cases) {
+      const { result, rec } = await run(release, 'salloc', ['-n', '2', 'srun', ...srunArgs, 'true']);
+      expect(result.exitCode, srunArgs.join(' ')).toBe(0);
+      const [init] = rec.env.get('init@1')!;
+      const [lui] = rec.env.get('local_user_init@1')!;
+      expect(init!.env.PWD).toBeUndefined();
+      expect(lui!.env.SLURM_DISTRIBUTION, srunArgs.join(' ')).toBe(distribution);
+      expect(taskRecords(rec)[0]!.job.SLURM_DISTRIBUTION).toBe(distribution);
+      expect(lui!.env.SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0).toBe(is2411 ? undefined : lui!.env.SLURM_JOB_CPUS_PER_NODE);
+      // salloc's environment has no user name; 24.11's srun inside writes ids of 0 and no names.
+      expect(lui!.env.SLURM_JOB_USER).toBe(is2411 ? undefined : os.userInfo().username);
+      expect(lui!.env.SLURM_JOB_GROUP).toBeUndefined();
+      expect(lui!.env.SLURM_JOB_UID).toBe(is2411 ? '0' : String(process.getuid!()));
+    }
+    // A standalone srun has none of it.
+    const alone = await run(release, 'srun', ['-n', '1', 'true']);
+    expect(alone.rec.env.get('local_user_init@1')![0]!.env.SLURM_DISTRIBUTION).toBeUndefined();
+  });
+
+  it("slurmd's own environment is PATH and SLURM_CONF, not the caller's", async () => {
+    const dir = tempDir('command-env-slurmd-');
+    const log = path.join(dir, 'environ.log');
+    const so = release === '22.05' ? compilePlugin('environ.c', { defines: { PLUGIN_VERSION: 0x160508 } }) : compilePlugin('environ.c');
+    const conf = writeFile(dir, 'plugstack.conf', `required ${so} log=${log}\n`);
+    const slurmConf = writeFile(dir, 'slurm.conf', `ClusterName=c\nSlurmctldHost=localhost\nPlugStackConfig=${conf}\nNodeName=node0\nPartitionName=debug Nodes=node0 Default=YES\n`);
+    process.env.CALLER_MARK_SLURMD = 'caller';
+    try {
+      const stack = await Plugstack.load(conf, { pluginDir: [], slurmVersion: release, slurmConf });
+      const slurmd = await stack.slurmd();
+      await slurmd.stop();
+    } finally {
+      delete process.env.CALLER_MARK_SLURMD;
+    }
+    const [init] = parse(readLog(log)).env.get('init@4')!;
+    expect(Object.keys(init!.env).filter((k) => !/^(ASAN|UBSAN|LSAN)_OPTIONS$|^PLUGSTACK_HOST_DIR$/.test(k)).sort()).toEqual(['PATH', 'SLURM_CONF']);
+    expect(init!.env.SLURM_CONF).toBe(slurmConf);
   });
 });

@@ -40,8 +40,9 @@ export async function startSlurmd(stack: JobScriptStack, options: SlurmdOptions 
       timeoutMs: 0,
       daemon: true,
       // slurmd's own environment: the stack's env, else a service's (PATH
-      // only), with the SLURM_CONF it read, never the caller's.
-      env: { ...slurmdEnv(stack.hostEnv, stack.slurmConfPath ?? stack.hostEnv?.SLURM_CONF), SLURMD_NODENAME: node },
+      // only), with the SLURM_CONF it read, never the caller's (a real
+      // slurmd has PATH and SLURM_CONF, no SLURMD_NODENAME).
+      env: slurmdEnv(stack.hostEnv, stack.slurmConfPath ?? stack.hostEnv?.SLURM_CONF),
       cwd: '/',
       onEvent: (e: HostEvent) => {
         if (e.t === 'started') onStarted(e);
