@@ -247,6 +247,25 @@
       "cflags": ["<@(plugin_cflags)"],
       "ldflags": ["<@(plugin_ldflags)"]
     },
+    # plugstack's own job_container/tmpfs (native/plugins/job_container_tmpfs),
+    # beside plugstack-host in job_container/: Slurm's needs slurmd's
+    # internals; this one serves 22.05 and 24.11 alike.
+    {
+      "target_name": "job_container_tmpfs",
+      "type": "shared_library",
+      "product_prefix": "",
+      "product_extension": "so",
+      "product_dir": "<(PRODUCT_DIR)/bin/job_container",
+      "sources": [
+        "native/plugins/job_container_tmpfs/conf.c",
+        "native/plugins/job_container_tmpfs/exports.c",
+        "native/plugins/job_container_tmpfs/ns.c",
+        "native/plugins/job_container_tmpfs/step_2411.c"
+      ],
+      "include_dirs": ["include"],
+      "cflags": ["<@(plugin_cflags)"],
+      "ldflags": ["-Wl,--version-script=<(module_root_dir)/native/plugins/job_container.map"]
+    },
     {
       "target_name": "mpi_none",
       "type": "shared_library",

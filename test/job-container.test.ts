@@ -217,6 +217,9 @@ describe('24.11: the calls, in the processes Slurm makes them', () => {
     const jc = result.jobContainer!;
     expect(jc.types).toEqual(['job_container/trace']);
     expect(jc.calls.map((c) => [c.hook, c.process, c.node, c.task ?? null, c.rc])).toEqual([
+      // The job's slurmd has just started (plugstack starts one per job).
+      ['restore', 'slurmd', 0, null, 0],
+      ['restore', 'slurmd', 1, null, 0],
       ['send_stepd', 'slurmd', 0, null, 0],
       ['send_stepd', 'slurmd', 1, null, 0],
       ['join', 'slurmd_child', 0, null, 0],
@@ -264,9 +267,11 @@ describe('22.05: the calls, in the processes Slurm makes them', () => {
     for (const t of seq.filter((c) => c.name === 'jc:join'))
       expect(seq.filter((c) => c.pid === t.pid).map((c) => c.name)).toEqual(['jc:join', 'task_init_privileged', 'task_init']);
     expect(result.jobContainer!.calls.map((c) => [c.hook, c.process])).toEqual([
+      ['restore', 'slurmd'],
+      ['restore', 'slurmd'],
       ['create', 'slurmd'],
       ['create', 'slurmd'],
-      ...result.jobContainer!.calls.slice(2, -2).map((c) => [c.hook, c.hook === 'add_cont' ? 'slurmstepd' : 'task']),
+      ...result.jobContainer!.calls.slice(4, -2).map((c) => [c.hook, c.hook === 'add_cont' ? 'slurmstepd' : 'task']),
       ['delete', 'slurmd'],
       ['delete', 'slurmd'],
     ]);
@@ -315,5 +320,76 @@ describe.each(RELEASES)('Slurm %s: the extern step and the run\'s mount namespac
     }
     // No extern step's sleeper is left.
     for (const c of extern) expect(fs.existsSync(`/proc/${c.pid}`)).toBe(false);
+  });
+});
+
+const asRoot = process.getuid!() === 0;
+
+/** A site with plugstack's job_container/tmpfs: BasePath outside /tmp and /dev/shm. */
+function tmpfsSite(release: string, jobContainerConf: (base: string) => string, extra: string[] = []) {
+  const dir = fs.mkdtempSync('/var/tmp/plugstack-jc-test-');
+  const conf = writeFile(dir, 'plugstack.conf', '');
+  const slurmConf = writeFile(dir, 'slurm.conf', ['JobContainerType=job_container/tmpfs', 'PrologFlags=Contain', `PlugStackConfig=${conf}`, ...extra, ''].join('\n'));
+  writeFile(dir, 'job_container.conf', jobContainerConf(`${dir}/base`));
+  return { dir, conf, slurmConf, load: () => Plugstack.load(conf, { slurmConf, slurmVersion: release }) };
+}
+
+const SHARE =
+  'if [ $SLURM_PROCID = 0 ]; then echo hi > /tmp/from0; else i=0; while [ ! -e /tmp/from0 ] && [ $i -lt 1000 ]; do i=$((i+1)); sleep 0.01; done; fi; ' +
+  'echo T$SLURM_PROCID $(ls -A /tmp | tr "\\n" " ")$(stat -c %U:%a /tmp)';
+
+describe.each(RELEASES)('Slurm %s: plugstack\'s job_container/tmpfs (root)', (release) => {
+  it.skipIf(!asRoot)('tasks of one job share a private /tmp; a second job does not see it; the machine is untouched', async () => {
+    const mounts = fs.readFileSync('/proc/self/mountinfo', 'utf8');
+    const site = tmpfsSite(release, (base) => `AutoBasePath=true\nBasePath=${base}\n`);
+    try {
+      const stack = await site.load();
+      const first = await stack.srun({ args: ['-n', '2', '-l', 'sh', '-c', SHARE], cwd: '/', env: { PATH: '/usr/bin:/bin' } });
+      expect(first.exitCode, `${first.stderr}\n${first.steps[0]!.log.map((l) => l.message).join('\n')}`).toBe(0);
+      expect(first.stdout.split('\n').filter(Boolean).sort()).toEqual(['0: T0 from0 root:700', '1: T1 from0 root:700']);
+      const jc = first.jobContainer!;
+      const tasks = jc.calls.filter((c) => c.process === 'task');
+      expect(tasks.map((c) => c.rc)).toEqual([0, 0]);
+      // The tasks are in the job's namespace, not the run's, and both in the same one.
+      const runNs = jc.calls.find((c) => c.hook === 'stepd_create')!.mntNs;
+      expect(new Set(tasks.map((c) => c.mntNs)).size).toBe(1);
+      expect(tasks[0]!.mntNs).not.toBe(runNs);
+      expect(jc.calls.find((c) => c.hook === 'stepd_delete')!.rc).toBe(0);
+      const second = await stack.srun({ args: ['-n', '1', 'sh', '-c', 'ls -A /tmp; echo end'], cwd: '/', env: { PATH: '/usr/bin:/bin' } });
+      expect(second.stdout, `${second.stderr}\n${second.steps[0]!.log.map((l) => l.message).join('\n')}\n${JSON.stringify(second.jobContainer)}`).toBe('end\n');
+      expect(fs.existsSync('/tmp/from0')).toBe(false);
+      expect(fs.readdirSync(`${site.dir}/base`)).toEqual([]);
+      expect(fs.readFileSync('/proc/self/mountinfo', 'utf8')).toBe(mounts);
+    } finally {
+      fs.rmSync(site.dir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!asRoot)('NodeName= lines scope the settings (%n expanded): BasePath=none leaves a node without a private /tmp', async () => {
+    const site = tmpfsSite(release, (base) => `AutoBasePath=true\nBasePath=${base}/%n\nNodeName=node1 BasePath=none\n`);
+    try {
+      const stack = await site.load();
+      fs.writeFileSync(`${site.dir}/marker`, '');
+      const r = await stack.srun({ args: ['-N', '2', '-n', '2', '-l', 'sh', '-c', `echo N$SLURM_NODEID $(ls -A /tmp | wc -l)`], cwd: '/', env: { PATH: '/usr/bin:/bin' } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      const lines = r.stdout.split('\n').filter(Boolean).sort();
+      expect(lines[0]).toBe('0: N0 0');
+      expect(Number(lines[1]!.split(' ')[2])).toBeGreaterThan(0);
+      expect(fs.readdirSync(`${site.dir}/base`)).toEqual(['node0']);
+    } finally {
+      fs.rmSync(site.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a BasePath inside Dirs is refused, as Slurm refuses it (fatal)', async () => {
+    const site = tmpfsSite(release, () => 'BasePath=/tmp/jobs\nDirs=/tmp,/dev/shm\n');
+    try {
+      const report = await (await site.load()).check();
+      expect(report.jobContainer!.plugins[0]).toMatchObject({ type: 'tmpfs', loaded: false, code: 'PLUGIN_INIT_FAILED' });
+      expect(report.jobContainer!.log.map((l) => l.message).join('\n')).toContain('BasePath(/tmp/jobs) cannot also be mounted as a directory in Dirs (/tmp)');
+      expect(report.ok).toBe(false);
+    } finally {
+      fs.rmSync(site.dir, { recursive: true, force: true });
+    }
   });
 });

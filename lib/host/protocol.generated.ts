@@ -77,6 +77,7 @@ export interface JobContainerSettings {
   prologFlags?: string[];
   containSpank?: boolean;
   spoolDir?: string;
+  slurmConf?: string;
   recover?: boolean;
   stepdData?: string;
   stepdSendFailed?: boolean;
@@ -109,7 +110,7 @@ export interface SlurmdRequest extends StackRequest {
   mpiCheck?: boolean;
   jobContainerCheck?: boolean;
   jobContainer?: JobContainerSettings;
-  jobContainerOp?: { op: "create" | "delete" | "send_stepd"; jobId: number; uid: number };
+  jobContainerOp?: { op: "restore" | "create" | "delete" | "send_stepd"; jobId: number; uid: number };
 }
 
 export interface JobScriptRequest extends StackRequest {
@@ -783,6 +784,7 @@ export const CATALOGUE = {
         },
         "containSpank?": "bool",
         "spoolDir?": "string",
+        "slurmConf?": "string",
         "recover?": "bool",
         "stepdData?": "string",
         "stepdSendFailed?": "bool"
@@ -931,6 +933,7 @@ export const CATALOGUE = {
         "object": {
           "op": {
             "enum": [
+              "restore",
               "create",
               "delete",
               "send_stepd"

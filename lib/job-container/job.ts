@@ -71,7 +71,7 @@ export class JobContainerJob {
     addJobContainerEvents(this.out.record, events, { node, ...(step !== undefined ? { step } : {}) });
   }
 
-  private async ops(op: 'create' | 'delete' | 'send_stepd'): Promise<Map<number, SlurmdOpResult>> {
+  private async ops(op: 'restore' | 'create' | 'delete' | 'send_stepd'): Promise<Map<number, SlurmdOpResult>> {
     const stack = { ...this.stack, hostEnv: { ...(this.stack.hostEnv ?? process.env), ...this.env() } };
     const done = await Promise.all(
       this.nodes.map((n) => runSlurmdOp(stack, this.settings, op, n.name, this.job.jobId, this.job.uid, OP_TIMEOUT_MS).then((r) => ({ n, r }))),
@@ -109,6 +109,9 @@ export class JobContainerJob {
             'not root: the job_container plugins run without a mount namespace of the run (that needs CAP_SYS_ADMIN); a plugin that mounts or unshares fails with EPERM, as it would in an unprivileged slurmd',
           node: n.nodeId,
         });
+    // The job's slurmd has just started (plugstack starts none for long):
+    // restore, as slurmd at its start.
+    await this.ops('restore');
     if (this.release2205) await this.ops('create');
     if (!containsJobs({ prologFlags: this.settings.prologFlags ?? [] } as never)) return;
     const settings = await this.stepdSettings();

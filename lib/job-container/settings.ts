@@ -13,6 +13,8 @@ export interface JobContainerSettings {
   prologFlags?: string[];
   containSpank?: boolean;
   spoolDir?: string;
+  /** The slurm.conf (job_container.conf is read beside it). */
+  slurmConf?: string;
   recover?: boolean;
   /** 24.11: what slurmd's send_stepd wrote for one slurmstepd (hex), and whether it failed. */
   stepdData?: string;
@@ -33,6 +35,7 @@ export function jobContainerSettings(conf: SlurmConf | undefined): JobContainerS
     prologFlags: [...conf.prologFlags],
     containSpank: conf.slurmdParameters.some((p) => p.toLowerCase() === 'contain_spank'),
     spoolDir: conf.slurmdSpoolDir ?? DEFAULT_SLURMD_SPOOL_DIR,
+    slurmConf: conf.path,
   };
 }
 

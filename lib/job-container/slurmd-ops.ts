@@ -26,7 +26,7 @@ export interface SlurmdOpResult {
 export async function runSlurmdOp(
   stack: { conf: string; slurmVersion: string; pluginDirs: readonly string[]; hostEnv: NodeJS.ProcessEnv | undefined },
   settings: JobContainerSettings,
-  op: 'create' | 'delete' | 'send_stepd',
+  op: 'restore' | 'create' | 'delete' | 'send_stepd',
   node: string,
   jobId: number,
   uid: number,

@@ -42,7 +42,11 @@ bool JcDaemon::op(const std::string& op, uint32_t jobId, uid_t uid) {
   call.process = JcProcess::Slurmd;
   call.jobId = jobId;
   call.uid = uid;
-  if (op == "create" && list_.has(JcHook::Create)) {
+  if (op == "restore") {
+    call.dir = list_.settings().spoolDir;
+    call.recover = recover_;
+    if (list_.call(JcHook::Restore, call) != 0) slurmLog(LogLevel::Error, "Unable to restore job_container state.");
+  } else if (op == "create" && list_.has(JcHook::Create)) {
     if (list_.call(JcHook::Create, call) != 0)
       slurmLog(LogLevel::Error, "container_g_create(" + std::to_string(jobId) + "): " + slurmErrorText(errno));
   } else if (op == "delete" && list_.has(JcHook::Delete)) {

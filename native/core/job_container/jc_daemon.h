@@ -25,6 +25,7 @@ class JcDaemon {
   // plugstack check: init and fini only.
   bool check();
   // One of slurmd's calls for a job, in a slurmd process of its own:
+  // restore (slurmd's start, as the job's slurmd has just started),
   // create (22.05, before the job's first step on the node; an error only
   // logged), delete (22.05, once the job has ended there), send_stepd
   // (24.11, for one slurmstepd: what it wrote goes to Node as hex in a

@@ -1,6 +1,7 @@
 #include "job_container/jc_list.h"
 
 #include "common/slurm_log.h"
+#include "mpi/mpi_plugin.h"
 
 namespace plugstack {
 
@@ -18,6 +19,7 @@ bool readJcSettings(const json::Value& v, JcSettings* out, std::string* error) {
     for (const auto& f : v["prologFlags"].asArray()) out->flags.push_back(f.asString());
   out->containSpank = v["containSpank"].isBool() && v["containSpank"].asBool();
   if (v["spoolDir"].isString()) out->spoolDir = v["spoolDir"].asString();
+  if (v["slurmConf"].isString()) out->slurmConf = v["slurmConf"].asString();
   if (v["stepdData"].isString()) {
     const std::string& hex = v["stepdData"].asString();
     for (size_t i = 0; i + 1 < hex.size(); i += 2) out->stepdData.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
@@ -33,6 +35,9 @@ JcList::JcList(JcSettings settings, std::vector<std::string> pluginDirs, const S
 JcList::~JcList() = default;
 
 JcList::Init JcList::init() {
+  setJcSlurmConf(settings_.slurmConf);
+  // plugstack's own plugins claim the release emulated (mpi_plugin.h).
+  setMpiEmulatedVersion(version_);
   int ref = kJcRefBase;
   for (const auto& type : settings_.types) {
     JcLoadRequest load;

@@ -22,6 +22,7 @@ struct JcSettings {
   std::vector<std::string> flags;  // PrologFlags
   bool containSpank = false;       // SlurmdParameters=contain_spank
   std::string spoolDir;            // SlurmdSpoolDir (restore's dir_name)
+  std::string slurmConf;           // the slurm.conf (job_container.conf is beside it)
   // 24.11: what slurmd's send_stepd wrote for this slurmstepd (hex in the
   // request), and whether send_stepd failed (slurmd then closes the pipe).
   std::string stepdData;

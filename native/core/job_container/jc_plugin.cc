@@ -1,7 +1,9 @@
 #include "job_container/jc_plugin.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstring>
 
@@ -9,6 +11,7 @@
 #include "common/hook_scope.h"
 #include "common/problem.h"
 #include "common/slurm_log.h"
+#include "common/visibility.h"
 #include "plugins/load_failure.h"
 #include "protocol/messages.h"
 #include "rules/slurm_errors.h"
@@ -44,6 +47,26 @@ const char* jcProcessName(JcProcess p) {
   }
   return "?";
 }
+
+namespace {
+std::string g_slurmConf;
+}  // namespace
+
+void setJcSlurmConf(const std::string& path) { g_slurmConf = path; }
+
+std::string builtinJcDir() {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return {};
+  std::string dir(exe, static_cast<size_t>(n));
+  dir = dir.substr(0, dir.rfind('/'));
+  struct stat st;
+  for (const std::string& d : {dir + "/job_container", dir + "/bin/job_container"})
+    if (stat(d.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return d;
+  return dir + "/job_container";
+}
+
+bool jcServedByPlugstack(const std::string& type) { return type == "tmpfs"; }
 
 uint64_t currentMountNamespace() {
   struct stat st;
@@ -109,8 +132,26 @@ JcPlugin::Outcome JcPlugin::load(const JcLoadRequest& request) {
              {"kind", "job_container"}});
   std::vector<const char*> hooks;
   for (size_t i = 0; i < release_->count; i++) hooks.push_back(release_->symbols[i].symbol);
-  ContextResult r =
-      createPluginContext("job_container", type, hooks, request.pluginDirs, request.version, ref_, &context_);
+  std::vector<std::string> dirs = request.pluginDirs;
+  if (jcServedByPlugstack(request.type)) {
+    for (const auto& d : request.pluginDirs) {
+      std::string site = d + "/job_container_" + request.type + ".so";
+      struct stat st;
+      if (stat(site.c_str(), &st) != 0) continue;
+      Diagnostic note;
+      note.severity = Severity::Warning;
+      note.code = "JOB_CONTAINER_PLUGSTACK_TMPFS";
+      note.message = site + " is passed over: Slurm's " + type +
+                     " needs slurmd's internals and cannot run outside Slurm; plugstack's own " + type +
+                     " serves the job (job_container.conf read beside slurm.conf)";
+      note.file = request.file;
+      note.line = request.line;
+      reportProblem(note, {{"ref", ref_}});
+      break;
+    }
+    dirs.assign({builtinJcDir()});
+  }
+  ContextResult r = createPluginContext("job_container", type, hooks, dirs, request.version, ref_, &context_);
   if (r.outcome == ContextOutcome::MissingSymbols) {
     std::string message = context_.file.path + ": " + describeHooks(context_.file.path, *release_) +
                           "; Slurm " + request.version.text() +
@@ -242,3 +283,12 @@ void JcPlugin::unload() {
 }
 
 }  // namespace plugstack
+
+extern "C" {
+
+// plugstack's own job_container/tmpfs reads job_container.conf beside it.
+PLUGSTACK_EXPORT const char* plugstack_slurm_conf(void) {
+  return plugstack::g_slurmConf.empty() ? nullptr : plugstack::g_slurmConf.c_str();
+}
+
+}  // extern "C"

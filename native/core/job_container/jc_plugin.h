@@ -90,4 +90,12 @@ class JcPlugin {
 // The mount namespace this process is in (the inode of /proc/self/ns/mnt).
 uint64_t currentMountNamespace();
 
+// The slurm.conf plugstack's own plugins read beside (plugstack_slurm_conf()).
+void setJcSlurmConf(const std::string& path);
+// Where plugstack's own job_container plugins are (tmpfs).
+std::string builtinJcDir();
+// Types plugstack serves with a plugin of its own: tmpfs (Slurm's needs
+// slurmd's internals).
+bool jcServedByPlugstack(const std::string& type);
+
 }  // namespace plugstack
