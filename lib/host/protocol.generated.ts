@@ -296,7 +296,7 @@ export interface MpiEvent {
   envBroken?: string;
 }
 
-/** A job_container plugin's hook ran (after enter/leave): the Slurm process it ran in (slurmd, slurmd_child: slurmd's child that becomes a slurmstepd, slurmstepd, task, spank_child: contain_spank's child of a SPANK callback, script: a task prolog/epilog, check), its arguments, its result (fd for join_external), and the mount namespace (inode of /proc/self/ns/mnt) the process was in afterwards. */
+/** A job_container plugin's hook ran (after enter/leave): the Slurm process it ran in (slurmd, slurmd_child: slurmd's child that becomes a slurmstepd, slurmstepd, task, spank_child: contain_spank's child of a SPANK callback, script: a task prolog/epilog, check), its arguments, its result (fd for join_external), and the mount namespace the process was in afterwards (the kernel's id of it, else the inode of /proc/self/ns/mnt). */
 export interface JobContainerEvent {
   t: "jobContainer";
   ref: number;

@@ -11,6 +11,7 @@
  *   at the job's end: the extern steps end (stepd_delete), 22.05's delete,
  *   the namespace goes.
  */
+import fs from 'node:fs';
 import { startHost, type HostHandle, type HostRun } from '../host/host-process.js';
 import type { HostEvent } from '../host/protocol.js';
 import type { Problem } from '../check/types.js';
@@ -46,6 +47,7 @@ export class JobContainerJob {
   private ns: RunMountNamespace | undefined;
   private externs: { node: JcNode; handle: HostHandle; events: HostEvent[]; folded: number }[] = [];
   private readonly release2205: boolean;
+  private baseline: Set<string> | undefined;
 
   constructor(
     private readonly stack: JcStack,
@@ -98,8 +100,10 @@ export class JobContainerJob {
   }
 
   async begin(): Promise<void> {
-    if (process.getuid!() === 0) this.ns = await startRunMountNamespace();
-    else
+    if (process.getuid!() === 0) {
+      this.ns = await startRunMountNamespace();
+      this.baseline = new Set(this.mounts());
+    } else
       for (const n of this.nodes)
         this.out.problems.push({
           severity: 'warning',
@@ -169,6 +173,38 @@ export class JobContainerJob {
     }
   }
 
+  /** The run namespace's mount points (and what is mounted there), from its holder. */
+  private mounts(): string[] {
+    if (!this.ns) return [];
+    try {
+      return fs
+        .readFileSync(`/proc/${this.ns.pid}/mountinfo`, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => {
+          const f = l.split(' ');
+          const dash = f.indexOf('-');
+          return `${f[4]} (${f[dash + 1]} ${f[dash + 2]})`;
+        });
+    } catch {
+      return [];
+    }
+  }
+
+  /** What no Slurm says: a mount the job's plugins made and left once the job has ended. */
+  private checkMounts(): void {
+    if (!this.baseline) return;
+    const left = this.mounts().filter((m) => !this.baseline!.has(m));
+    if (left.length)
+      this.out.problems.push({
+        severity: 'error',
+        context: 'remote',
+        code: 'JOB_CONTAINER_MOUNT_LEFT',
+        message: `mounted by the job's plugins and still there once the job ended (on a node it would stay mounted): ${left.join(', ')}`,
+        node: 0,
+      });
+  }
+
   /** The job has ended everywhere: extern steps, 22.05's delete, the namespace. */
   async end(): Promise<void> {
     try {
@@ -189,6 +225,7 @@ export class JobContainerJob {
       }
       this.externs = [];
       if (this.release2205) await this.ops('delete');
+      this.checkMounts();
     } finally {
       await this.ns?.stop();
       this.ns = undefined;

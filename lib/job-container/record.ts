@@ -45,7 +45,11 @@ export interface JobContainerCall {
   dir?: string;
   recover?: boolean;
   pid: number;
-  /** The mount namespace (inode of /proc/<pid>/ns/mnt) the process was in after the call. */
+  /**
+   * The mount namespace the process was in after the call: the kernel's id
+   * of it (Linux 6.8 on; never reused), else the inode of /proc/<pid>/ns/mnt
+   * (which a later namespace may get once this one is gone).
+   */
   mntNs: number;
 }
 

@@ -16,6 +16,7 @@ import { native } from '../native/binding.js';
 import { blockLayout, compressHostlist } from './layout.js';
 import { mpiRecord } from '../mpi/record.js';
 import { singletonProblems } from '../mpi/singletons.js';
+import { slurmdMpiConf } from '../mpi/conf.js';
 import type { StepOptions, StepResult } from './types.js';
 import { slurmdEnv, stepdEnv } from '../cluster/command-env.js';
 import type { JobContainerSettings } from '../job-container/settings.js';
@@ -39,6 +40,8 @@ export interface StackRef {
    * deletes it after. Default true.
    */
   jobContainerJob?: boolean;
+  /** The mpi.conf beside slurm.conf (mpi/conf.ts's mpiConfPath), which slurmd reads for the mpi plugins. */
+  mpiConf?: string;
 }
 
 
@@ -201,6 +204,15 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
           taskDist: SLURM_DIST_BLOCK,
           ...(options.pmiTrace ? { pmiTrace: true } : {}),
         };
+  // slurmd's mpi.conf (read when it started): what the step's plugin gets in each slurmstepd.
+  if (typeof options.mpi === 'string' && mpi) {
+    const conf = await slurmdMpiConf(stack, owner ? { track: (h) => (owner.trackStepHost(h), h) } : undefined);
+    for (const l of conf.log) result.log.push({ source: 'slurm', level: l.level, message: l.message, node: 0 } as StepResult['log'][number]);
+    for (const p of conf.problems) result.problems.push({ ...p, node: 0 } as StepResult['problems'][number]);
+    const data = conf.plugins.find((p) => p.type === options.mpi)?.data;
+    if (!conf.ok) Object.assign(mpi, { slurmdFailed: true });
+    else if (data !== undefined) Object.assign(mpi, { conf: data });
+  }
   const daemon = stack.daemonEnv ?? slurmdEnv(stack.hostEnv, (stack.hostEnv ?? process.env).SLURM_CONF);
   // job_container (job-container/job.ts): the job's namespace, slurmd's
   // calls and the extern step around the step when it is the job's only
@@ -280,6 +292,23 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
       result.jobContainer!.calls = [...all.slice(0, before), ...stepCalls, ...all.slice(before)];
       for (const l of jcJob.out.log) result.log.push(l);
       for (const p of jcJob.out.problems) result.problems.push(p as StepResult['problems'][number]);
+      // What no Slurm says: tasks of one node that joined, yet ended up in
+      // different mount namespaces (one of them outside the job's).
+      for (const node of layout) {
+        const joins = stepCalls.filter((c) => c.node === node.nodeId && c.process === 'task' && c.hook === 'join' && c.rc === 0);
+        const spaces = new Map<number, number[]>();
+        for (const c of joins) spaces.set(c.mntNs, [...(spaces.get(c.mntNs) ?? []), c.task!]);
+        if (spaces.size < 2) continue;
+        const [, most] = [...spaces.entries()].sort((a, b) => b[1].length - a[1].length)[0]!;
+        const others = joins.filter((c) => !most.includes(c.task!));
+        result.problems.push({
+          severity: 'error',
+          context: 'remote',
+          code: 'JOB_CONTAINER_TASK_OUTSIDE',
+          message: `task(s) ${others.map((c) => c.task).join(', ')} ran in another mount namespace than the node's other tasks after joining the job's container`,
+          node: node.nodeId,
+        } as StepResult['problems'][number]);
+      }
     }
   }
   finishStep(result);

@@ -1,7 +1,9 @@
 #include "job_container/jc_plugin.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -69,9 +71,18 @@ std::string builtinJcDir() {
 bool jcServedByPlugstack(const std::string& type) { return type == "tmpfs"; }
 
 uint64_t currentMountNamespace() {
-  struct stat st;
-  if (stat("/proc/self/ns/mnt", &st) != 0) return 0;
-  return static_cast<uint64_t>(st.st_ino);
+  // The kernel's 64-bit id (NS_GET_MNTNS_ID, Linux 6.8 on) is never reused;
+  // the inode of /proc/self/ns/mnt may be, once a namespace is gone.
+  int fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  uint64_t id = 0;
+  constexpr unsigned long kNsGetMntnsId = _IOR(0xb7, 0x5, uint64_t);
+  if (ioctl(fd, kNsGetMntnsId, &id) != 0 || id == 0) {
+    struct stat st;
+    id = fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_ino) : 0;
+  }
+  close(fd);
+  return id;
 }
 
 JcPlugin::Outcome JcPlugin::refuse(const JcLoadRequest& request, const char* code, const std::string& message,

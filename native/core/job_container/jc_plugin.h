@@ -87,7 +87,8 @@ class JcPlugin {
   std::string type_;
 };
 
-// The mount namespace this process is in (the inode of /proc/self/ns/mnt).
+// The mount namespace this process is in: the kernel's id of it (6.8 on),
+// else the inode of /proc/self/ns/mnt.
 uint64_t currentMountNamespace();
 
 // The slurm.conf plugstack's own plugins read beside (plugstack_slurm_conf()).

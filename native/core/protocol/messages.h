@@ -31,7 +31,7 @@ constexpr char kSyslog[] = "syslog";
 constexpr char kCliFilter[] = "cliFilter";
 // The mpi plugin of line ref: chosen (load: its type and plugin_id; select: no plugin, for 24.11's none) or one of its hooks ran: its result (rc; ok for client_prelaunch, whose NULL fails), the task it ran for, and what it changed in the environment it was handed; envBroken: it left that array broken.
 constexpr char kMpi[] = "mpi";
-// A job_container plugin's hook ran (after enter/leave): the Slurm process it ran in (slurmd, slurmd_child: slurmd's child that becomes a slurmstepd, slurmstepd, task, spank_child: contain_spank's child of a SPANK callback, script: a task prolog/epilog, check), its arguments, its result (fd for join_external), and the mount namespace (inode of /proc/self/ns/mnt) the process was in afterwards.
+// A job_container plugin's hook ran (after enter/leave): the Slurm process it ran in (slurmd, slurmd_child: slurmd's child that becomes a slurmstepd, slurmstepd, task, spank_child: contain_spank's child of a SPANK callback, script: a task prolog/epilog, check), its arguments, its result (fd for join_external), and the mount namespace the process was in afterwards (the kernel's id of it, else the inode of /proc/self/ns/mnt).
 constexpr char kJobContainer[] = "jobContainer";
 // plugstack's mpi/pmi2 at the end of a node: what one rank did with the PMI server (version null: it never sent init; size: what it was told), and with pmiTrace every line both ways (from: rank or server).
 constexpr char kPmi[] = "pmi";
