@@ -121,6 +121,7 @@
         "native/core/common/slurm_log.cc",
         "native/core/lifecycle/containment.cc",
         "native/core/lifecycle/mount_namespace.cc",
+        "native/core/lifecycle/zygote.cc",
         "native/core/plugins/load_failure.cc",
         "native/core/plugins/plugin_context.cc",
         "native/core/plugins/plugin_file.cc",
@@ -280,7 +281,7 @@
     },
     {
       "target_name": "plugstack",
-      "sources": ["<@(pure_core_sources)", "native/addon/addon.cc"],
+      "sources": ["<@(pure_core_sources)", "native/addon/addon.cc", "native/addon/descriptors.cc"],
       "include_dirs": [
         "<@(core_include)",
         "<!(node -p \"require('node-addon-api').include_dir\")"

@@ -4,9 +4,8 @@
  * hook, node and task; every process of the step is gone afterwards, and no
  * descriptor is left open in this process.
  */
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { leftBehind, uniqueTag } from './helpers/processes.js';
+import { leftBehind, openDescriptors, uniqueTag } from './helpers/processes.js';
 import { recordStep } from './helpers/step.js';
 
 describe('faults in the stepd', () => {
@@ -81,7 +80,7 @@ describe('a slurmstepd that dies', () => {
 
 describe('cleanup', () => {
   it('kills what tasks leave behind, even detached, and leaks no descriptor', async () => {
-    const before = fs.readdirSync('/proc/self/fd').length;
+    const before = openDescriptors();
     const tag = uniqueTag();
     const { result } = await recordStep([], {
       ntasks: 2,
@@ -90,6 +89,6 @@ describe('cleanup', () => {
     expect(result.ok).toBe(true);
     expect(result.tasks.map((t) => t.stdout)).toEqual(['started\n', 'started\n']);
     expect(await leftBehind([tag])).toEqual([]);
-    expect(fs.readdirSync('/proc/self/fd').length).toBe(before);
+    expect(openDescriptors()).toBe(before);
   });
 });

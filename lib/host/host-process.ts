@@ -15,7 +15,6 @@
  * malformed frame, or one this role does not send, ends the run as a
  * protocol fault naming the role and the last hook, never an exception.
  */
-import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { PlugstackError } from '../errors.js';
 import { hostExecutable } from '../native/paths.js';
@@ -32,6 +31,7 @@ import {
   type RoleRequests,
 } from './protocol.js';
 import { HostReducer } from './reducer.js';
+import { startHostProcess, type HostChild } from './zygote.js';
 
 export type { HostRole } from './protocol.js';
 
@@ -197,16 +197,16 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       stdout: '',
       stderr: '',
     });
-    let child: ReturnType<typeof spawn>;
+    let child: HostChild;
     try {
       // Events come on fd 3; the request and commands go on fd 4. A command
       // written to a host that has just exited fails (EPIPE) and ends fd 4
-      // only: the events it wrote last are still read from fd 3.
-      child = spawn(executable, [role, '--fd', '3:4', '--parent', String(process.pid)], {
-        stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
-        detached: true,
+      // only: the events it wrote last are still read from fd 3. The
+      // process comes from the zygote when it can (zygote.ts).
+      child = startHostProcess(executable, role, ['--fd', '3:4', '--parent', String(process.pid)], {
+        stdin: options.stdin !== undefined,
         env: options.env ?? process.env,
-        cwd: options.cwd,
+        ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
       });
     } catch (error) {
       resolve(notStarted(error as NodeJS.ErrnoException));
@@ -229,6 +229,13 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     // with the host's own group, so they are killed by name at the end.
     const groups = new Set<number>();
     if (child.pid !== undefined) liveKeepers.add(child.pid);
+    // A host from the zygote has its pid once it runs: an end asked for
+    // before then is carried out then.
+    let endAsked = false;
+    child.on('spawn', () => {
+      if (child.pid !== undefined && !exited) liveKeepers.add(child.pid);
+      if (endAsked) cleanup();
+    });
     const decoder = new FrameDecoder();
     let done: DoneEvent | undefined;
     let fault: HostFault | undefined;
@@ -244,6 +251,10 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     // included. Should it not manage, the group goes by SIGKILL.
     let backstop: NodeJS.Timeout | undefined;
     const cleanup = (): void => {
+      if (child.pid === undefined) {
+        endAsked = true;
+        return;
+      }
       if (exited) {
         killGroup(child.pid);
         for (const g of groups) killGroup(g);

@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 10;
+export const PROTOCOL_VERSION = 11;
 
 export type HostRole = "inspect" | "stepd" | "client" | "slurmd" | "job_script";
 
@@ -176,6 +176,16 @@ export interface SignalCommand {
   why?: "forward" | "cancel" | "time_limit";
 }
 
+/** Fork a host for a role. Attached (SCM_RIGHTS): its stdin (when 'stdin'), stdout, stderr, events and commands descriptors; env is its whole environment. */
+export interface ForkCommand {
+  t: "fork";
+  id: number;
+  role: string;
+  env: readonly string[];
+  cwd: string;
+  stdin: boolean;
+}
+
 export type HostCommand =
   | LocalUserInitCommand
   | AllocatedCommand
@@ -184,7 +194,8 @@ export type HostCommand =
   | MpiFiniCommand
   | ExitCommand
   | StopCommand
-  | SignalCommand;
+  | SignalCommand
+  | ForkCommand;
 
 /** First frame of every host: who it is and which protocol it speaks. */
 export interface HelloEvent {
@@ -192,6 +203,28 @@ export interface HelloEvent {
   protocol: number;
   pid: number;
   role: string;
+}
+
+/** The host of fork 'id' runs (pid: its keeper). */
+export interface ForkedEvent {
+  t: "forked";
+  id: number;
+  pid: number;
+}
+
+/** The host of fork 'id' could not be started: the call that failed and its errno. */
+export interface ForkFailedEvent {
+  t: "fork_failed";
+  id: number;
+  errno: number;
+  syscall: string;
+}
+
+/** A host the zygote forked has ended: its raw wait status. */
+export interface ReapedEvent {
+  t: "reaped";
+  pid: number;
+  status: number;
 }
 
 /** The host refused its request (a plugstack bug, not a plugin's). */
@@ -605,6 +638,9 @@ export interface DoneEvent {
 
 export type HostEvent =
   | HelloEvent
+  | ForkedEvent
+  | ForkFailedEvent
+  | ReapedEvent
   | FatalEvent
   | ConfEvent
   | LineEvent
@@ -650,7 +686,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 10,
+  "version": 11,
   "roles": [
     "inspect",
     "stepd",
@@ -1053,6 +1089,20 @@ export const CATALOGUE = {
           ]
         }
       }
+    },
+    "fork": {
+      "roles": [
+        "zygote"
+      ],
+      "fields": {
+        "id": "uint",
+        "role": "string",
+        "env": {
+          "array": "string"
+        },
+        "cwd": "string",
+        "stdin": "bool"
+      }
     }
   },
   "events": {
@@ -1062,6 +1112,34 @@ export const CATALOGUE = {
         "protocol": "uint",
         "pid": "int",
         "role": "string"
+      }
+    },
+    "forked": {
+      "roles": [
+        "zygote"
+      ],
+      "fields": {
+        "id": "uint",
+        "pid": "int"
+      }
+    },
+    "fork_failed": {
+      "roles": [
+        "zygote"
+      ],
+      "fields": {
+        "id": "uint",
+        "errno": "int",
+        "syscall": "string"
+      }
+    },
+    "reaped": {
+      "roles": [
+        "zygote"
+      ],
+      "fields": {
+        "pid": "int",
+        "status": "int"
       }
     },
     "fatal": {

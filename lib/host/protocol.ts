@@ -17,6 +17,9 @@ import {
 
 export * from './protocol.generated.js';
 
+/** Who may speak the protocol: a host in its role, or the zygote that forks them (zygote.ts). */
+export type ProcessRole = HostRole | 'zygote';
+
 type TypeSpec = string | { enum?: readonly unknown[]; array?: TypeSpec; object?: FieldSpecs; nullable?: TypeSpec; oneOf?: readonly TypeSpec[] };
 type FieldSpecs = Readonly<Record<string, TypeSpec>>;
 /** Returns what is wrong with a value, or undefined. */
@@ -128,7 +131,7 @@ const requestChecks = new Map<string, Check>(
 );
 
 /** What is wrong with one event a host of this role sent, or undefined when it is fine. */
-export function eventError(role: HostRole, value: unknown): string | undefined {
+export function eventError(role: ProcessRole, value: unknown): string | undefined {
   if (!isObject(value)) return `an event must be an object, not ${describe(value)}`;
   const t = value.t;
   const m = typeof t === 'string' ? eventTable.get(t) : undefined;
@@ -139,7 +142,7 @@ export function eventError(role: HostRole, value: unknown): string | undefined {
 }
 
 /** What is wrong with a host's hello, or undefined: the first frame of every host. */
-export function helloError(role: HostRole, event: HostEvent): string | undefined {
+export function helloError(role: ProcessRole, event: HostEvent): string | undefined {
   if (event.t !== 'hello') return `the first event is "${event.t}", not "hello"`;
   if (event.protocol !== PROTOCOL_VERSION) return `the host speaks protocol ${event.protocol}, this package ${PROTOCOL_VERSION}`;
   if (event.role !== role) return `the host plays "${event.role}", not "${role}"`;
@@ -156,7 +159,7 @@ export function checkRequest<R extends HostRole>(role: R, request: RoleRequests[
   return request;
 }
 
-export function checkCommand(role: HostRole, command: HostCommand): HostCommand {
+export function checkCommand(role: ProcessRole, command: HostCommand): HostCommand {
   const m = commandTable.get(command.t);
   const e = !m
     ? `unknown command ${command.t}`

@@ -75,6 +75,11 @@ export interface NativeBinding {
   timeStringSeconds(text: string): number | null;
   /** The minimum of a node count "N" or "MIN-MAX", null when Slurm refuses it. */
   nodeCountMinimum(text: string): number | null;
+  /** A connected unix stream socketpair, close-on-exec (for the zygote). */
+  socketPair(): [number, number];
+  /** Writes all of data on fd with the descriptors attached (SCM_RIGHTS); throws an Error with errno. */
+  sendWithDescriptors(fd: number, data: Buffer, fds: number[]): void;
+  closeDescriptor(fd: number): void;
 }
 
 /** The package root: two levels up from lib/native or dist/native. */

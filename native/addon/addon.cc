@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "config/plugstack_conf.h"
+#include "descriptors.h"
 #include "config/slurm_conf.h"
 #include "rules/builtin_checks.h"
 #include "rules/builtin_options.h"
@@ -266,6 +267,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("timeStringSeconds", Napi::Function::New(env, TimeStringSeconds));
   exports.Set("nodeCountMinimum", Napi::Function::New(env, NodeCountMinimum));
   exports.Set("slurmVersion", Napi::Function::New(env, SlurmVersionInfo));
+  registerDescriptors(env, exports);
   return exports;
 }
 

@@ -7,6 +7,7 @@
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { zygoteDescriptors } from '../../lib/host/zygote.js';
 
 function table(): { pid: number; stat: string; args: string }[] {
   return execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' })
@@ -40,6 +41,11 @@ export async function leftBehind(tags: string[] = []): Promise<string[]> {
   return ourProcesses(tags);
 }
 
+/**
+ * Descriptors open in this process, less the zygote's control socket: the
+ * zygote (lib/host/zygote.ts) lives as long as the process, by design.
+ */
 export function openDescriptors(): number {
-  return fs.readdirSync('/proc/self/fd').length;
+  const zygote = new Set(zygoteDescriptors().map(String));
+  return fs.readdirSync('/proc/self/fd').filter((fd) => !zygote.has(fd)).length;
 }

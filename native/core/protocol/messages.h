@@ -8,11 +8,17 @@
 
 namespace plugstack::msg {
 
-constexpr unsigned kProtocolVersion = 10;
+constexpr unsigned kProtocolVersion = 11;
 
 // Events: host -> Node.
 // First frame of every host: who it is and which protocol it speaks.
 constexpr char kHello[] = "hello";
+// The host of fork 'id' runs (pid: its keeper).
+constexpr char kForked[] = "forked";
+// The host of fork 'id' could not be started: the call that failed and its errno.
+constexpr char kForkFailed[] = "fork_failed";
+// A host the zygote forked has ended: its raw wait status.
+constexpr char kReaped[] = "reaped";
 // The host refused its request (a plugstack bug, not a plugin's).
 constexpr char kFatal[] = "fatal";
 // The plugstack.conf the host read.
@@ -111,5 +117,7 @@ constexpr char kExitCommand[] = "exit";
 constexpr char kStopCommand[] = "stop";
 // Signal the step's tasks as slurmstepd does on a signal request. 'cancel' and 'time_limit' also log slurmstepd's CANCELLED line (node 0 only, once).
 constexpr char kSignalCommand[] = "signal";
+// Fork a host for a role. Attached (SCM_RIGHTS): its stdin (when 'stdin'), stdout, stderr, events and commands descriptors; env is its whole environment.
+constexpr char kForkCommand[] = "fork";
 
 }  // namespace plugstack::msg

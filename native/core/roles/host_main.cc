@@ -19,6 +19,7 @@
 #include "common/channel.h"
 #include "lifecycle/containment.h"
 #include "lifecycle/mount_namespace.h"
+#include "lifecycle/zygote.h"
 #include "spank/stack.h"
 #include "roles/role.h"
 #include "common/visibility.h"
@@ -42,7 +43,7 @@ constexpr RoleEntry kRoles[] = {
 };
 
 int usage() {
-  std::fprintf(stderr, "usage: plugstack-host <role> --fd <events>[:<commands>] [--parent <pid>]\nroles:");
+  std::fprintf(stderr, "usage: plugstack-host <role> --fd <events>[:<commands>] [--parent <pid>]\n       plugstack-host zygote --parent <pid> --fd <control>\nroles:");
   for (const auto& r : kRoles) std::fprintf(stderr, " %s", r.name);
   std::fprintf(stderr, "\nThis program is started by the plugstack Node package.\n");
   return 2;
@@ -52,37 +53,21 @@ int usage() {
 
 }  // namespace plugstack
 
-extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
-  using namespace plugstack;
-  if (argc == 2 && std::strcmp(argv[1], "--mount-namespace") == 0) return runMountNamespaceHolder();
-  if ((argc != 4 && argc != 6) || std::strcmp(argv[2], "--fd") != 0) return usage();
-  long parent = 0;
-  if (argc == 6) {
-    char* end;
-    if (std::strcmp(argv[4], "--parent") != 0) return usage();
-    parent = std::strtol(argv[5], &end, 10);
-    if (*end || parent <= 0) return usage();
-  }
-  const RoleEntry* role = nullptr;
-  for (const auto& r : kRoles)
-    if (std::strcmp(argv[1], r.name) == 0) role = &r;
-  if (!role) return usage();
-  char* end;
-  long fd = std::strtol(argv[3], &end, 10);
-  long cmdFd = fd;
-  if (*end == ':') cmdFd = std::strtol(end + 1, &end, 10);
-  if (*end || fd < 3 || cmdFd < 3 || fcntl(static_cast<int>(fd), F_GETFD) < 0 ||
-      fcntl(static_cast<int>(cmdFd), F_GETFD) < 0)
-    return usage();
+namespace plugstack {
 
+namespace {
+
+// Plays one role on the channel's descriptors; <parent> is the process
+// whose death ends the host (Node's, or the zygote's that forked it).
+int runRole(const RoleEntry* role, int fd, int cmdFd, pid_t parent) {
   // Plugins and the programs they start must not inherit our end of the
   // channel.
-  fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
-  fcntl(static_cast<int>(cmdFd), F_SETFD, FD_CLOEXEC);
+  fcntl(fd, F_SETFD, FD_CLOEXEC);
+  fcntl(cmdFd, F_SETFD, FD_CLOEXEC);
   // Before any plugin code: a subreaper that dies with Node, and a keeper
   // that outlives whatever the role does.
-  containment::start(static_cast<pid_t>(parent));
-  containment::keep(static_cast<int>(fd), static_cast<int>(cmdFd));
+  containment::start(parent);
+  containment::keep(fd, cmdFd);
   // A write to a task that already died (its barrier) must fail with EPIPE,
   // not kill the host; task children restore the default before exec.
   signal(SIGPIPE, SIG_IGN);
@@ -94,7 +79,7 @@ extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
     setrlimit(RLIMIT_NOFILE, &files);
   }
 
-  Channel channel(static_cast<int>(fd), static_cast<int>(cmdFd));
+  Channel channel(fd, cmdFd);
   setEventSink(&channel);
   emitEvent({{"t", msg::kHello},
              {"protocol", msg::kProtocolVersion},
@@ -128,4 +113,44 @@ extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
   containment::finish(Stack::liveCount() == 0);
   flushEvents();
   return rc;
+}
+
+const RoleEntry* findRole(const char* name) {
+  for (const auto& r : kRoles)
+    if (std::strcmp(name, r.name) == 0) return &r;
+  return nullptr;
+}
+
+// A role the zygote forked (lifecycle/zygote.h).
+int zygoteRole(const char* name, int fd, int cmdFd, pid_t parent) {
+  const RoleEntry* role = findRole(name);
+  return role ? runRole(role, fd, cmdFd, parent) : usage();
+}
+
+}  // namespace
+
+}  // namespace plugstack
+
+extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
+  using namespace plugstack;
+  if (argc == 2 && std::strcmp(argv[1], "--mount-namespace") == 0) return runMountNamespaceHolder();
+  if (argc >= 2 && std::strcmp(argv[1], "zygote") == 0) return zygote::run(argc, argv, zygoteRole);
+  if ((argc != 4 && argc != 6) || std::strcmp(argv[2], "--fd") != 0) return usage();
+  long parent = 0;
+  if (argc == 6) {
+    char* end;
+    if (std::strcmp(argv[4], "--parent") != 0) return usage();
+    parent = std::strtol(argv[5], &end, 10);
+    if (*end || parent <= 0) return usage();
+  }
+  const RoleEntry* role = findRole(argv[1]);
+  if (!role) return usage();
+  char* end;
+  long fd = std::strtol(argv[3], &end, 10);
+  long cmdFd = fd;
+  if (*end == ':') cmdFd = std::strtol(end + 1, &end, 10);
+  if (*end || fd < 3 || cmdFd < 3 || fcntl(static_cast<int>(fd), F_GETFD) < 0 ||
+      fcntl(static_cast<int>(cmdFd), F_GETFD) < 0)
+    return usage();
+  return runRole(role, static_cast<int>(fd), static_cast<int>(cmdFd), static_cast<pid_t>(parent));
 }

@@ -1,0 +1,340 @@
+/**
+ * Starting host processes. Spawning one from Node costs a fork of the
+ * whole Node process (page tables of tens of megabytes, done on Node's
+ * thread, which waits for the exec), then an exec and the dynamic linking
+ * of plugstack-host. So each Node process starts one plugstack-host once,
+ * the zygote (native/core/lifecycle/zygote.h), which has loaded nothing of
+ * anyone's and forks a fresh process for every role: Node hands it the
+ * descriptors (socketpairs, as Node's own spawn makes) with the request,
+ * and hears back the pid and, later, the exit status.
+ *
+ * A role started this way is what a spawned one is: the same descriptors
+ * 0-4, the environment and working directory asked for, default signals,
+ * a session of its own, the keeper and its guarantees (it dies with the
+ * zygote, which dies with Node). The difference is the address space
+ * layout, which is the zygote's rather than a fresh exec's (same libraries,
+ * same addresses in every role), and /proc/<pid>/environ, which shows the
+ * zygote's start-up environment (environ itself, what getenv and plugins
+ * read, is the role's).
+ *
+ * spawn() is used instead when the environment and arguments are large
+ * enough that execve could refuse them (E2BIG is then reported as it
+ * always was), when the zygote cannot be started or has died, and when
+ * PLUGSTACK_ZYGOTE=0.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { native } from '../native/binding.js';
+import { encodeFrame, FrameDecoder } from './frames.js';
+import { checkCommand, eventError, helloError, type HostEvent } from './protocol.js';
+
+/** What host-process.ts uses of a started host, from spawn() or from the zygote. */
+export interface HostChild {
+  readonly pid?: number | undefined;
+  readonly stdin: Writable | null;
+  readonly stdout: Readable | null;
+  readonly stderr: Readable | null;
+  /** 0-2 as above, 3 the events, 4 the commands. */
+  readonly stdio: readonly (Readable | Writable | null | undefined)[];
+  on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): this;
+  on(event: 'exit' | 'close', listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
+  /** The process runs (its pid is known from then on). */
+  on(event: 'spawn', listener: () => void): this;
+}
+
+export interface HostSpawnOptions {
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Whether the host gets a pipe on stdin (else /dev/null). */
+  stdin: boolean;
+}
+
+/**
+ * Below this many bytes of environment and arguments execve can never
+ * fail with E2BIG (each string may have 128 KiB, all of them a quarter of
+ * the stack limit, at least 128 KiB): larger ones are spawned, so that the
+ * failure stays the kernel's.
+ */
+const ZYGOTE_MAX_ENV_BYTES = 96 * 1024;
+
+/** Makes room in the zygote's command line for a role's (written over it). */
+const TITLE_ROOM = '-'.repeat(32);
+
+/** Signal names by number, the first of aliases as Node names them (SIGABRT, not SIGIOT). */
+const SIGNAL_NAMES = new Map<number, NodeJS.Signals>();
+for (const [name, n] of Object.entries(os.constants.signals)) if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name as NodeJS.Signals);
+const ERRNO_NAMES = new Map(Object.entries(os.constants.errno).map(([name, n]) => [n, name]));
+
+function envList(env: NodeJS.ProcessEnv): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out.push(`${k}=${v}`);
+  return out;
+}
+
+function statusOf(raw: number): { code: number | null; signal: NodeJS.Signals | null } {
+  const sig = raw & 0x7f;
+  return sig === 0 ? { code: (raw >> 8) & 0xff, signal: null } : { code: null, signal: SIGNAL_NAMES.get(sig) ?? null };
+}
+
+/** A host the zygote forked, looking to host-process.ts like a ChildProcess. */
+class ZygoteChild extends EventEmitter implements HostChild {
+  pid: number | undefined;
+  readonly stdin: net.Socket | null;
+  readonly stdout: net.Socket;
+  readonly stderr: net.Socket;
+  readonly stdio: readonly (net.Socket | null)[];
+  private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private open: number;
+
+  constructor(sockets: { stdin: net.Socket | null; stdout: net.Socket; stderr: net.Socket; events: net.Socket; commands: net.Socket }) {
+    super();
+    this.stdin = sockets.stdin;
+    this.stdout = sockets.stdout;
+    this.stderr = sockets.stderr;
+    this.stdio = [sockets.stdin, sockets.stdout, sockets.stderr, sockets.events, sockets.commands];
+    // 'close' comes once the process has exited and its output streams are closed, as for a ChildProcess.
+    const readable = [sockets.stdout, sockets.stderr, sockets.events, sockets.commands];
+    this.open = readable.length;
+    for (const s of readable)
+      s.once('close', () => {
+        this.open--;
+        this.maybeClose();
+      });
+  }
+
+  started(pid: number): void {
+    this.pid = pid;
+    this.emit('spawn');
+  }
+
+  failed(error: NodeJS.ErrnoException): void {
+    for (const s of this.stdio) s?.destroy();
+    this.emit('error', error);
+  }
+
+  exited(raw: number | null): void {
+    this.exitStatus = raw === null ? { code: null, signal: 'SIGKILL' } : statusOf(raw);
+    this.stdin?.destroy();
+    this.emit('exit', this.exitStatus.code, this.exitStatus.signal);
+    this.maybeClose();
+  }
+
+  private maybeClose(): void {
+    if (this.open === 0 && this.exitStatus) this.emit('close', this.exitStatus.code, this.exitStatus.signal);
+  }
+}
+
+class Zygote {
+  private readonly ctl: net.Socket;
+  private readonly ctlFd: number;
+  get descriptor(): number {
+    return this.ctlFd;
+  }
+  private readonly process: ChildProcess;
+  private readonly decoder = new FrameDecoder();
+  private nextId = 1;
+  /** Asked for, not yet started (by request id). */
+  private readonly starting = new Map<number, ZygoteChild>();
+  /** Started, not yet reported ended (by pid). */
+  private readonly running = new Map<number, ZygoteChild>();
+  dead = false;
+  /** It has said hello: until then hosts are spawned. */
+  ready = false;
+
+  constructor(readonly executable: string) {
+    const [mine, theirs] = native().socketPair();
+    try {
+      this.process = spawn(executable, ['zygote', '--parent', String(process.pid), '--fd', '3', '--room', TITLE_ROOM], {
+        stdio: ['ignore', 'ignore', 'ignore', theirs],
+        detached: true,
+        env: process.env,
+      });
+    } finally {
+      native().closeDescriptor(theirs);
+    }
+    this.ctlFd = mine;
+    this.ctl = new net.Socket({ fd: mine, readable: true, writable: true });
+    this.ctl.on('data', (chunk: Buffer) => {
+      let frames: unknown[];
+      try {
+        frames = this.decoder.push(chunk);
+      } catch {
+        return this.die();
+      }
+      // Checked against the catalogue like a host's: anything else ends the zygote.
+      for (const frame of frames)
+        for (const value of Array.isArray(frame) ? frame : [frame]) {
+          if (eventError('zygote', value)) return this.die();
+          const event = value as HostEvent;
+          if (!this.ready) {
+            if (helloError('zygote', event)) return this.die();
+            this.ready = true;
+            continue;
+          }
+          this.handle(event);
+        }
+    });
+    this.ctl.on('error', () => this.die());
+    this.ctl.on('close', () => this.die());
+    this.process.on('error', () => this.die());
+    this.process.on('exit', () => this.die());
+    this.process.unref();
+    this.ctl.unref();
+  }
+
+  private handle(m: HostEvent): void {
+    if (m.t === 'forked') {
+      const child = this.starting.get(m.id);
+      if (!child) return;
+      this.starting.delete(m.id);
+      child.started(m.pid);
+      this.running.set(m.pid, child);
+    } else if (m.t === 'fork_failed') {
+      const child = this.starting.get(m.id);
+      if (!child) return;
+      this.starting.delete(m.id);
+      // As Node's spawn reports it: "spawn <file> EAGAIN", code EAGAIN.
+      const name = ERRNO_NAMES.get(m.errno) ?? `errno ${m.errno}`;
+      const error = Object.assign(new Error(`spawn ${this.executable} ${name}`), { code: name, errno: -m.errno, syscall: `spawn ${m.syscall}` });
+      setImmediate(() => child.failed(error));
+    } else if (m.t === 'reaped') {
+      const child = this.running.get(m.pid);
+      if (!child) return;
+      this.running.delete(m.pid);
+      child.exited(m.status);
+    }
+    this.holdNode();
+  }
+
+  /** The control socket keeps Node alive only while a host's start or end is awaited. */
+  private holdNode(): void {
+    if (this.starting.size || this.running.size) this.ctl.ref();
+    else this.ctl.unref();
+  }
+
+  private die(): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.ctl.destroy();
+    // Its keepers die with it, killing what is below them.
+    for (const child of this.starting.values())
+      setImmediate(() => child.failed(Object.assign(new Error(`spawn ${this.executable}: the zygote ended`), { code: 'ECHILD' })));
+    for (const child of this.running.values()) child.exited(null);
+    this.starting.clear();
+    this.running.clear();
+  }
+
+  /** Ends the zygote (its keepers end what is below them). */
+  end(): void {
+    try {
+      if (this.process.pid !== undefined) process.kill(this.process.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+
+  start(role: string, options: HostSpawnOptions): ZygoteChild {
+    const pairs = (options.stdin ? 5 : 4);
+    const made: [number, number][] = [];
+    try {
+      for (let i = 0; i < pairs; i++) made.push(native().socketPair());
+    } catch (error) {
+      for (const [a, b] of made) {
+        native().closeDescriptor(a);
+        native().closeDescriptor(b);
+      }
+      throw error;
+    }
+    const ours = made.map(([a]) => a);
+    const theirs = made.map(([, b]) => b);
+    const socket = (fd: number, readable: boolean, writable: boolean) => new net.Socket({ fd, readable, writable });
+    let k = 0;
+    const stdin = options.stdin ? socket(ours[k++]!, false, true) : null;
+    const child = new ZygoteChild({
+      stdin,
+      stdout: socket(ours[k++]!, true, false),
+      stderr: socket(ours[k++]!, true, false),
+      events: socket(ours[k++]!, true, true),
+      commands: socket(ours[k++]!, true, true),
+    });
+    const id = this.nextId++;
+    const request = checkCommand('zygote', {
+      t: 'fork',
+      id,
+      role,
+      env: envList(options.env),
+      cwd: path.resolve(options.cwd ?? process.cwd()),
+      stdin: options.stdin,
+    });
+    try {
+      native().sendWithDescriptors(this.ctlFd, encodeFrame(request), theirs);
+    } catch (error) {
+      this.die();
+      throw error;
+    } finally {
+      for (const fd of theirs) native().closeDescriptor(fd);
+    }
+    this.starting.set(id, child);
+    this.holdNode();
+    return child;
+  }
+}
+
+let zygote: Zygote | undefined;
+/** Executables whose zygote ended before it said hello (not a plugstack-host that has one): always spawned. */
+const refused = new Set<string>();
+
+/** The zygote for this executable once it is ready; until then undefined (and it is being started). */
+function zygoteFor(executable: string): Zygote | undefined {
+  if (process.env.PLUGSTACK_ZYGOTE === '0' || refused.has(executable)) return undefined;
+  if (zygote && (zygote.dead || zygote.executable !== executable)) {
+    if (zygote.dead && !zygote.ready) refused.add(zygote.executable);
+    zygote.end();
+    zygote = undefined;
+    if (refused.has(executable)) return undefined;
+  }
+  if (!zygote) {
+    try {
+      zygote = new Zygote(executable);
+    } catch {
+      refused.add(executable);
+      return undefined;
+    }
+    if (!exitHooked) {
+      exitHooked = true;
+      // The zygote dies with Node anyway (a parent-death signal); this is sooner.
+      process.once('exit', () => zygote?.end());
+    }
+  }
+  return zygote.ready ? zygote : undefined;
+}
+let exitHooked = false;
+
+/** The descriptors the zygote keeps open in this process (its control socket), for tests that count descriptors. */
+export function zygoteDescriptors(): number[] {
+  return zygote && !zygote.dead ? [zygote.descriptor] : [];
+}
+
+/** Starts plugstack-host in a role: through the zygote when it can, spawned otherwise. */
+export function startHostProcess(executable: string, role: string, args: string[], options: HostSpawnOptions): HostChild {
+  const env = envList(options.env);
+  const bytes = env.reduce((n, e) => n + Buffer.byteLength(e) + 1, 0) + args.reduce((n, a) => n + Buffer.byteLength(a) + 1, 0);
+  const z = bytes < ZYGOTE_MAX_ENV_BYTES ? zygoteFor(executable) : undefined;
+  if (z) {
+    try {
+      return z.start(role, options);
+    } catch {
+      // the zygote is gone: spawn this one
+    }
+  }
+  return spawn(executable, [role, ...args], {
+    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+    detached: true,
+    env: options.env,
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+  });
+}

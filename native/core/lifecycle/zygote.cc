@@ -1,0 +1,288 @@
+#include "lifecycle/zygote.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "common/channel.h"
+#include "common/json.h"
+#include "protocol/messages.h"
+
+namespace plugstack::zygote {
+
+namespace {
+
+// The most descriptors one request carries: stdin, stdout, stderr, events, commands.
+constexpr int kMaxFds = 5;
+// A request is an environment and a few words: anything larger is not Node's.
+constexpr uint32_t kMaxRequest = 4u << 20;
+
+struct ArgvArea {
+  char* start = nullptr;
+  size_t size = 0;
+};
+
+int g_ctl = -1;
+
+bool writeAll(int fd, const char* p, size_t n) {
+  while (n) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+// One event, as a frame holding an array of events (channel.h's format).
+void reply(const json::Value& v) {
+  std::string body = json::Value(json::Array{v}).dump();
+  uint32_t len = static_cast<uint32_t>(body.size());
+  unsigned char header[4] = {static_cast<unsigned char>(len), static_cast<unsigned char>(len >> 8),
+                             static_cast<unsigned char>(len >> 16), static_cast<unsigned char>(len >> 24)};
+  std::string frame(reinterpret_cast<char*>(header), 4);
+  frame += body;
+  // Node gone: the parent-death signal ends us anyway.
+  if (!writeAll(g_ctl, frame.data(), frame.size())) _exit(0);
+}
+
+// Closes every descriptor from `from` up.
+void closeFrom(int from) {
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, from, ~0u, 0) == 0) return;
+#endif
+  long max = sysconf(_SC_OPEN_MAX);
+  for (long fd = from; fd < max; fd++) close(static_cast<int>(fd));
+}
+
+// /proc/<pid>/cmdline of the role: what `plugstack-host <role> --fd 3:4
+// --parent <node>` spawned by Node shows, written over the zygote's own
+// (longer) argument area.
+void retitle(const ArgvArea& area, const std::string& exe, const std::string& role, const std::string& node) {
+  std::string text = exe + '\0' + role + '\0' + "--fd" + '\0' + "3:4" + '\0' + "--parent" + '\0' + node;
+  if (!area.start || text.size() + 1 > area.size) return;
+  std::memset(area.start, 0, area.size);
+  std::memcpy(area.start, text.data(), text.size());
+}
+
+struct Request {
+  long id = 0;
+  std::string role;
+  std::vector<std::string> env;
+  std::string cwd;
+  bool stdinGiven = false;
+};
+
+// In the forked child: becomes the role's process. Failures before the
+// role starts are written to statusFd (errno, then the failing call).
+[[noreturn]] void becomeRole(const Request& req, std::vector<int> fds, int statusFd, const ArgvArea& area,
+                             const std::string& exe, const std::string& node, pid_t zygote, RoleMain roleMain) {
+  auto fail = [&](const char* call) {
+    int e = errno;
+    char buf[64];
+    std::memcpy(buf, &e, sizeof e);
+    size_t n = std::strlen(call);
+    if (n > sizeof buf - sizeof e) n = sizeof buf - sizeof e;
+    std::memcpy(buf + sizeof e, call, n);
+    writeAll(statusFd, buf, sizeof e + n);
+    _exit(127);
+  };
+  // A session and process group of its own, as Node's detached spawn gives.
+  setsid();
+  // Every signal at its default and none blocked, as after an exec.
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (!req.cwd.empty() && chdir(req.cwd.c_str()) != 0) fail("chdir");
+  // Descriptors 0-4: first out of the way (a source may sit on a target's number).
+  if (!req.stdinGiven) {
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0) fail("open");
+    fds.insert(fds.begin(), null);
+  }
+  for (int& fd : fds) {
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, 16);
+    if (moved < 0) fail("fcntl");
+    fd = moved;
+  }
+  if (statusFd < 16) {
+    int moved = fcntl(statusFd, F_DUPFD_CLOEXEC, 16);
+    if (moved < 0) fail("fcntl");
+    statusFd = moved;
+  }
+  for (int i = 0; i < static_cast<int>(fds.size()); i++)
+    if (dup2(fds[static_cast<size_t>(i)], i) < 0) fail("dup2");
+  // The environment Node asked for, and nothing of the zygote's.
+  auto* envp = static_cast<char**>(std::calloc(req.env.size() + 1, sizeof(char*)));
+  if (!envp) fail("calloc");
+  for (size_t i = 0; i < req.env.size(); i++) envp[i] = strdup(req.env[i].c_str());
+  environ = envp;
+  retitle(area, exe, req.role, node);
+  // Started: the zygote reads end of stream on the status pipe.
+  close(statusFd);
+  closeFrom(5);
+  std::exit(roleMain(req.role.c_str(), 3, 4, zygote));
+}
+
+bool parseRequest(const json::Value& v, Request* out) {
+  if (!v.isObject() || !v["t"].isString() || v["t"].asString() != msg::kForkCommand || !v["id"].isNumber() ||
+      !v["role"].isString() || !v["env"].isArray())
+    return false;
+  out->id = static_cast<long>(v["id"].asNumber());
+  out->role = v["role"].asString();
+  for (const json::Value& e : v["env"].asArray()) {
+    if (!e.isString()) return false;
+    out->env.push_back(e.asString());
+  }
+  if (v["cwd"].isString()) out->cwd = v["cwd"].asString();
+  out->stdinGiven = v["stdin"].isBool() && v["stdin"].asBool();
+  return true;
+}
+
+}  // namespace
+
+int run(int argc, char** argv, RoleMain roleMain) {
+  // plugstack-host zygote --parent <pid> --fd <n> [--pad <...>]
+  if (argc < 6 || std::strcmp(argv[2], "--parent") != 0 || std::strcmp(argv[4], "--fd") != 0) return 2;
+  char* end;
+  long node = std::strtol(argv[3], &end, 10);
+  if (*end || node <= 0) return 2;
+  g_ctl = static_cast<int>(std::strtol(argv[5], &end, 10));
+  if (*end || g_ctl < 3 || fcntl(g_ctl, F_GETFD) < 0) return 2;
+  fcntl(g_ctl, F_SETFD, FD_CLOEXEC);
+  ArgvArea area{argv[0], static_cast<size_t>(argv[argc - 1] + std::strlen(argv[argc - 1]) + 1 - argv[0])};
+  const std::string exe = argv[0];
+  const std::string nodeText = argv[3];
+  // Dies with Node; its keepers die with it (theirs), ending what is below them.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != node) return 1;
+  // Nothing of ours on the standard descriptors: a role gets Node's.
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null >= 0) {
+    for (int fd = 0; fd < 3; fd++) dup2(null, fd);
+    close(null);
+  }
+  // Nothing else of Node's either: only the control socket.
+  closeFrom(g_ctl + 1);
+  for (int fd = 3; fd < g_ctl; fd++) close(fd);
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, nullptr);
+  int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sfd < 0) return 1;
+  signal(SIGPIPE, SIG_IGN);
+  const pid_t self = getpid();
+  // Node uses the zygote once it has said who it is.
+  reply(json::Object{{"t", msg::kHello}, {"protocol", msg::kProtocolVersion}, {"pid", static_cast<int>(self)}, {"role", "zygote"}});
+
+  std::string pending;
+  std::deque<int> fdQueue;
+  for (;;) {
+    struct pollfd pfd[2] = {{g_ctl, POLLIN, 0}, {sfd, POLLIN, 0}};
+    if (poll(pfd, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return 1;
+    }
+    if (pfd[1].revents & POLLIN) {
+      struct signalfd_siginfo si;
+      while (read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+      }
+      int status;
+      pid_t pid;
+      while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+        reply(json::Object{{"t", msg::kReaped}, {"pid", static_cast<int>(pid)}, {"status", status}});
+    }
+    if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    char buf[65536];
+    alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFds * 4)];
+    struct iovec iov = {buf, sizeof buf};
+    struct msghdr msg = {};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    ssize_t n = recvmsg(g_ctl, &msg, MSG_CMSG_CLOEXEC);
+    if (n < 0 && errno == EINTR) continue;
+    // Node closed its end (or died): nothing more will be asked.
+    if (n <= 0) return 0;
+    for (struct cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+      size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      const int* data = reinterpret_cast<const int*>(CMSG_DATA(c));
+      for (size_t i = 0; i < count; i++) fdQueue.push_back(data[i]);
+    }
+    // Descriptors cut off for want of room: the stream can no longer be trusted.
+    if (msg.msg_flags & MSG_CTRUNC) return 1;
+    pending.append(buf, static_cast<size_t>(n));
+    while (pending.size() >= 4) {
+      auto* h = reinterpret_cast<const unsigned char*>(pending.data());
+      uint32_t len = h[0] | (h[1] << 8) | (h[2] << 16) | (static_cast<uint32_t>(h[3]) << 24);
+      if (len > kMaxRequest) return 1;
+      if (pending.size() < 4 + len) break;
+      json::Value value;
+      std::string error;
+      Request req;
+      bool ok = json::parse(pending.substr(4, len), &value, &error) && parseRequest(value, &req);
+      pending.erase(0, 4 + len);
+      if (!ok) return 1;
+      size_t want = req.stdinGiven ? 5 : 4;
+      if (fdQueue.size() < want) return 1;
+      std::vector<int> fds(fdQueue.begin(), fdQueue.begin() + static_cast<long>(want));
+      fdQueue.erase(fdQueue.begin(), fdQueue.begin() + static_cast<long>(want));
+      int status[2];
+      if (pipe2(status, O_CLOEXEC) != 0) {
+        int e = errno;
+        for (int fd : fds) close(fd);
+        reply(json::Object{{"t", msg::kForkFailed}, {"id", req.id}, {"errno", e}, {"syscall", "pipe"}});
+        continue;
+      }
+      pid_t pid = fork();
+      if (pid == 0) {
+        close(g_ctl);
+        close(sfd);
+        close(status[0]);
+        becomeRole(req, fds, status[1], area, exe, nodeText, self, roleMain);
+      }
+      int forkErrno = errno;
+      for (int fd : fds) close(fd);
+      close(status[1]);
+      if (pid < 0) {
+        close(status[0]);
+        reply(json::Object{{"t", msg::kForkFailed}, {"id", req.id}, {"errno", forkErrno}, {"syscall", "fork"}});
+        continue;
+      }
+      char why[64];
+      ssize_t got;
+      do got = read(status[0], why, sizeof why);
+      while (got < 0 && errno == EINTR);
+      close(status[0]);
+      if (got >= static_cast<ssize_t>(sizeof(int))) {
+        int e;
+        std::memcpy(&e, why, sizeof e);
+        reply(json::Object{{"t", msg::kForkFailed}, {"id", req.id}, {"errno", e}, {"syscall", std::string(why + sizeof e, static_cast<size_t>(got) - sizeof e)}});
+        // Its exit is reaped and reported like any other; Node ignores it.
+      } else {
+        reply(json::Object{{"t", msg::kForked}, {"id", req.id}, {"pid", static_cast<int>(pid)}});
+      }
+    }
+  }
+}
+
+}  // namespace plugstack::zygote

@@ -1,0 +1,39 @@
+// The zygote: a plugstack-host that plays no role itself and forks a fresh
+// process for each role Node asks for, instead of Node spawning (forking
+// itself, then exec'ing) plugstack-host every time.
+//
+// It is started once per Node process, before anything of the user's is
+// loaded in it, and stays that way: it never loads a plugin, never parses
+// a configuration, never touches the core's state; it only waits for
+// requests. Each role therefore starts in the state an exec would give
+// it — nothing loaded, every signal at its default and unblocked, only the
+// descriptors Node handed over (0-2 and the two channel ends, 3 and 4),
+// the environment and working directory Node asked for, a session of its
+// own — without the cost of forking Node and exec'ing and linking
+// plugstack-host again. /proc/<pid>/cmdline reads as a spawned host's.
+//
+//   plugstack-host zygote --parent <node pid> --fd <control> --pad <...>
+//
+// On the control socket (a unix stream socket, channel.h's frames) the
+// zygote first says hello, then takes "fork" commands, each with the
+// role's descriptors attached (SCM_RIGHTS): [stdin], stdout, stderr,
+// events, commands; and answers "forked" (the pid of the role's keeper) or
+// "fork_failed" (the call and its errno), and "reaped" (the raw wait
+// status) when a process it forked ends. The messages are declared in
+// protocol/messages.json with the hosts'.
+// The zygote dies with Node (a parent-death signal), and the keepers it
+// forked die with it (theirs), killing everything below them.
+#pragma once
+
+#include <sys/types.h>
+
+namespace plugstack::zygote {
+
+// Plays a role in the current process; returns its exit status.
+using RoleMain = int (*)(const char* role, int eventsFd, int commandsFd, pid_t parent);
+
+// Runs the zygote (argv as above). Returns the zygote's exit status; in a
+// forked role, never returns (the role's status ends the process).
+int run(int argc, char** argv, RoleMain roleMain);
+
+}  // namespace plugstack::zygote
