@@ -7,6 +7,7 @@
 //            epilog) against the real srun of the same release running the
 //            same stack, and the fork/exec floor of the same tasks
 //   step     launchStep (the remote part alone) against the floor
+//   zygote   launchStep and stack.srun with hosts from the zygote and spawned
 //   cli      `plugstack run -n 1 true` against `node -e 0`
 //   check    check() of a 40-plugin stack in all five contexts
 //   mpi      a 4-rank MPICH job through plugstack's pmi2 and the real srun's
@@ -34,7 +35,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'plugstack-bench-'));
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const TASKS = [1, 16, 64];
 const COMMAND = '/bin/true';
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'srun,step,cli,check,mpi').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'srun,step,zygote,cli,check,mpi').split(','));
 const PATH_ENV = { PATH: '/usr/bin:/bin' };
 const ALL_RELEASES = ['22.05', '24.11'];
 const RELEASES = (process.env.BENCH_RELEASES ?? ALL_RELEASES.join(',')).split(',');
@@ -188,6 +189,45 @@ async function stepSection() {
   say(table(['tasks', 'fork/exec floor', 'launchStep', 'launchStep / floor', 'load'], rows));
 }
 
+/** The same calls with hosts forked by the zygote and spawned by Node (PLUGSTACK_ZYGOTE=0), interleaved. */
+async function zygoteSection() {
+  say('');
+  say('## What the zygote buys');
+  say('');
+  say('Hosts forked by the zygote (lib/host/zygote.ts) against hosts spawned by Node (`PLUGSTACK_ZYGOTE=0`), in one loop.');
+  say('');
+  const stack = await Plugstack.load(ownConf('24.11'), { pluginDir: [] });
+  const withZygote = (on, fn) => async () => {
+    const saved = process.env.PLUGSTACK_ZYGOTE;
+    if (on) delete process.env.PLUGSTACK_ZYGOTE;
+    else process.env.PLUGSTACK_ZYGOTE = '0';
+    try {
+      await fn();
+    } finally {
+      if (saved === undefined) delete process.env.PLUGSTACK_ZYGOTE;
+      else process.env.PLUGSTACK_ZYGOTE = saved;
+    }
+  };
+  const step = (n) => async () => {
+    const r = await stack.launchStep({ argv: [COMMAND], ntasks: n, env: PATH_ENV });
+    if (!r.ok) throw new Error('step failed');
+  };
+  const srun = async () => {
+    const r = await stack.srun({ args: ['-n', '1', COMMAND], env: PATH_ENV, cwd: work });
+    if (r.exitCode !== 0) throw new Error(`stack.srun failed: ${r.stderr}`);
+  };
+  const rows = [];
+  for (const [what, fn] of [
+    ['launchStep, 1 task', step(1)],
+    ['launchStep, 16 tasks', step(16)],
+    ['stack.srun -n 1', srun],
+  ]) {
+    const m = await together({ zygote: withZygote(true, fn), spawned: withZygote(false, fn) }, { runs: RUNS });
+    rows.push([what, ms(m.zygote), ms(m.spawned), `${(m.spawned.median - m.zygote.median).toFixed(1)} ms`, load(m.load)]);
+  }
+  say(table(['call', 'zygote', 'spawned', 'saved', 'load'], rows));
+}
+
 async function cliSection() {
   say('');
   say('## The command line');
@@ -296,6 +336,7 @@ try {
     say('real Slurm: none started here (not root, not installed, or BENCH_REAL_SLURM=0): plugstack only');
   if (ONLY.has('srun')) await srunSection();
   if (ONLY.has('step')) await stepSection();
+  if (ONLY.has('zygote')) await zygoteSection();
   if (ONLY.has('cli')) await cliSection();
   if (ONLY.has('check')) await checkSection();
   if (ONLY.has('mpi')) await mpiSection();
