@@ -22,6 +22,7 @@ import type { JobScriptOptions, JobScriptResult, SlurmdDaemon, SlurmdOptions } f
 import type { CommandOptions, CommandResult, WordCommandOptions } from './commands/types.js';
 import { launchStep } from './step/launch.js';
 import { checkMpi } from './mpi/check.js';
+import { mpiConfPath } from './mpi/conf.js';
 import { checkJobContainer } from './job-container/check.js';
 import { jobContainerSettings } from './job-container/settings.js';
 import type { StepOptions, StepResult } from './step/types.js';
@@ -219,6 +220,7 @@ export class Plugstack {
         pluginDirs: this.pluginDirs,
         hostEnv: this.env,
         ...(jobContainerSettings(this.slurmConf) ? { jobContainer: jobContainerSettings(this.slurmConf)! } : {}),
+        ...(mpiConfPath(this.slurmConf?.path) ? { mpiConf: mpiConfPath(this.slurmConf?.path)! } : {}),
       },
       options,
     );

@@ -134,11 +134,104 @@ typedef struct slurm_step_layout {
 /* The opaque state client_prelaunch returns and client_fini gets back. */
 typedef void mpi_plugin_client_state_t;
 
-/* Opaque types of Slurm's config parser and lists (mpi.conf hooks). */
+/* ---- mpi.conf: Slurm's configuration tables ------------------------------
+ * slurmd asks every mpi plugin for the mpi.conf keys it takes
+ * (conf_options), reads mpi.conf (beside slurm.conf) into a table made of
+ * them, hands the table to conf_set, and keeps what conf_get returns for
+ * the plugin's slurmstepds, whose conf_set receives it. A table is opaque;
+ * these functions (Slurm's parse_config.h, exported by plugstack under
+ * the same names and their slurm_ ones) make, fill and read one.
+ *
+ * An option array ends with an entry whose key is NULL. conf_options
+ * appends its entries to *full_options with transfer_s_p_options(), which
+ * copies the keys: Slurm frees that array and its keys with xfree().
+ */
 typedef struct s_p_values s_p_values_t;
-typedef struct s_p_options s_p_options_t;
 typedef struct s_p_hashtbl s_p_hashtbl_t;
 typedef struct xlist *plugstack_mpi_list_t;
+
+typedef enum {
+	S_P_IGNORE = 0,   /* accepted, not stored */
+	S_P_STRING,       /* s_p_get_string: a copy to xfree() */
+	S_P_LONG,         /* strtol, any base; UNLIMITED/INFINITE: 0xffffffff */
+	S_P_UINT16,       /* strtoul; at most 65535; UNLIMITED: 0xffff */
+	S_P_UINT32,       /* strtoul, a k suffix times 1024; UNLIMITED: 0xffffffff */
+	S_P_UINT64,       /* strtoull, a k suffix times 1024 */
+	S_P_POINTER,      /* the handler's data, or a copy of the text */
+	S_P_ARRAY,        /* every value given, in order */
+	S_P_BOOLEAN,      /* yes/up/true/1, no/down/false/0, any case */
+	S_P_LINE,         /* not served by plugstack */
+	S_P_EXPLINE,      /* not served by plugstack */
+	S_P_PLAIN_STRING,
+	S_P_FLOAT,
+	S_P_DOUBLE,
+	S_P_LONG_DOUBLE
+} slurm_parser_enum_t;
+
+typedef enum {
+	S_P_OPERATOR_SET = 0, /* key=value */
+	S_P_OPERATOR_ADD,     /* key+=value */
+	S_P_OPERATOR_SUB,     /* key-=value */
+	S_P_OPERATOR_MUL,     /* key*=value */
+	S_P_OPERATOR_DIV,     /* key/=value */
+	S_P_OPERATOR_SET_IF_MIN,
+	S_P_OPERATOR_SET_IF_MAX,
+	S_P_OPERATOR_AVG
+} slurm_parser_operator_t;
+
+/* One key a table takes. handler (optional) turns the text into *data
+ * itself: 1 stored, 0 accepted without a value, -1 refused; destroy
+ * (optional) frees what it stored. 24.11 added pack/unpack (for S_P_ARRAY
+ * values sent to slurmstepd), so the entry is 56 bytes there, 40 in 22.05:
+ * build for the release you load in. */
+typedef struct conf_file_options {
+	char *key;
+	slurm_parser_enum_t type;
+	int (*handler)(void **data, slurm_parser_enum_t type, const char *key,
+		       const char *value, const char *line, char **leftover);
+	void (*destroy)(void *data);
+	struct conf_file_options *line_options;
+#if PLUGSTACK_MPI_2411
+	void (*pack)(void *data, void *buffer);
+	void *(*unpack)(void *buffer);
+#endif
+} s_p_options_t;
+
+extern s_p_hashtbl_t *s_p_hashtbl_create(const s_p_options_t options[]);
+extern void s_p_hashtbl_destroy(s_p_hashtbl_t *hashtbl);
+/* Reads a file of key=value lines (Slurm's syntax: # comments, \
+ * continuations, "quoted values", Include). SLURM_SUCCESS or SLURM_ERROR.
+ * 24.11: flags (1 = ignore unknown keys); 22.05: a bool of the same meaning. */
+#if PLUGSTACK_MPI_2411
+extern s_p_hashtbl_t *s_p_hashtbl_create_cnt(const s_p_options_t options[], int *cnt);
+extern int s_p_parse_file(s_p_hashtbl_t *hashtbl, uint32_t *hash_val, char *filename,
+			  uint32_t flags, char *last_ancestor);
+#else
+extern int s_p_parse_file(s_p_hashtbl_t *hashtbl, uint32_t *hash_val, char *filename,
+			  bool ignore_new, char *last_ancestor);
+#endif
+/* Every key=value of line (1), or 0 at the first unknown key or bad value. */
+extern int s_p_parse_line(s_p_hashtbl_t *hashtbl, const char *line, char **leftover);
+/* One value (quoted or not) for key: 1, or 0 when refused. */
+extern int s_p_parse_pair(s_p_hashtbl_t *hashtbl, const char *key, const char *value);
+extern int s_p_parse_pair_with_op(s_p_hashtbl_t *hashtbl, const char *key, const char *value,
+				  slurm_parser_operator_t opt);
+/* The getters: 1 and the value when key has one of that type; 0 otherwise
+ * (an unknown key or the wrong type is also logged as an error). */
+extern int s_p_get_string(char **str, const char *key, const s_p_hashtbl_t *hashtbl);
+extern int s_p_get_long(long *num, const char *key, const s_p_hashtbl_t *hashtbl);
+extern int s_p_get_uint16(uint16_t *num, const char *key, const s_p_hashtbl_t *hashtbl);
+extern int s_p_get_uint32(uint32_t *num, const char *key, const s_p_hashtbl_t *hashtbl);
+extern int s_p_get_uint64(uint64_t *num, const char *key, const s_p_hashtbl_t *hashtbl);
+extern int s_p_get_float(float *num, const char *key, const s_p_hashtbl_t *hashtbl);
+extern int s_p_get_double(double *num, const char *key, const s_p_hashtbl_t *hashtbl);
+extern int s_p_get_long_double(long double *num, const char *key, const s_p_hashtbl_t *hashtbl);
+extern int s_p_get_boolean(bool *flag, const char *key, const s_p_hashtbl_t *hashtbl);
+extern int s_p_get_pointer(void **ptr, const char *key, const s_p_hashtbl_t *hashtbl);
+extern int s_p_get_array(void **ptr_array[], int *count, const char *key, const s_p_hashtbl_t *hashtbl);
+extern int s_p_get_operator(slurm_parser_operator_t *opt, const char *key, const s_p_hashtbl_t *hashtbl);
+extern void transfer_s_p_options(s_p_options_t **full_options, s_p_options_t *options,
+				 int *full_options_cnt);
 
 #if PLUGSTACK_MPI_2411
 /* srun's view of the step (client_prelaunch). */
@@ -316,9 +409,17 @@ typedef struct {
  *   configure MPI plugin").
  * client_fini: in srun once the tasks' output has ended. A positive result
  *   becomes srun's exit status.
- * conf_options, conf_set, conf_get, conf_get_printable: mpi.conf (beside
- *   slurm.conf), in slurmd; conf_set also in slurmstepd when conf_get gave
- *   values.
+ * conf_options, conf_set, conf_get: mpi.conf, in slurmd when it starts:
+ *   conf_options appends the keys the plugin takes (transfer_s_p_options);
+ *   conf_set gets the table mpi.conf filled (NULL when the plugin takes no
+ *   keys; empty when there is no mpi.conf), and conf_get returns a table
+ *   of the values its slurmstepds should have (NULL: none), made with
+ *   s_p_hashtbl_create from the same options and s_p_parse_pair, holding
+ *   every key conf_options declared. Each slurmstepd of a step then calls
+ *   conf_set with a copy of that table right after the plugin's init, and
+ *   frees it after the call (keep copies: s_p_get_string's are yours).
+ * conf_get_printable: slurmctld's listing (scontrol show config); return
+ *   NULL.
  */
 extern const uint32_t plugin_id;
 #if PLUGSTACK_MPI_2411

@@ -168,6 +168,8 @@ export interface MpiCheck {
   ok: boolean;
   /** Every mpi_*.so of PluginDir and plugstack's own, in load order. */
   plugins: import('../mpi/record.js').DaemonMpiPlugin[];
+  /** The mpi.conf slurmd reads (beside slurm.conf), and whether it is there. */
+  mpiConf: { path: string; exists: boolean };
   problems: Problem[];
   log: LogLine[];
 }

@@ -86,7 +86,12 @@ function slurmConfLines(report: CheckReport): string[] {
   if (mpi) {
     out.push('', `mpi (loaded by slurmd at start; srun's default: ${mpi.default ?? 'none, no plugin'}):`);
     for (const p of mpi.plugins)
-      out.push(`  mpi/${p.type}  ${p.loaded ? `loaded (plugin_id ${p.pluginId})` : `not loaded (${p.code ?? 'error'})`}`, `      file: ${p.path}`);
+      out.push(
+        `  mpi/${p.type}  ${p.loaded ? `loaded (plugin_id ${p.pluginId})` : `not loaded (${p.code ?? 'error'})`}`,
+        `      file: ${p.path}`,
+        ...(p.confOptions ? [`      mpi.conf keys: ${p.confOptions.map((o) => o.key).join(', ')}`] : []),
+      );
+    out.push(`  mpi.conf: ${mpi.mpiConf.path}${mpi.mpiConf.exists ? '' : ' (none)'}`);
     out.push(...mpi.problems.map(problemLine));
   }
   const jc = report.jobContainer;

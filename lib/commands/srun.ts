@@ -32,6 +32,7 @@ import { requestJob } from './allocate.js';
 import { jobRecordOf } from '../cluster/job-info.js';
 import { MAX_TASKS_PER_NODE } from '../cluster/names.js';
 import { releaseRules } from '../releases.generated.js';
+import { mpiConfPath } from '../mpi/conf.js';
 import { serializeResult } from './serialize.js';
 import { jobContainerSettings } from '../job-container/settings.js';
 import type { CommandResult, JobRecord, WordCommandOptions } from './types.js';
@@ -39,6 +40,7 @@ import type { CommandResult, JobRecord, WordCommandOptions } from './types.js';
 /** Slurm's texts for the launch errors a node's slurmstepd can answer here. */
 const LAUNCH_ERRORS: Record<number, string> = {
   [-1]: 'Unspecified error', // SLURM_ERROR: the mpi plugin's slurmstepd_prefork failed
+  1009: 'Invalid MPI plugin name', // SLURM_MPI_PLUGIN_NAME_INVALID: slurmstepd could not load or set up its mpi plugin
   1011: 'Plugin initialization failed', // SLURM_PLUGIN_NAME_INVALID: init or init_post_opt failed
   4020: 'Slurmd could not execve job', // ESLURMD_EXECVE_FAILED: user_init, a fork or task_post_fork failed
 };
@@ -353,6 +355,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         ...(jobContainerSettings(stack.slurmConf) ? { jobContainer: jobContainerSettings(stack.slurmConf)!, jobContainerJob: !existing } : {}),
         // slurmstepd starts from slurmd's environment, never srun's.
         ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}),
+        // slurmd reads mpi.conf beside its slurm.conf.
+        ...(mpiConfPath(stack.slurmConf?.path) ? { mpiConf: mpiConfPath(stack.slurmConf?.path)! } : {}),
       },
       {
         argv: ready.positional,

@@ -13,6 +13,7 @@ import { processRecord, snapshot } from '../host/process-record.js';
 import type { HostEvent, StartedEvent } from '../host/protocol.js';
 import { uint32 } from '../validate.js';
 import { daemonMpiPlugins } from '../mpi/record.js';
+import { mpiConfPath } from '../mpi/conf.js';
 import { addJobContainerEvents, type JobContainerRecord } from '../job-container/record.js';
 import { jobContainerSettings } from '../job-container/settings.js';
 import { slurmdEnv } from '../cluster/command-env.js';
@@ -33,7 +34,14 @@ export async function startSlurmd(stack: JobScriptStack, options: SlurmdOptions 
 
   const handle = startHost(
     'slurmd',
-    { conf: stack.conf, context: 'slurmd', slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, ...(jobContainer ? { jobContainer } : {}) },
+    {
+      conf: stack.conf,
+      context: 'slurmd',
+      slurmVersion: stack.slurmVersion,
+      pluginDirs: stack.pluginDirs,
+      ...(jobContainer ? { jobContainer } : {}),
+      ...(mpiConfPath(stack.slurmConfPath) ? { mpiConf: mpiConfPath(stack.slurmConfPath)! } : {}),
+    },
     {
       label: `slurmd on ${node}`,
       // The daemon runs until stopped; start and stop have their own limits.

@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 11;
+export const PROTOCOL_VERSION = 12;
 
 export type HostRole = "inspect" | "stepd" | "client" | "slurmd" | "job_script";
 
@@ -95,7 +95,7 @@ export interface InspectRequest extends StackRequest {
 }
 
 export interface StepdRequest extends StackRequest {
-  step: { jobId: number; stepId: number; nnodes?: number; nodeId?: number; nodeName?: string; ntasks: number; tasks: readonly { gtid: number }[]; cpus?: number; cpusPerTask?: number; uid: number; gid: number; user?: string; gids?: readonly number[]; argv: readonly string[]; env?: readonly string[]; cwd?: string; options?: readonly { plugin: string; name: string; value: string | null }[]; srunCommPort?: number; launchNodeAddress?: string; workingCluster?: string; arrayJobId?: number; arrayTaskId?: number; jobMem?: number; stepMem?: number; jobAllocCores?: string; stepAllocCores?: string; oomKillStep?: boolean; job?: JobInfo; jobContainer?: JobContainerSettings; mpi?: { type: string | null; nodeList: string; layout: readonly (readonly number[])[]; taskDist?: number; pmiTrace?: boolean } };
+  step: { jobId: number; stepId: number; nnodes?: number; nodeId?: number; nodeName?: string; ntasks: number; tasks: readonly { gtid: number }[]; cpus?: number; cpusPerTask?: number; uid: number; gid: number; user?: string; gids?: readonly number[]; argv: readonly string[]; env?: readonly string[]; cwd?: string; options?: readonly { plugin: string; name: string; value: string | null }[]; srunCommPort?: number; launchNodeAddress?: string; workingCluster?: string; arrayJobId?: number; arrayTaskId?: number; jobMem?: number; stepMem?: number; jobAllocCores?: string; stepAllocCores?: string; oomKillStep?: boolean; job?: JobInfo; jobContainer?: JobContainerSettings; mpi?: { type: string | null; nodeList: string; layout: readonly (readonly number[])[]; taskDist?: number; pmiTrace?: boolean; conf?: string; slurmdFailed?: boolean } };
 }
 
 export interface ClientRequest extends StackRequest {
@@ -108,6 +108,7 @@ export interface ClientRequest extends StackRequest {
 
 export interface SlurmdRequest extends StackRequest {
   mpiCheck?: boolean;
+  mpiConf?: string;
   jobContainerCheck?: boolean;
   jobContainer?: JobContainerSettings;
   jobContainerOp?: { op: "restore" | "create" | "delete" | "send_stepd"; jobId: number; uid: number };
@@ -327,6 +328,16 @@ export interface MpiEvent {
   task?: number;
   changes?: { op: "set" | "unset"; name: string; value?: string }[];
   envBroken?: string;
+}
+
+/** slurmd read mpi.conf for the mpi plugin of line ref (mpi_g_daemon_init): the keys its conf_options declared (type: S_P_STRING, ...), and data, the packed table its conf_get returned (hex; absent: NULL), which each slurmstepd of a step of that type gets (step.mpi.conf) and hands to conf_set. */
+export interface MpiConfEvent {
+  t: "mpiConf";
+  ref: number;
+  type: string;
+  pluginId: number;
+  options: { key: string; type: string }[];
+  data?: string;
 }
 
 /** A job_container plugin's hook ran (after enter/leave): the Slurm process it ran in (slurmd, slurmd_child: slurmd's child that becomes a slurmstepd, slurmstepd, task, spank_child: contain_spank's child of a SPANK callback, script: a task prolog/epilog, check), its arguments, its result (fd for join_external), and the mount namespace the process was in afterwards (the kernel's id of it, else the inode of /proc/self/ns/mnt). */
@@ -650,6 +661,7 @@ export type HostEvent =
   | SyslogEvent
   | CliFilterEvent
   | MpiEvent
+  | MpiConfEvent
   | JobContainerEvent
   | PmiEvent
   | LogEvent
@@ -686,7 +698,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 11,
+  "version": 12,
   "roles": [
     "inspect",
     "stepd",
@@ -915,7 +927,9 @@ export const CATALOGUE = {
                 }
               },
               "taskDist?": "uint",
-              "pmiTrace?": "bool"
+              "pmiTrace?": "bool",
+              "conf?": "string",
+              "slurmdFailed?": "bool"
             }
           }
         }
@@ -963,6 +977,7 @@ export const CATALOGUE = {
     },
     "slurmd": {
       "mpiCheck?": "bool",
+      "mpiConf?": "string",
       "jobContainerCheck?": "bool",
       "jobContainer?": "jobContainerSettings",
       "jobContainerOp?": {
@@ -1282,6 +1297,25 @@ export const CATALOGUE = {
           }
         },
         "envBroken?": "string"
+      }
+    },
+    "mpiConf": {
+      "roles": [
+        "slurmd"
+      ],
+      "fields": {
+        "ref": "int",
+        "type": "string",
+        "pluginId": "uint",
+        "options": {
+          "array": {
+            "object": {
+              "key": "string",
+              "type": "string"
+            }
+          }
+        },
+        "data?": "string"
       }
     },
     "jobContainer": {

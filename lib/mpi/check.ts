@@ -12,6 +12,7 @@ import type { SlurmConf } from '../config/slurm-conf.js';
 import { runHost } from '../host/host-process.js';
 import { processRecord } from '../host/process-record.js';
 import { daemonMpiPlugins } from './record.js';
+import { mpiConfPath, mpiConfEvents } from './conf.js';
 
 export async function checkMpi(
   stack: { conf: string; slurmVersion: string; pluginDirs: readonly string[] },
@@ -21,11 +22,24 @@ export async function checkMpi(
 ): Promise<MpiCheck> {
   const run = await runHost(
     'slurmd',
-    { conf: stack.conf, context: 'slurmd', slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs, mpiCheck: true },
+    {
+      conf: stack.conf,
+      context: 'slurmd',
+      slurmVersion: stack.slurmVersion,
+      pluginDirs: stack.pluginDirs,
+      mpiCheck: true,
+      // slurmd reads mpi.conf beside slurm.conf: its bad lines are reported here too.
+      ...(mpiConfPath(slurmConf.path) ? { mpiConf: mpiConfPath(slurmConf.path)! } : {}),
+    },
     { label: 'mpi check', timeoutMs, ...(env ? { env } : {}) },
   );
   const record = processRecord(run, 'slurmd');
   const plugins = daemonMpiPlugins(run.events);
+  for (const c of mpiConfEvents(run.events)) {
+    const p = plugins.find((x) => x.loaded && x.type === c.type);
+    if (p && c.options.length) p.confOptions = c.options;
+  }
+  const confPath = mpiConfPath(slurmConf.path)!;
   const wanted = slurmConf.mpiDefault ?? null;
   const types = (t: string | null) => (t === 'openmpi' ? 'none' : t);
   const problems = [...record.problems];
@@ -41,6 +55,7 @@ export async function checkMpi(
     default: wanted,
     ok: run.done?.ok === true && !problems.some((p) => p.severity === 'error' && p.code === 'MPI_DEFAULT_NOT_LOADED'),
     plugins,
+    mpiConf: { path: confPath, exists: fs.existsSync(confPath) },
     problems,
     log: record.log,
   };

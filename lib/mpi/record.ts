@@ -137,6 +137,8 @@ export interface DaemonMpiPlugin {
   pluginId?: number;
   /** Why it did not load (PLUGIN_INIT_FAILED, PLUGIN_VERSION_MISMATCH, ...). */
   code?: string;
+  /** The mpi.conf keys its conf_options declared (type: S_P_STRING, ...). */
+  confOptions?: { key: string; type: string }[];
 }
 
 /** The mpi plugins a daemon's events name, in load order. */

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "config/conf_syntax.h"
 #include "config/safe_read.h"
 #include "rules/releases.h"
 #include "rules/slurm_conf_keys.h"
@@ -24,93 +25,10 @@ constexpr int kMaxIncludeDepth = 16;
 // "[...]" of a line in a message: long lines are cut.
 std::string shown(const std::string& s) { return s.size() > 200 ? s.substr(0, 200) + "..." : s; }
 
-bool isSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
-
-// _strip_comments: a '#' preceded by an even number of backslashes ends
-// the line.
-void stripComment(std::string& line) {
-  int backslashes = 0;
-  for (size_t i = 0; i < line.size(); i++) {
-    if (line[i] == '#' && backslashes % 2 == 0) {
-      line.resize(i);
-      return;
-    }
-    backslashes = line[i] == '\\' ? backslashes + 1 : 0;
-  }
-}
-
-// _strip_continuation: an odd run of backslashes at the end (trailing
-// spaces allowed before any backslash is met) continues the line; the
-// last backslash is dropped. Returns whether the line continues.
-bool stripContinuation(std::string& line) {
-  size_t i = line.size();
-  int backslashes = 0;
-  while (i > 0) {
-    char c = line[i - 1];
-    if (c == '\\') backslashes++;
-    else if (isSpace(c) && backslashes == 0) {
-    } else break;
-    i--;
-  }
-  if (backslashes % 2 == 0) return false;
-  line.resize(i + static_cast<size_t>(backslashes) - 1);
-  return true;
-}
-
-// _strip_escapes: "\x" is "x" ("\\" is "\").
-void stripEscapes(std::string& line) {
-  std::string out;
-  out.reserve(line.size());
-  for (size_t i = 0; i < line.size(); i++) {
-    if (line[i] == '\\') i++;
-    if (i < line.size()) out += line[i];
-  }
-  line.swap(out);
-}
-
-struct KeyValue {
-  std::string key;
-  std::string value;
-  size_t end = 0;  // just past the value (and the space after it)
-};
-
-// The key=value pattern of Slurm's parser: a key of letters, digits, '_'
-// and '.', an optional operator, '=', a value quoted with '"' (spaces
-// allowed) or without spaces.
-bool nextKeyValue(const std::string& line, size_t from, KeyValue* out) {
-  size_t i = from;
-  while (i < line.size() && isSpace(line[i])) i++;
-  size_t keyStart = i;
-  while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == '.')) i++;
-  if (i == keyStart) return false;
-  out->key = line.substr(keyStart, i - keyStart);
-  while (i < line.size() && isSpace(line[i])) i++;
-  if (i < line.size() && std::strchr("-*+/", line[i]) && line[i] != '\0') i++;
-  if (i >= line.size() || line[i] != '=') return false;
-  i++;
-  while (i < line.size() && isSpace(line[i])) i++;
-  if (i < line.size() && line[i] == '"') {
-    size_t close = line.find('"', i + 1);
-    if (close == std::string::npos) return false;
-    out->value = line.substr(i + 1, close - i - 1);
-    i = close + 1;
-  } else {
-    size_t start = i;
-    while (i < line.size() && !isSpace(line[i])) i++;
-    if (i == start) return false;
-    out->value = line.substr(start, i - start);
-  }
-  if (i < line.size() && !isSpace(line[i])) return false;
-  // What is left starts at the space after the value, as Slurm shows it.
-  out->end = i;
-  return true;
-}
-
-bool blank(const std::string& s, size_t from) {
-  for (size_t i = from; i < s.size(); i++)
-    if (!isSpace(s[i])) return false;
-  return true;
-}
+using conf::blank;
+using conf::isSpace;
+using conf::KeyValue;
+using conf::nextKeyValue;
 
 class SlurmConfParser {
  public:
@@ -148,25 +66,7 @@ class SlurmConfParser {
     if (r.text.empty()) return;  // Slurm logs that the file is empty and carries on
 
     // Physical lines, joined where a line continues.
-    size_t pos = 0;
-    int lineno = 1;
-    while (pos < r.text.size()) {
-      std::string logical;
-      int first = lineno;
-      for (;;) {
-        size_t nl = r.text.find('\n', pos);
-        std::string physical = r.text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-        pos = nl == std::string::npos ? r.text.size() : nl + 1;
-        lineno++;
-        stripComment(physical);
-        bool more = stripContinuation(physical);
-        logical += physical;
-        if (!more || pos >= r.text.size()) break;
-      }
-      stripEscapes(logical);
-      if (logical.empty()) continue;
-      parseLine(path, first, logical, depth);
-    }
+    conf::forEachLogicalLine(r.text, [&](const conf::LogicalLine& l) { parseLine(path, l.line, l.text, depth); });
   }
 
  private:

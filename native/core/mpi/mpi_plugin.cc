@@ -10,6 +10,7 @@
 #include "common/problem.h"
 #include "common/slurm_log.h"
 #include "common/visibility.h"
+#include "config/sp_table.h"
 #include "plugins/load_failure.h"
 #include "protocol/messages.h"
 #include "rules/slurm_errors.h"
@@ -50,7 +51,11 @@ json::Array changesJson(const std::vector<EnvChange>& changes) {
 
 }  // namespace
 
-void setMpiEmulatedVersion(const SlurmVersion& version) { g_emulated = version.number(); }
+void setMpiEmulatedVersion(const SlurmVersion& version) {
+  g_emulated = version.number();
+  // The option arrays mpi plugins hand over (conf_options) have the release's layout.
+  sp::setOptionLayout(mpiRelease(version).confOptionsWithPack);
+}
 
 std::string builtinMpiDir(const SlurmVersion&) {
   char exe[PATH_MAX];

@@ -1,6 +1,7 @@
 #include "mpi/mpi_stepd.h"
 
 #include "common/slurm_log.h"
+#include "config/sp_table.h"
 #include "mpi/structs.h"
 #include "step/step_spec.h"
 
@@ -17,6 +18,8 @@ bool readMpiStepdSettings(const json::Value& mpi, const StepSpec& spec, MpiStepd
   out->present = true;
   if (mpi["type"].isString()) out->type = mpi["type"].asString();
   out->pmiTrace = mpi["pmiTrace"].isBool() && mpi["pmiTrace"].asBool();
+  if (mpi["conf"].isString()) out->conf = mpi["conf"].asString();
+  out->slurmdFailed = mpi["slurmdFailed"].isBool() && mpi["slurmdFailed"].asBool();
   StepShape& s = out->step;
   s.jobId = spec.record.jobId;
   s.stepId = spec.record.stepId;
@@ -56,7 +59,14 @@ MpiStepd::~MpiStepd() = default;
 
 bool MpiStepd::load() {
   if (!settings_.present || !settings_.type) return true;
+  // mpi_conf_recv_stepd: slurmd (which plugstack ran first) stopped on
+  // mpi.conf, so there is nothing to read.
+  if (settings_.slurmdFailed) {
+    slurmLog(LogLevel::Error, "Failed to read MPI conf from slurmd", /*fatal=*/true);
+    return false;
+  }
   setPmiTrace(settings_.pmiTrace);
+  setMpiEmulatedVersion(version_);
   MpiLoadRequest load;
   load.type = *settings_.type;
   load.pluginDirs = pluginDirs_;
@@ -74,6 +84,21 @@ bool MpiStepd::load() {
     slurmLog(LogLevel::Error, "MPI: Unable to load any plugin");
     slurmLog(LogLevel::Error, "Failed to read MPI conf from slurmd", /*fatal=*/true);
     return false;
+  }
+  // mpi.conf's values as slurmd packed them: conf_set right after init,
+  // the table freed after the call.
+  if (!settings_.conf.empty()) {
+    std::string bytes;
+    s_p_hashtbl* table = sp::fromHex(settings_.conf, &bytes) ? sp::unpack(bytes) : nullptr;
+    if (!table) {
+      slurmLog(LogLevel::Error, "s_p_unpack_hashtbl: failed");
+      slurmLog(LogLevel::Error, "MPI: Unable to unpack config for " + *settings_.type + ".");
+      slurmLog(LogLevel::Error, "Failed to read MPI conf from slurmd", /*fatal=*/true);
+      plugin->unload();
+      return false;
+    }
+    plugin->confSet(table);
+    sp::destroy(table);
   }
   plugin_ = std::move(plugin);
   return true;

@@ -24,6 +24,8 @@ struct MpiStepdSettings {
   std::optional<std::string> type;  // none: no plugin (24.11's none)
   StepShape step;                   // the whole step's layout
   bool pmiTrace = false;            // plugstack's pmi2 keeps every line
+  std::string conf;                 // what slurmd packed from conf_get (hex; empty: none)
+  bool slurmdFailed = false;        // slurmd stopped on mpi.conf: nothing to read
 };
 
 // plugstack's pmi2 asks whether to keep each rank's lines (pmi_report_api.cc).

@@ -8,7 +8,7 @@
 
 namespace plugstack::msg {
 
-constexpr unsigned kProtocolVersion = 11;
+constexpr unsigned kProtocolVersion = 12;
 
 // Events: host -> Node.
 // First frame of every host: who it is and which protocol it speaks.
@@ -37,6 +37,8 @@ constexpr char kSyslog[] = "syslog";
 constexpr char kCliFilter[] = "cliFilter";
 // The mpi plugin of line ref: chosen (load: its type and plugin_id; select: no plugin, for 24.11's none) or one of its hooks ran: its result (rc; ok for client_prelaunch, whose NULL fails), the task it ran for, and what it changed in the environment it was handed; envBroken: it left that array broken.
 constexpr char kMpi[] = "mpi";
+// slurmd read mpi.conf for the mpi plugin of line ref (mpi_g_daemon_init): the keys its conf_options declared (type: S_P_STRING, ...), and data, the packed table its conf_get returned (hex; absent: NULL), which each slurmstepd of a step of that type gets (step.mpi.conf) and hands to conf_set.
+constexpr char kMpiConf[] = "mpiConf";
 // A job_container plugin's hook ran (after enter/leave): the Slurm process it ran in (slurmd, slurmd_child: slurmd's child that becomes a slurmstepd, slurmstepd, task, spank_child: contain_spank's child of a SPANK callback, script: a task prolog/epilog, check), its arguments, its result (fd for join_external), and the mount namespace the process was in afterwards (the kernel's id of it, else the inode of /proc/self/ns/mnt).
 constexpr char kJobContainer[] = "jobContainer";
 // plugstack's mpi/pmi2 at the end of a node: what one rank did with the PMI server (version null: it never sent init; size: what it was told), and with pmiTrace every line both ways (from: rank or server).

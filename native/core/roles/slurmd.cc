@@ -49,7 +49,7 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
   // plugstack check: only the mpi plugins, loaded as slurmd loads them.
   if (request["mpiCheck"].isBool() && request["mpiCheck"].asBool()) {
     setMpiEmulatedVersion(settings.version);
-    MpiDaemon mpi(settings.pluginDirs, settings.version);
+    MpiDaemon mpi(settings.pluginDirs, settings.version, request["mpiConf"].asString());
     bool ok = mpi.init();
     if (ok) mpi.fini();
     // slurmd would end (status 1) when ok is false; the check itself did its job.
@@ -72,7 +72,7 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
   auto* jc = new JcDaemon(std::move(jcSettings), settings.pluginDirs, settings.version, recover);
   if (ok && !jc->start()) ok = false;
   setMpiEmulatedVersion(settings.version);
-  MpiDaemon mpi(settings.pluginDirs, settings.version);
+  MpiDaemon mpi(settings.pluginDirs, settings.version, request["mpiConf"].asString());
   if (ok && !mpi.init()) ok = false;
   emitEvent({{"t", msg::kStarted},
              {"ok", ok},

@@ -176,11 +176,15 @@ struct Mpi {
   // mpi_plugin_client_info_t / mpi_plugin_task_info_t with self and a step id without sluid
   // (22.05).
   bool layout2411;
+  // parse_config.h's s_p_options_t ends with pack and unpack functions (56 bytes an entry) and
+  // s_p_pack_hashtbl packs an S_P_ARRAY value through them (24.11); otherwise an entry ends with
+  // line_options (40 bytes) and an array cannot be packed (22.05).
+  bool confOptionsWithPack;
 };
 
 constexpr Mpi kMpi[kCount] = {
-    {false, false, true},  // 24.11
-    {true, true, false},  // 22.05
+    {false, false, true, true},  // 24.11
+    {true, true, false, false},  // 22.05
 };
 
 inline const Mpi& mpi(const SlurmVersion& v) { return kMpi[releaseIndex(v)]; }
