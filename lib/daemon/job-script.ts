@@ -4,6 +4,9 @@
  * context with the environment slurmd builds, killed after
  * PrologEpilogTimeout like run_command does.
  */
+import { addJobContainerEvents, type JobContainerRecord } from '../job-container/record.js';
+import { jobContainerSettings } from '../job-container/settings.js';
+import type { SlurmConf } from '../config/slurm-conf.js';
 import { constants } from 'node:os';
 import { PlugstackError, invalidArgument } from '../errors.js';
 import { startHost, type HostHandle } from '../host/host-process.js';
@@ -75,7 +78,15 @@ export async function runJobScript(
 
   const handle = startHost(
     'job_script',
-    { conf: stack.conf, context: 'job_script', mode, slurmVersion: stack.slurmVersion, pluginDirs: stack.pluginDirs },
+    {
+      conf: stack.conf,
+      context: 'job_script',
+      mode,
+      slurmVersion: stack.slurmVersion,
+      pluginDirs: stack.pluginDirs,
+      // 22.05's slurmd joins the job's container in the helper's process first.
+      ...(jobContainerSettings(stack.slurmConf) ? { jobContainer: jobContainerSettings(stack.slurmConf)! } : {}),
+    },
     // The helper gets exactly the environment slurmd built, nothing of ours.
     { label: `spank ${mode} on ${node}`, timeoutMs, env: environment, cwd: '/' },
   );
@@ -105,5 +116,12 @@ export async function runJobScript(
     environment,
     slurmdLog,
     ...record,
+    ...(jobContainerSettings(stack.slurmConf) ? { jobContainer: jcRecord(stack.slurmConf!, run.events) } : {}),
   };
+}
+
+function jcRecord(conf: SlurmConf, events: readonly import('../host/protocol.js').HostEvent[]): JobContainerRecord {
+  const record: JobContainerRecord = { types: conf.jobContainerTypes.map((t) => `job_container/${t}`), calls: [] };
+  addJobContainerEvents(record, events);
+  return record;
 }

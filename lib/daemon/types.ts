@@ -37,6 +37,8 @@ export interface JobScriptOptions {
 
 export interface JobScriptResult extends ProcessRecord {
   mode: JobScriptMode;
+  /** 22.05: the join slurmd's child makes before it becomes the helper (JobContainerType). */
+  jobContainer?: JobContainerRecord;
   jobId: number;
   node: string;
   /** The helper's exit status: 0, or 1 when a required plugin's callback returned < 0; null when killed. */

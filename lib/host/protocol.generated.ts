@@ -116,6 +116,7 @@ export interface SlurmdRequest extends StackRequest {
 
 export interface JobScriptRequest extends StackRequest {
   mode: "prolog" | "epilog";
+  jobContainer?: JobContainerSettings;
 }
 
 export interface RoleRequests {
@@ -1001,7 +1002,8 @@ export const CATALOGUE = {
           "prolog",
           "epilog"
         ]
-      }
+      },
+      "jobContainer?": "jobContainerSettings"
     }
   },
   "commands": {

@@ -28,9 +28,9 @@ constexpr JcSymbol k2411[] = {
     {JcHook::RecvStepd, "container_p_recv_stepd"},
 };
 
-constexpr JcRelease k2411Release{2411, k2411, sizeof k2411 / sizeof k2411[0], true, true, true, true};
-constexpr JcRelease k2411_0Release{2411, k2411, sizeof k2411 / sizeof k2411[0], false, true, false, true};
-constexpr JcRelease k2205Release{2205, k2205, sizeof k2205 / sizeof k2205[0], false, false, false, false};
+constexpr JcRelease k2411Release{2411, k2411, sizeof k2411 / sizeof k2411[0], true, true, true, false, true};
+constexpr JcRelease k2411_0Release{2411, k2411, sizeof k2411 / sizeof k2411[0], false, true, false, false, true};
+constexpr JcRelease k2205Release{2205, k2205, sizeof k2205 / sizeof k2205[0], false, false, false, true, false};
 
 // API 101 (14.03) and what each later release did with its hooks.
 constexpr JcObsolete kObsolete2411[] = {

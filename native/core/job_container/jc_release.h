@@ -42,6 +42,10 @@ struct JcRelease {
   // slurmd's forked child that becomes a slurmstepd joins (step_create
   // true) before exec, for every step but the extern one (24.11.1 on).
   bool joinInStepdChild;
+  // slurmd's child that execs the SPANK job_prolog/job_epilog helper joins
+  // first, with slurmd's uid, a failure only logged (22.05's
+  // prep_script_slurmd.c _run_spank_job_script; 24.11 no longer does).
+  bool joinInJobScript;
   // With SlurmdParameters=contain_spank, user_init, task_post_fork and
   // task_exit run in clone(CLONE_VM) children that join first (23.02 on;
   // 22.05 runs them in slurmstepd itself).

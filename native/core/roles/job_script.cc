@@ -2,11 +2,16 @@
 // epilog on each node ("slurmstepd spank prolog|epilog"). A fresh process
 // each time, so nothing a plugin keeps in memory survives from one run to
 // the next, nor is shared with slurmd or the steps.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "common/events.h"
 #include "common/slurm_log.h"
+#include "job_container/jc_list.h"
 #include "roles/role.h"
 #include "roles/stack_request.h"
 #include "spank/job_records.h"
@@ -69,6 +74,26 @@ int runJobScriptRole(Channel& channel, const json::Value& request) {
   }
   job.uid = static_cast<uid_t>(uid);
   job.gid = static_cast<gid_t>(gid);
+
+  // 22.05: slurmd's child joins the job's container before it execs the
+  // helper (slurmd's plugins, slurmd's uid); a failure is only logged.
+  JcSettings jc;
+  if (!readJcSettings(request["jobContainer"], &jc, &error)) {
+    emitEvent({{"t", msg::kFatal}, {"message", error}});
+    return 2;
+  }
+  if (jc.present && !jc.types.empty() && jcRelease(settings.version).joinInJobScript) {
+    JcList list(jc, settings.pluginDirs, settings.version);
+    if (list.init() == JcList::Init::Ok) {
+      JcCall call;
+      call.process = JcProcess::SlurmdChild;
+      call.jobId = job.jobId;
+      call.uid = getuid();
+      if (list.call(JcHook::Join, call) != 0)
+        slurmLog(LogLevel::Error, "container_g_join(" + std::to_string(job.jobId) + "): " + std::strerror(errno));
+      list.drop();
+    }
+  }
 
   ParsedConf parsed = readRequestConf(request);
 

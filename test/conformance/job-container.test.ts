@@ -1,0 +1,186 @@
+/**
+ * job_container plugins against the real Slurm (issue 13): the trace
+ * fixture (test/fixtures/plugins/job_container_trace.c, built against
+ * plugstack's own <plugstack/job_container.h> for the release: Debian ships
+ * no job_container header, so this checks our ABI too) is the real
+ * cluster's JobContainerType (slurmd loads it at start: it is restarted,
+ * and put back afterwards), beside the SPANK trace fixture logging to the
+ * same file, with and without PrologFlags=Contain. The same srun runs on
+ * the cluster and on plugstack (a copy of the cluster's slurm.conf): each
+ * Slurm process's job_container hooks and SPANK callbacks, in order.
+ *
+ * Left out of the comparison, as the README's differences say: slurmd's
+ * restore and init (plugstack's slurmd for a job is a process of its own
+ * per call), fini, and what the extern step does with SPANK.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Plugstack } from '../../lib/plugstack.js';
+import { compilePlugin, readLog, tempDir } from '../helpers/plugins.js';
+import { cluster, releases, type Release } from './run.js';
+
+const NUMBER: Record<Release, number> = { '22.05': 0x160508, '24.11': 0x180b05 };
+const DEBIAN_PLUGINS = '/usr/lib/x86_64-linux-gnu/slurm-wlm';
+const EXTERN = '4294967292';
+
+interface Observed {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  log: string[];
+}
+
+const field = (line: string, key: string) => new RegExp(`(?:^| )${key}=(\\S*)`).exec(line)?.[1];
+const nameOf = (l: string) => /^(jc:\w+|\w+)/.exec(l)?.[1] ?? '';
+
+/**
+ * The log, per Slurm process: slurmd (its job_container calls), slurmd's
+ * child that becomes a slurmstepd (join with step_create), each slurmstepd
+ * (by step: its SPANK callbacks and job_container calls), each task (by
+ * rank). plugstack's slurmd's child is its slurmstepd's own process before
+ * it loads the plugins afresh: its first two lines are moved to that role.
+ */
+function perProcess(log: string[]): Record<string, string[]> {
+  const byPid = new Map<string, string[]>();
+  for (const l of log) {
+    const pid = field(l, 'pid');
+    if (!pid || /^(OPTION_CB|option_register|job_control_setenv|spank_setenv)/.test(nameOf(l))) continue;
+    byPid.set(pid, [...(byPid.get(pid) ?? []), l]);
+  }
+  const out: Record<string, string[]> = {};
+  const push = (role: string, lines: string[]) =>
+    (out[role] ??= []).push(...lines.map(nameOf).filter((n) => !['jc:init', 'jc:fini', 'jc:restore'].includes(n)));
+  for (const lines of byPid.values()) {
+    let rest = lines;
+    if (nameOf(rest[0]!) === 'jc:init' && nameOf(rest[1] ?? '') === 'jc:join' && field(rest[1]!, 'step_create') === '1') {
+      push('slurmd_child', rest.slice(0, 2));
+      rest = rest.slice(2);
+      if (rest.length === 0) continue;
+    }
+    const names = rest.map(nameOf);
+    const rank = rest.map((l) => /^task_init_privileged .*GTASK=(\d+)/.exec(l)?.[1]).find((r) => r !== undefined);
+    let role: string;
+    if (names.some((n) => n === 'jc:stepd_create' || n === 'jc:stepd_delete')) role = 'extern';
+    else if (rank !== undefined) role = `task${rank}`;
+    else if (rest.some((l) => /^init ctx=1 /.test(l))) role = 'srun';
+    else if (rest.some((l) => /^init ctx=2 /.test(l))) role = 'slurmstepd';
+    else if (names.some((n) => ['jc:send_stepd', 'jc:create', 'jc:delete'].includes(n))) role = 'slurmd';
+    else if (names.every((n) => n === 'jc:join' || n === 'jc:init')) role = 'slurmd_child';
+    else if (names.includes('job_prolog') || names.includes('job_epilog')) role = names.includes('job_prolog') ? 'job_prolog' : 'job_epilog';
+    else role = `other:${names.filter((n) => n !== 'jc:init').join(',')}`;
+    push(role, rest);
+  }
+  // The extern step's SPANK callbacks are not emulated (README): its job_container calls only.
+  if (out.extern) out.extern = out.extern.filter((n) => n.startsWith('jc:'));
+  for (const k of Object.keys(out)) if (out[k]!.length === 0) delete out[k];
+  return out;
+}
+
+describe.each(releases())('job_container plugins: plugstack and the real Slurm %s agree', (release) => {
+  const c = cluster(release);
+  const dir = tempDir('conformance-jc-');
+  const log = path.join(dir, 'trace.log');
+  let saved = '';
+  let rest: string[] = [];
+  let traceDir = '';
+  let plugstackConf = '';
+
+  beforeAll(() => {
+    fs.chmodSync(dir, 0o777);
+    traceDir = path.dirname(
+      compilePlugin('job_container_trace.c', {
+        defines: { SLURM_VERSION_NUMBER: NUMBER[release], TRACE_LOG: JSON.stringify(log) },
+        name: 'job_container_trace.so',
+      }),
+    );
+    saved = fs.readFileSync(c.conf, 'utf8');
+    rest = saved.split('\n').filter((l) => l && !/^(PluginDir|JobContainerType|PrologFlags)=/i.test(l));
+    c.useStack(`required ${c.compile('trace.c')} log=${log}\n`);
+    const spank = release === '22.05' ? compilePlugin('trace.c', { defines: { PLUGIN_VERSION: 0x160508 } }) : compilePlugin('trace.c');
+    plugstackConf = path.join(dir, 'plugstack.conf');
+    fs.writeFileSync(plugstackConf, `required ${spank} log=${log}\n`);
+  });
+
+  afterAll(() => {
+    if (!saved) return;
+    fs.writeFileSync(c.conf, saved);
+    c.verb('restart-slurmd');
+  });
+
+  /** The cluster's slurm.conf with the trace plugin as JobContainerType; slurmd restarted. */
+  function configure(extra: string[], plugins = traceDir): string {
+    const lines = ['JobContainerType=job_container/trace', ...extra];
+    fs.writeFileSync(c.conf, [...rest, `PluginDir=${DEBIAN_PLUGINS}:${plugins}`, ...lines, ''].join('\n'));
+    // PrologFlags is slurmctld's too: it re-reads the file, then slurmd restarts.
+    spawnSync(c.command('scontrol'), ['reconfigure'], { env: c.env(), stdio: 'ignore' });
+    c.verb('restart-slurmd');
+    const site = path.join(dir, 'slurm.conf');
+    fs.writeFileSync(site, [...rest, `PluginDir=${path.join(c.root ?? '/', DEBIAN_PLUGINS)}:${plugins}`, ...lines, ''].join('\n'));
+    return site;
+  }
+
+  async function both(site: string, args: string[], waitExtern = false): Promise<{ real: Observed; ours: Observed }> {
+    const base = c.env({ HOME: dir });
+    c.verb('resume');
+    fs.writeFileSync(log, '');
+    fs.chmodSync(log, 0o666);
+    const r = spawnSync(c.command('srun'), args, { cwd: dir, env: base, encoding: 'utf8', timeout: 90_000 });
+    c.cancelAll();
+    // The extern step ends after srun has returned: wait for its last call.
+    const end = Date.now() + 10_000;
+    while (waitExtern && Date.now() < end && !readLog(log).some((l) => l.startsWith('jc:stepd_delete'))) spawnSync('sleep', ['0.1']);
+    const real: Observed = { exitCode: r.status ?? 128, stdout: r.stdout, stderr: r.stderr, log: readLog(log) };
+    fs.writeFileSync(log, '');
+    const stack = await Plugstack.load(plugstackConf, { slurmConf: site, slurmVersion: release });
+    const result = await stack.srun({ args, cwd: dir, env: base });
+    const ours: Observed = { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr, log: readLog(log) };
+    return { real, ours };
+  }
+
+  it('the same hooks in the same Slurm processes, in the same order around SPANK', async () => {
+    const site = configure([]);
+    const { real, ours } = await both(site, ['-n', '2', '-O', 'true']);
+    expect(real.exitCode, real.stderr).toBe(0);
+    expect(ours.exitCode, ours.stderr).toBe(0);
+    const processes = perProcess(real.log);
+    expect(processes.task0).toContain('jc:join');
+    expect(perProcess(ours.log)).toEqual(processes);
+    // What each join is handed: the job, the uid and (24.11) the step's id.
+    const joins = (o: Observed) =>
+      o.log
+        .filter((l) => l.startsWith('jc:join'))
+        .map((l) => [field(l, 'step'), field(l, 'het'), field(l, 'step_create'), field(l, 'uid'), field(l, 'euid')].join(' '))
+        .sort();
+    expect(joins(ours)).toEqual(joins(real));
+  });
+
+  it('PrologFlags=Contain: the extern step creates and deletes the container around the job', async () => {
+    const site = configure(['PrologFlags=Contain']);
+    const { real, ours } = await both(site, ['-n', '1', '-O', 'true'], true);
+    if (process.env.JC_DEBUG) console.log(JSON.stringify({ real: real.log, stderr: real.stderr, slurmd: fs.readFileSync(path.join(c.dir, 'slurmd.log'), 'utf8').split('\n').slice(-40) }, null, 1));
+    expect(real.exitCode, real.stderr).toBe(0);
+    expect(ours.exitCode, ours.stderr).toBe(0);
+    const processes = perProcess(real.log);
+    const oursBy = perProcess(ours.log);
+    expect(oursBy.extern).toEqual(processes.extern);
+    for (const role of Object.keys(processes).filter((r) => r !== 'extern')) expect(oursBy[role], role).toEqual(processes[role]);
+    expect(real.log.find((l) => l.startsWith('jc:stepd_create'))).toBeDefined();
+    expect(field(real.log.find((l) => l.startsWith('jc:stepd_create'))!, 'job')).toBeDefined();
+    if (release === '24.11') expect(field(real.log.find((l) => l.startsWith('jc:stepd_create'))!, 'step')).toBe(EXTERN);
+  });
+
+  it('a join that fails (a -D build: slurmstepd does not get the job\'s environment): the same status and output', async () => {
+    const failing = path.dirname(
+      compilePlugin('job_container_trace.c', {
+        defines: { SLURM_VERSION_NUMBER: NUMBER[release], TRACE_LOG: JSON.stringify(log), JC_FAIL: JSON.stringify('join') },
+        name: 'job_container_trace.so',
+      }),
+    );
+    const site = configure([], failing);
+    const { real, ours } = await both(site, ['-n', '2', '-O', 'sh', '-c', 'echo ran']);
+    expect(ours.exitCode).toBe(real.exitCode);
+    expect(ours.stdout).toBe(real.stdout);
+  });
+});
