@@ -201,3 +201,92 @@ describe.each(releases())('mpi plugins: plugstack and the real Slurm %s agree', 
     });
   });
 });
+
+/**
+ * mpi.conf: the trace fixture built with -DCONF_KEYS (four keys of its own)
+ * in the real cluster's PluginDir and an mpi.conf beside its slurm.conf;
+ * the real slurmd reads it when it starts (restarted for it), each real
+ * slurmstepd gets what the plugin's conf_get returned. plugstack reads the
+ * same file beside its copy of slurm.conf: the same values in slurmd's
+ * conf_set and in each slurmstepd's.
+ */
+describe.each(releases())('mpi.conf: plugstack and the real Slurm %s agree', (release) => {
+  const c = cluster(release);
+  const dir = tempDir('conformance-mpiconf-');
+  const log = path.join(dir, 'trace.log');
+  const mpiConf = [
+    '# trace keys, with what Slurm passes over',
+    'TraceLevel=3k',
+    'tracename = "two words"',
+    'TraceOn=UP TraceLevel=9',
+    'PMIxDebug=1',
+    'TraceShift=-2',
+    '',
+  ].join('\n');
+  let saved = '';
+  let site = '';
+  let plugstackConf = '';
+  let realSlurmd: string[] = [];
+  const realMpiConf = path.join(path.dirname(c.conf), 'mpi.conf');
+
+  beforeAll(() => {
+    fs.chmodSync(dir, 0o777);
+    fs.writeFileSync(log, '');
+    fs.chmodSync(log, 0o666);
+    const traceDir = path.dirname(
+      compilePlugin('mpi_trace.c', {
+        defines: { SLURM_VERSION_NUMBER: NUMBER[release], TRACE_LOG: JSON.stringify(log), CONF_KEYS: true },
+        name: 'mpi_trace.so',
+      }),
+    );
+    saved = fs.readFileSync(c.conf, 'utf8');
+    const rest = saved.split('\n').filter((l) => !/^PluginDir=/i.test(l));
+    fs.writeFileSync(c.conf, [...rest.filter(Boolean), `PluginDir=${DEBIAN_PLUGINS}:${traceDir}`, ''].join('\n'));
+    fs.writeFileSync(realMpiConf, mpiConf);
+    c.useStack('');
+    c.verb('restart-slurmd');
+    realSlurmd = readLog(log);
+    site = path.join(dir, 'slurm.conf');
+    fs.writeFileSync(site, [...rest.filter(Boolean), `PluginDir=${path.join(c.root ?? '/', DEBIAN_PLUGINS)}:${traceDir}`, ''].join('\n'));
+    fs.writeFileSync(path.join(dir, 'mpi.conf'), mpiConf);
+    plugstackConf = path.join(dir, 'plugstack.conf');
+    fs.writeFileSync(plugstackConf, '');
+  });
+
+  afterAll(() => {
+    if (!saved) return;
+    fs.rmSync(realMpiConf, { force: true });
+    fs.writeFileSync(c.conf, saved);
+    c.verb('restart-slurmd');
+  });
+
+  const confSets = (lines: string[]) => lines.filter((l) => l.startsWith('mpi:conf_set')).map((l) => l.replace(/ pid=\d+ comm=\S+/, ''));
+
+  it("slurmd's conf_set and each slurmstepd's get the same values", async () => {
+    // The real slurmd, at its start: mpi.conf's table.
+    expect(confSets(realSlurmd)).toHaveLength(1);
+    c.verb('resume');
+    fs.writeFileSync(log, '');
+    const args = ['--mpi=trace', '-N', '1', '-n', '2', '-O', 'true'];
+    const r = spawnSync(c.command('srun'), args, { cwd: dir, env: c.env({ HOME: dir }), encoding: 'utf8', timeout: 90_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const realStepd = confSets(readLog(log));
+    c.cancelAll();
+
+    fs.writeFileSync(log, '');
+    const stack = await Plugstack.load(plugstackConf, { slurmConf: site, slurmVersion: release });
+    const ours = await stack.srun({ args, cwd: dir, env: c.env({ HOME: dir }) });
+    expect(ours.exitCode, ours.stderr).toBe(0);
+    const lines = readLog(log);
+    // plugstack's slurmd ran before the step (or its reading was kept from an earlier run).
+    const slurmdPids = new Set(lines.filter((l) => l.startsWith('mpi:conf_options')).map((l) => /pid=(\d+)/.exec(l)![1]));
+    const oursSlurmd = confSets(lines.filter((l) => slurmdPids.has(/pid=(\d+)/.exec(l)?.[1])));
+    const oursStepd = confSets(lines.filter((l) => !slurmdPids.has(/pid=(\d+)/.exec(l)?.[1])));
+    if (oursSlurmd.length) expect(oursSlurmd).toEqual(confSets(realSlurmd));
+    expect(oursStepd).toEqual(realStepd);
+    // What the real ones got: only a line's first key, a long through 32 bits,
+    // and conf_get's unquoted "two words" cut at its space.
+    expect(confSets(realSlurmd)).toEqual(['mpi:conf_set tbl=set TraceLevel=3072 TraceName=two words TraceOn=yes TraceShift=-2']);
+    expect(realStepd).toEqual(['mpi:conf_set tbl=set TraceLevel=3072 TraceName=two TraceOn=yes TraceShift=4294967294']);
+  });
+});
