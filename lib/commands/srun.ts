@@ -404,12 +404,22 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // 24.11 slurmstepd reports task 0's exit before answering the launch.
   const launchFailed = () => {
     for (const n of step.nodes) {
-      if (n.launchRc !== 0) {
+      if (n.launchRc !== 0 && n.failedAt !== 'slurmd') {
         for (const t of step.tasks.filter((x) => x.node === n.node))
           console.log('error', `task ${t.task} launch failed: ${LAUNCH_ERRORS[n.launchRc] ?? `Unknown error ${n.launchRc}`}`);
       }
     }
   };
+  // slurmd could not start a node's slurmstepd (24.11: its child failed to
+  // join the job's container): the launch fails on that node, as the real
+  // 24.11 srun says it.
+  const refused = step.nodes.filter((n) => n.failedAt === 'slurmd');
+  for (const n of refused)
+    console.log('error', `Task launch for ${stepName} failed on node ${n.name}: ${LAUNCH_ERRORS[n.launchRc] ?? `Unknown error ${n.launchRc}`}`);
+  if (refused.length) {
+    console.log('error', `Application launch failed: ${LAUNCH_ERRORS[refused[0]!.launchRc] ?? `Unknown error ${refused[0]!.launchRc}`}`);
+    console.log('info', 'Job step aborted');
+  }
   const exitsFirst = releaseRules(stack.slurmVersion).client.taskExitBeforeLaunchFailed;
   if (!exitsFirst) launchFailed();
   const groups = new Map<string, number[]>();
@@ -473,7 +483,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const launchFailedOnANode = step.nodes.some((n) => n.launchRc !== 0);
   const taskExit = launchFailedOnANode ? Math.max(tasksExit, releaseRules(stack.slurmVersion).client.launchFailedStatus) : tasksExit;
   // srun keeps it as an unsigned number: -1 is 255.
-  const exitCode = mpiRc !== 0 ? (mpiRc >>> 0) & 0xff : taskExit;
+  const exitCode = refused.length ? launchFailureExit(refused[0]!.launchRc) : mpiRc !== 0 ? (mpiRc >>> 0) & 0xff : taskExit;
   client.exit(exitCode);
   await done(exitCode);
   if (job.endTime !== undefined && Date.now() >= job.endTime) timedOut = true;

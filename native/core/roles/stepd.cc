@@ -44,10 +44,12 @@ int runStepdRole(Channel& channel, const json::Value& request) {
   // unloaded: slurmstepd has no job_container_fini.
   auto* jc = new JcStepd(std::move(jcSettings), spec, settings.pluginDirs, settings.version);
   JcStepd::setCurrent(jc);
-  if (!jc->slurmdChildJoin() || !jc->start()) {
+  bool childJoined = jc->slurmdChildJoin();
+  if (!childJoined || !jc->start()) {
+    // slurmd's child failing: slurmd fails the launch on the node ("slurmd").
     emitEvent({{"t", msg::kDone},
                {"ok", false},
-               {"step", json::Object{{"failedAt", "job_container"}, {"stepRc", SLURM_ERROR}, {"exitCode", 0},
+               {"step", json::Object{{"failedAt", childJoined ? "job_container" : "slurmd"}, {"stepRc", SLURM_ERROR}, {"exitCode", 0},
                                      {"launchRc", SLURM_ERROR}, {"exitCallbacksRan", false}}}});
     // Reported as JOB_CONTAINER_FAILED: the role did its job.
     return 0;
