@@ -18,6 +18,7 @@ import { processRecord } from '../host/process-record.js';
 import type { HostEvent } from '../host/protocol.js';
 import { hostExecutable } from '../native/paths.js';
 import { stateDir } from '../cluster/state-dir.js';
+import { slurmdEnv } from '../cluster/command-env.js';
 
 /** The mpi.conf beside a slurm.conf (get_extra_conf_path); none without a slurm.conf. */
 export function mpiConfPath(slurmConfPath: string | undefined): string | undefined {
@@ -51,6 +52,8 @@ export interface MpiConfStack {
   hostEnv?: NodeJS.ProcessEnv | undefined;
   /** mpiConfPath(slurm.conf). */
   mpiConf?: string | undefined;
+  /** slurmd's environment (command-env.ts), which its plugins see; default: from hostEnv. */
+  daemonEnv?: Record<string, string>;
 }
 
 /** The plugins' conf events of a slurmd's run. */
@@ -152,7 +155,8 @@ function keep(key: string, value: { fingerprint: string; plugins: MpiPluginConf[
  * whenever what it read has changed.
  */
 export async function slurmdMpiConf(stack: MpiConfStack, owner?: { track(handle: HostHandle): HostHandle }): Promise<SlurmdMpiConf> {
-  const env = stack.hostEnv ?? process.env;
+  // slurmd's own environment, never the caller's.
+  const env = stack.daemonEnv ?? slurmdEnv(stack.hostEnv, stack.hostEnv?.SLURM_CONF);
   const key = JSON.stringify([stack.slurmVersion, stack.pluginDirs, stack.mpiConf ?? null, env.LD_LIBRARY_PATH ?? null, env.LD_PRELOAD ?? null]);
   const now = sha(fingerprint(stack));
   const k = readKept(key);

@@ -206,7 +206,8 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
         };
   // slurmd's mpi.conf (read when it started): what the step's plugin gets in each slurmstepd.
   if (typeof options.mpi === 'string' && mpi) {
-    const conf = await slurmdMpiConf(stack, owner ? { track: (h) => (owner.trackStepHost(h), h) } : undefined);
+    const daemonEnv = stack.daemonEnv ?? slurmdEnv(stack.hostEnv, (stack.hostEnv ?? process.env).SLURM_CONF);
+    const conf = await slurmdMpiConf({ ...stack, daemonEnv }, owner ? { track: (h) => (owner.trackStepHost(h), h) } : undefined);
     for (const l of conf.log) result.log.push({ source: 'slurm', level: l.level, message: l.message, node: 0 } as StepResult['log'][number]);
     for (const p of conf.problems) result.problems.push({ ...p, node: 0 } as StepResult['problems'][number]);
     const data = conf.plugins.find((p) => p.type === options.mpi)?.data;
