@@ -11,7 +11,6 @@
  * directory, so that each `plugstack run` (a new Node process) need not
  * scan again.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseConfig } from '../config/plugstack-conf.js';
@@ -60,18 +59,33 @@ function fingerprint(stack: StackRef): string {
   return parts.join('\n');
 }
 
-const sha = (text: string): string => crypto.createHash('sha256').update(text).digest('hex');
+/**
+ * A file name for a key: two 32-bit FNV-1a hashes (node:crypto costs
+ * milliseconds to load, and every plugstack command would pay them). The
+ * file holds its key: another key with the same name is told apart.
+ */
+function nameOf(key: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x811c9dc5) >>> 0;
+  }
+  return `${a.toString(16).padStart(8, '0')}${b.toString(16).padStart(8, '0')}`;
+}
 
 function scanFile(key: string): string {
-  return path.join(stateDir('scans'), `${sha(key).slice(0, 32)}.json`);
+  return path.join(stateDir('scans'), `${nameOf(key)}.json`);
 }
 
 function readKept(key: string): { fingerprint: string; scan: SlurmdScan } | undefined {
   const kept = scans.get(key);
   if (kept) return kept;
   try {
-    const saved = JSON.parse(fs.readFileSync(scanFile(key), 'utf8')) as { fingerprint: string; scan: SlurmdScan };
-    if (typeof saved.fingerprint === 'string' && typeof saved.scan?.prolog === 'boolean' && typeof saved.scan.epilog === 'boolean') return saved;
+    const saved = JSON.parse(fs.readFileSync(scanFile(key), 'utf8')) as { key: string; fingerprint: string; scan: SlurmdScan };
+    if (saved.key === key && typeof saved.fingerprint === 'string' && typeof saved.scan?.prolog === 'boolean' && typeof saved.scan.epilog === 'boolean')
+      return { fingerprint: saved.fingerprint, scan: saved.scan };
   } catch {
     // never scanned by this user, or being written
   }
@@ -85,7 +99,7 @@ function keep(key: string, kept: { fingerprint: string; scan: SlurmdScan }): voi
   try {
     const file = scanFile(key);
     const tmp = `${file}.${process.pid}`;
-    fs.writeFileSync(tmp, JSON.stringify(kept), { mode: 0o600 });
+    fs.writeFileSync(tmp, JSON.stringify({ key, ...kept }), { mode: 0o600 });
     fs.renameSync(tmp, file);
     const dir = path.dirname(file);
     const saved = fs.readdirSync(dir);
@@ -105,7 +119,7 @@ export async function scanStack(stack: StackRef & { hostEnv?: NodeJS.ProcessEnv 
   const env = stack.hostEnv ?? process.env;
   // What dlopen finds depends on the loader's environment too.
   const key = JSON.stringify([stack.conf, stack.slurmVersion, stack.pluginDirs, env.LD_LIBRARY_PATH ?? null, env.LD_PRELOAD ?? null]);
-  const now = sha(fingerprint(stack));
+  const now = fingerprint(stack);
   const kept = readKept(key);
   if (kept && kept.fingerprint === now) return kept.scan;
   const handle = startHost(

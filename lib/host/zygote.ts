@@ -117,9 +117,20 @@ class ZygoteChild extends EventEmitter implements HostChild {
   }
 
   exited(raw: number | null): void {
-    this.exitStatus = raw === null ? { code: null, signal: 'SIGKILL' } : statusOf(raw);
+    this.ended(raw === null ? { code: null, signal: 'SIGKILL' } : statusOf(raw));
+  }
+
+  /** A process spawned on this child's descriptors instead (the zygote ended before its hello). */
+  adopt(process: ChildProcess): void {
+    process.on('spawn', () => this.started(process.pid!));
+    process.on('error', (error) => this.failed(error));
+    process.on('exit', (code, signal) => this.ended({ code, signal }));
+  }
+
+  private ended(status: { code: number | null; signal: NodeJS.Signals | null }): void {
+    this.exitStatus = status;
     this.stdin?.destroy();
-    this.emit('exit', this.exitStatus.code, this.exitStatus.signal);
+    this.emit('exit', status.code, status.signal);
     this.maybeClose();
   }
 
@@ -137,6 +148,8 @@ class Zygote {
   private readonly process: ChildProcess;
   private readonly decoder = new FrameDecoder();
   private nextId = 1;
+  /** Asked for before the hello: sent once it comes, spawned if it never does. */
+  private readonly queued: { id: number; child: ZygoteChild; request: Buffer; theirs: number[]; spawnArgs: [string, string[], HostSpawnOptions] }[] = [];
   /** Asked for, not yet started (by request id). */
   private readonly starting = new Map<number, ZygoteChild>();
   /** Started, not yet reported ended (by pid). */
@@ -173,6 +186,7 @@ class Zygote {
           if (!this.ready) {
             if (helloError('zygote', event)) return this.die();
             this.ready = true;
+            this.flush();
             continue;
           }
           this.handle(event);
@@ -212,14 +226,55 @@ class Zygote {
 
   /** The control socket keeps Node alive only while a host's start or end is awaited. */
   private holdNode(): void {
-    if (this.starting.size || this.running.size) this.ctl.ref();
+    if (this.queued.length || this.starting.size || this.running.size) this.ctl.ref();
     else this.ctl.unref();
+  }
+
+  private send(request: Buffer, theirs: number[]): void {
+    try {
+      native().sendWithDescriptors(this.ctlFd, request, theirs);
+    } finally {
+      for (const fd of theirs) native().closeDescriptor(fd);
+    }
+  }
+
+  /** The hello came: what was asked for before goes to the zygote. */
+  private flush(): void {
+    for (const q of this.queued.splice(0)) {
+      this.starting.set(q.id, q.child);
+      try {
+        this.send(q.request, q.theirs);
+      } catch {
+        this.die();
+        return;
+      }
+    }
   }
 
   private die(): void {
     if (this.dead) return;
     this.dead = true;
     this.ctl.destroy();
+    // Not a zygote (it ended before its hello): what was asked of it is
+    // spawned, on the descriptors already made for it.
+    for (const q of this.queued.splice(0)) {
+      const [role, args, options] = q.spawnArgs;
+      const [stdin, ...rest] = options.stdin ? q.theirs : [undefined, ...q.theirs];
+      try {
+        q.child.adopt(
+          spawn(this.executable, [role, ...args], {
+            stdio: [stdin ?? 'ignore', ...rest],
+            detached: true,
+            env: options.env,
+            ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+          }),
+        );
+      } catch (error) {
+        setImmediate(() => q.child.failed(error as NodeJS.ErrnoException));
+      } finally {
+        for (const fd of q.theirs) native().closeDescriptor(fd);
+      }
+    }
     // Its keepers die with it, killing what is below them.
     for (const child of this.starting.values())
       setImmediate(() => child.failed(Object.assign(new Error(`spawn ${this.executable}: the zygote ended`), { code: 'ECHILD' })));
@@ -237,7 +292,7 @@ class Zygote {
     }
   }
 
-  start(role: string, options: HostSpawnOptions): ZygoteChild {
+  start(role: string, args: string[], options: HostSpawnOptions): ZygoteChild {
     const pairs = (options.stdin ? 5 : 4);
     const made: [number, number][] = [];
     try {
@@ -270,15 +325,18 @@ class Zygote {
       cwd: path.resolve(options.cwd ?? process.cwd()),
       stdin: options.stdin,
     });
-    try {
-      native().sendWithDescriptors(this.ctlFd, encodeFrame(request), theirs);
-    } catch (error) {
-      this.die();
-      throw error;
-    } finally {
-      for (const fd of theirs) native().closeDescriptor(fd);
+    if (!this.ready) this.queued.push({ id, child, request: encodeFrame(request), theirs, spawnArgs: [role, args, options] });
+    else {
+      this.starting.set(id, child);
+      try {
+        this.send(encodeFrame(request), theirs);
+      } catch (error) {
+        this.starting.delete(id);
+        for (const s of child.stdio) s?.destroy();
+        this.die();
+        throw error;
+      }
     }
-    this.starting.set(id, child);
     this.holdNode();
     return child;
   }
@@ -288,7 +346,7 @@ let zygote: Zygote | undefined;
 /** Executables whose zygote ended before it said hello (not a plugstack-host that has one): always spawned. */
 const refused = new Set<string>();
 
-/** The zygote for this executable once it is ready; until then undefined (and it is being started). */
+/** The zygote for this executable (started now if need be), unless it cannot have one. */
 function zygoteFor(executable: string): Zygote | undefined {
   if (process.env.PLUGSTACK_ZYGOTE === '0' || refused.has(executable)) return undefined;
   if (zygote && (zygote.dead || zygote.executable !== executable)) {
@@ -310,7 +368,7 @@ function zygoteFor(executable: string): Zygote | undefined {
       process.once('exit', () => zygote?.end());
     }
   }
-  return zygote.ready ? zygote : undefined;
+  return zygote;
 }
 let exitHooked = false;
 
@@ -326,7 +384,7 @@ export function startHostProcess(executable: string, role: string, args: string[
   const z = bytes < ZYGOTE_MAX_ENV_BYTES ? zygoteFor(executable) : undefined;
   if (z) {
     try {
-      return z.start(role, options);
+      return z.start(role, args, options);
     } catch {
       // the zygote is gone: spawn this one
     }
