@@ -76,7 +76,17 @@ function perProcess(log: string[]): Record<string, string[]> {
   return out;
 }
 
-const mpiLines = (log: string[]) => log.filter((l) => l.startsWith('mpi:') && !l.startsWith('mpi:init') && !l.startsWith('mpi:fini')).map(normalize).sort();
+/**
+ * slurmd's lines aside (the real one read mpi.conf when it was restarted,
+ * plugstack's before the first launch: mpi/conf.ts).
+ */
+const mpiLines = (log: string[]) => {
+  const slurmd = new Set(log.filter((l) => l.startsWith('mpi:conf_options')).map((l) => /pid=(\d+)/.exec(l)![1]));
+  return log
+    .filter((l) => l.startsWith('mpi:') && !l.startsWith('mpi:init') && !l.startsWith('mpi:fini') && !slurmd.has(/pid=(\d+)/.exec(l)?.[1]))
+    .map(normalize)
+    .sort();
+};
 
 describe.each(releases())('mpi plugins: plugstack and the real Slurm %s agree', (release) => {
   const c = cluster(release);
@@ -263,8 +273,10 @@ describe.each(releases())('mpi.conf: plugstack and the real Slurm %s agree', (re
   const confSets = (lines: string[]) => lines.filter((l) => l.startsWith('mpi:conf_set')).map((l) => l.replace(/ pid=\d+ comm=\S+/, ''));
 
   it("slurmd's conf_set and each slurmstepd's get the same values", async () => {
-    // The real slurmd, at its start: mpi.conf's table.
-    expect(confSets(realSlurmd)).toHaveLength(1);
+    // The real slurmd, at its start: mpi.conf's table (after another
+    // scenario's restart, a slurmd may have started twice).
+    expect(confSets(realSlurmd).length).toBeGreaterThan(0);
+    realSlurmd = realSlurmd.filter((l) => l === realSlurmd.find((x) => x.startsWith('mpi:conf_set')) || !l.startsWith('mpi:conf_set'));
     c.verb('resume');
     fs.writeFileSync(log, '');
     const args = ['--mpi=trace', '-N', '1', '-n', '2', '-O', 'true'];
