@@ -409,3 +409,44 @@ describe.each(RELEASES)('Slurm %s: what no Slurm says', (release) => {
     }
   });
 });
+
+describe("24.11: SPANK and job_container/tmpfs together (upstream's test_147_1)", () => {
+  it.skipIf(!asRoot)(
+    "with contain_spank, user_init, task_post_fork and task_exit run in joining clone children that see the job's /tmp and share slurmstepd's memory; without it they do not see it",
+    async () => {
+      for (const contain of [true, false]) {
+        const site = tmpfsSite('24.11', (base) => `AutoBasePath=true\nBasePath=${base}\n`, contain ? ['SlurmdParameters=contain_spank'] : []);
+        try {
+          const log = path.join(site.dir, 'probe.log');
+          fs.writeFileSync(site.conf, `required ${compilePlugin('tmp_probe.c')} log=${log}\n`);
+          const stack = await site.load();
+          const r = await stack.srun({ args: ['-n', '1', 'sh', '-c', 'touch /tmp/from_task'], cwd: '/', env: { PATH: '/usr/bin:/bin' } });
+          expect(r.exitCode, r.stderr).toBe(0);
+          const lines = readLog(log);
+          const exit = lines.find((l) => l.startsWith('task_exit'))!;
+          const userInit = lines.find((l) => l.startsWith('user_init'))!;
+          if (contain) {
+            expect(fieldOf(exit, 'tmp')).toBe('from_task');
+            // The job's /tmp was empty when user_init ran, in the job's namespace.
+            expect(fieldOf(userInit, 'tmp')).toBe('');
+            // Each ran in a child of its own, yet the counts carry on: one address space.
+            expect(new Set(lines.map((l) => fieldOf(l, 'pid'))).size).toBe(3);
+            expect(lines.map((l) => fieldOf(l, 'seen'))).toEqual(['0', '1', '2']);
+            const children = r.jobContainer!.calls.filter((c) => c.process === 'spank_child');
+            expect(children.map((c) => [c.spank, c.rc])).toEqual([
+              ['user_init', 0],
+              ['task_post_fork', 0],
+              ['task_exit', 0],
+            ]);
+          } else {
+            expect(fieldOf(exit, 'tmp')).not.toContain('from_task');
+            expect(new Set(lines.map((l) => fieldOf(l, 'pid'))).size).toBe(1);
+            expect(r.jobContainer!.calls.some((c) => c.process === 'spank_child')).toBe(false);
+          }
+        } finally {
+          fs.rmSync(site.dir, { recursive: true, force: true });
+        }
+      }
+    },
+  );
+});

@@ -2,10 +2,15 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 
+#include "common/events.h"
 #include "common/problem.h"
 #include "common/slurm_log.h"
 #include "rules/slurm_errors.h"
@@ -28,6 +33,73 @@ void failed(const std::string& message) {
 constexpr uint32_t kStepNoVal = 0xfffffffe;
 
 }  // namespace
+
+bool JcStepd::containsSpank() const {
+  return active() && settings_.containSpank && list_.release().containSpank;
+}
+
+namespace {
+
+struct ContainedArgs {
+  JcStepd* self;
+  JcList* list;
+  JcCall call;
+  const std::function<int()>* fn;
+  const std::function<bool()>* before;
+};
+
+int containedChild(void* p) {
+  auto* a = static_cast<ContainedArgs*>(p);
+  // This process shares slurmstepd's memory: its own pid for the events
+  // (the parent takes its own back once this one is gone).
+  resetPid();
+  if (a->list->call(JcHook::Join, a->call) != 0) {
+    slurmLog(LogLevel::Error, "container_g_join(" + std::to_string(a->call.jobId) + "): " + slurmErrorText(errno));
+    flushEvents();
+    _exit(255);
+  }
+  if (*a->before && !(*a->before)()) {
+    flushEvents();
+    _exit(255);
+  }
+  int rc = (*a->fn)();
+  flushEvents();
+  _exit(rc < 0 ? 1 : 0);
+}
+
+}  // namespace
+
+int JcStepd::runContained(const char* callback, int task, const std::function<int()>& call,
+                          const std::function<bool()>& before) {
+  constexpr size_t kStack = 8 << 20;
+  void* stack = mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) {
+    slurmLog(LogLevel::Error, std::string("clone failed before spank call: ") + slurmErrorText(errno));
+    return SLURM_ERROR;
+  }
+  ContainedArgs args{this, &list_, {}, &call, &before};
+  args.call.process = JcProcess::SpankChild;
+  args.call.jobId = jobId_;
+  args.call.stepId = stepId_;
+  args.call.uid = uid_;
+  args.call.task = task;
+  args.call.spank = callback;
+  flushEvents();
+  pid_t pid = clone(containedChild, static_cast<char*>(stack) + kStack, CLONE_VM | SIGCHLD, &args);
+  int rc = 0;
+  if (pid < 0) {
+    slurmLog(LogLevel::Error, std::string("clone failed before spank call: ") + slurmErrorText(errno));
+    rc = SLURM_ERROR;
+  } else {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status)) rc = SLURM_ERROR;
+  }
+  resetPid();
+  munmap(stack, kStack);
+  return rc;
+}
 
 void JcStepd::setCurrent(JcStepd* jc) { g_current = jc; }
 JcStepd* JcStepd::current() { return g_current; }

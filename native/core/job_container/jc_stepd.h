@@ -15,6 +15,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,17 @@ class JcStepd {
   // stepd_delete at its end.
   bool stepdCreate(void* stepRecord);
   void stepdDelete();
+
+  // SlurmdParameters=contain_spank (24.11): SPANK's user_init,
+  // task_post_fork and task_exit run in a clone(CLONE_VM) child that joins
+  // the job's container first (the child shares slurmstepd's memory, so
+  // what a plugin sets there is seen afterwards). call returns the pass's
+  // rc; before (user_init: drop privileges) runs after the join.
+  bool containsSpank() const;
+  // The child's result: 0, or -1 when the call failed, the join failed
+  // (the child exits -1) or the clone did.
+  int runContained(const char* callback, int task, const std::function<int()>& call,
+                   const std::function<bool()>& before = nullptr);
 
   static void setCurrent(JcStepd* jc);
   static JcStepd* current();

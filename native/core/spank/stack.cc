@@ -277,4 +277,10 @@ PassResult Stack::callPass(Phase phase, void* job, TaskRecord* task) {
   return result;
 }
 
+bool Stack::anyDefines(Phase phase) const {
+  for (const auto& p : plugins_)
+    if (p->has(phase)) return true;
+  return false;
+}
+
 }  // namespace plugstack

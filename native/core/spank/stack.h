@@ -69,6 +69,8 @@ class Stack {
   // slurmd's scan: does any plugin define job_prolog / job_epilog? Only then
   // does slurmd start the prolog/epilog helper at all.
   bool anyJobProlog() const { return anyJobProlog_; }
+  // Some loaded plugin defines the callback (spank_has_user_init & co.).
+  bool anyDefines(Phase phase) const;
   bool anyJobEpilog() const { return anyJobEpilog_; }
 
   // The process's current stack (Slurm's global_spank_stack), or nullptr.

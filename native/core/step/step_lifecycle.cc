@@ -54,6 +54,16 @@ json::Array taskSummary(const StepRecord& step) {
 
 }  // namespace
 
+// task_post_fork and task_exit, in a joining clone child under 24.11's
+// contain_spank (job_container/jc_stepd.h), else in slurmstepd itself.
+int StepLifecycle::spankTaskCall(Phase phase, const char* name, TaskRecord& task) {
+  JcStepd* jc = JcStepd::current();
+  if (jc && jc->containsSpank() && stack_.anyDefines(phase))
+    return jc->runContained(name, static_cast<int>(task.id),
+                            [&] { return stack_.callPass(phase, &spec_.record, &task).rc; });
+  return stack_.callPass(phase, &spec_.record, &task).rc;
+}
+
 void StepLifecycle::fail(const char* where, const std::string& message) {
   outcome_.failedAt = where;
   slurmLog(LogLevel::Error, message);
@@ -98,7 +108,25 @@ bool StepLifecycle::runUserInit() {
                                   ": going to /tmp instead");
     if (chdir("/tmp") < 0) slurmLog(LogLevel::Error, "couldn't chdir to /tmp either. dying.");
   }
-  int rc = stack_.callPass(Phase::UserInit, &spec_.record, nullptr).rc;
+  int rc;
+  JcStepd* jc = JcStepd::current();
+  if (jc && jc->containsSpank() && stack_.anyDefines(Phase::UserInit)) {
+    // contain_spank: root again so that the child can join; it drops
+    // privileges itself after joining, and so does slurmstepd after it.
+    reclaimPrivileges(privileges_);
+    rc = jc->runContained(
+        "user_init", -1, [&] { return stack_.callPass(Phase::UserInit, &spec_.record, nullptr).rc; },
+        [&] {
+          PrivState unused;
+          return dropPrivileges(spec_.identity(), true, &unused);
+        });
+    if (!dropPrivileges(spec_.identity(), true, &privileges_)) {
+      fail("user_init", std::string("drop_privileges: ") + std::strerror(errno));
+      return false;
+    }
+  } else {
+    rc = stack_.callPass(Phase::UserInit, &spec_.record, nullptr).rc;
+  }
   if (stack_.isFailure(rc)) {
     outcome_.failedAt = "user_init";
     slurmLog(LogLevel::Error, "spank_user failed.");
@@ -160,7 +188,7 @@ bool StepLifecycle::postForkAndRelease() {
       slurmLog(LogLevel::Error, "Unable to put task " + std::to_string(task.id) + " (pid " +
                                     std::to_string(t.pid) + ") into pgrp " + std::to_string(pgid_) +
                                     ": " + std::strerror(errno));
-    if (stack_.isFailure(stack_.callPass(Phase::TaskPostFork, &step, &task).rc)) {
+    if (stack_.isFailure(spankTaskCall(Phase::TaskPostFork, "task_post_fork", task))) {
       fail("task_post_fork", "spank task " + std::to_string(task.id) + " post-fork failed");
       if (releases::step(stack_.version()).failureMarksTask) {
         if (!outcome_.stepRc) outcome_.stepRc = SLURM_ERROR;
@@ -222,7 +250,7 @@ void StepLifecycle::onTaskExit(TaskProcess& t, int status) {
                 .add("at", monotonicMicros()));
   // The parent rebuilds the step env for this task before its task_exit.
   applyEpilogTaskEnv(step.env, spec_, task, stack_.version());
-  if (stack_.isFailure(stack_.callPass(Phase::TaskExit, &step, &task).rc))
+  if (stack_.isFailure(spankTaskCall(Phase::TaskExit, "task_exit", task)))
     slurmLog(LogLevel::Error, "Unable to spank task " + std::to_string(task.id) + " at exit");
   if (task.estatus && !outcome_.stepRc) outcome_.stepRc = task.estatus;
 }

@@ -76,6 +76,7 @@ class StepLifecycle {
   int exitCode() const;
   void failLaunch();
   void fail(const char* where, const std::string& message);
+  int spankTaskCall(Phase phase, const char* name, TaskRecord& task);
 
   Stack& stack_;
   StepSpec& spec_;
