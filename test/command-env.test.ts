@@ -42,13 +42,13 @@ function parse(lines: string[]): Recorded {
   return { env };
 }
 
-async function run(release: Release, command: 'srun' | 'sbatch' | 'salloc', args: string[], pluginArgs: string[] = [], env: Record<string, string> = {}) {
+async function run(release: Release, command: 'srun' | 'sbatch' | 'salloc', args: string[], pluginArgs: string[] = [], env: Record<string, string> = {}, script?: string) {
   const dir = tempDir('command-env-');
   const log = path.join(dir, 'environ.log');
   const so = release === '22.05' ? compilePlugin('environ.c', { defines: { PLUGIN_VERSION: 0x160508 } }) : compilePlugin('environ.c');
   const conf = writeFile(dir, 'plugstack.conf', `required ${so} log=${log} ${pluginArgs.join(' ')}\n`);
   const stack = await Plugstack.load(conf, { pluginDir: [], slurmVersion: release, env: { PATH: '/usr/bin:/bin' } });
-  const result = await stack[command]({ args, cwd: dir, env: { PATH: '/usr/bin:/bin', CALLER_MARK: 'caller', ...env } });
+  const result = await stack[command]({ args, cwd: dir, env: { PATH: '/usr/bin:/bin', CALLER_MARK: 'caller', ...env }, ...(script !== undefined ? { script } : {}) });
   return { result, rec: parse(readLog(log)) };
 }
 
@@ -239,6 +239,24 @@ describe.each(['22.05', '24.11'] as Release[])('whole environments as the real S
     // A standalone srun has none of it.
     const alone = await run(release, 'srun', ['-n', '1', 'true']);
     expect(alone.rec.env.get('local_user_init@1')![0]!.env.SLURM_DISTRIBUTION).toBeUndefined();
+  });
+
+  it("a batch script read from standard input: the job is 'sbatch' (24.11's batch job says so, 22.05's has no name, and its srun takes the program's)", async () => {
+    const { result, rec } = await run(release, 'sbatch', [], [], {}, '#!/bin/sh\nsrun -n 1 true\n');
+    expect(result.exitCode).toBe(0);
+    const [batch] = rec.env.get('init@2')!;
+    expect(batch!.job.SLURM_JOB_NAME).toBe(is2411 ? 'sbatch' : undefined);
+    expect(rec.env.get('local_user_init@1')![0]!.env.SLURM_JOB_NAME).toBe(is2411 ? 'sbatch' : 'true');
+    expect(rec.env.get('init_post_opt@3')![0]!.env.SLURM_JOB_NAME).toBeUndefined();
+  });
+
+  it('srun -l has SLURM_LABELIO in its own environment; an srun inside a job writes its step name (-J, else the job\'s)', async () => {
+    const { rec } = await run(release, 'salloc', ['-n', '1', '-J', 'outer', 'sh', '-c', 'srun -n 1 -l true && srun -n 1 -J inner true']);
+    const [first, second] = rec.env.get('local_user_init@1')!;
+    expect(first!.env.SLURM_LABELIO).toBe('1');
+    expect(first!.env.SLURM_JOB_NAME).toBe('outer');
+    expect(second!.env.SLURM_LABELIO).toBeUndefined();
+    expect(second!.env.SLURM_JOB_NAME).toBe('inner');
   });
 
   it("slurmd's own environment is PATH and SLURM_CONF, not the caller's", async () => {

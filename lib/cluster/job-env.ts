@@ -49,8 +49,8 @@ export function allocationEnv(input: JobEnvInput): Record<string, string> {
   };
 }
 
-/** env_array_for_batch_job: the batch script's job variables. */
-export function batchJobEnv(input: JobEnvInput, host?: BatchHostInput): Record<string, string> {
+/** env_array_for_batch_job: the batch script's job variables (SLURM_JOB_NAME may be absent: 22.05, a script read from standard input). */
+export function batchJobEnv(input: Omit<JobEnvInput, 'jobName'> & { jobName: string | undefined }, host?: BatchHostInput): Record<string, string> {
   const env: Record<string, string> = {
     SLURM_CLUSTER_NAME: input.job.clusterName,
     SLURM_JOB_ID: String(input.job.id),
@@ -65,7 +65,7 @@ export function batchJobEnv(input: JobEnvInput, host?: BatchHostInput): Record<s
     SLURM_NNODES: String(input.job.nodes.length),
     SLURM_NODELIST: compressHostlist(input.job.nodes),
     SLURM_TASKS_PER_NODE: compressCounts(input.tasksPerNode),
-    SLURM_JOB_NAME: input.jobName,
+    ...(input.jobName !== undefined ? { SLURM_JOB_NAME: input.jobName } : {}),
     SLURM_SUBMIT_DIR: input.submitDir,
     SLURM_SUBMIT_HOST: os.hostname(),
   };

@@ -101,6 +101,8 @@ export interface DescribeJob {
   error?: string;
   cpusPerTask?: number;
   timeLimitMs?: number;
+  /** sbatch --wrap. */
+  wrap?: boolean;
 }
 
 /** The record of a job srun, sbatch or salloc is about to create. */
@@ -117,7 +119,8 @@ export function describeJob(d: DescribeJob): JobDescription {
   } else if (d.command === 'sbatch') {
     // --wrap has no script argument.
     if (first !== undefined) command = scriptPath(first, workDir, d.env.PATH);
-    name ??= first !== undefined ? path.basename(first) : 'wrap';
+    // A script read from standard input names no job: sbatch sends "sbatch".
+    name ??= first !== undefined ? path.basename(first) : d.wrap ? 'wrap' : 'sbatch';
   } else if (first !== undefined) {
     name ??= path.basename(first);
   }

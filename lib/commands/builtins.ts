@@ -21,6 +21,8 @@ export interface Builtins {
   timeLimitMs?: number;
   /** -p/--partition. */
   partition?: string;
+  /** sbatch --wrap. */
+  wrap: boolean;
   /** --mem=0 or --mem-per-cpu=0: no memory limit asked for, which leaves an srun step's distribution unknown. */
   memZero: boolean;
 }
@@ -46,6 +48,7 @@ export function readBuiltins(settings: BuiltinOptionSetting[]): Builtins {
     verbose: settings.filter((s) => s.name === 'verbose').length,
     quiet: settings.some((s) => s.name === 'quiet'),
     wait: settings.some((s) => s.name === 'wait'),
+    wrap: settings.some((s) => s.name === 'wrap'),
     memZero: ['mem', 'mem-per-cpu'].some((name) => Number.parseInt(value(name) ?? '', 10) === 0),
   };
   const set = <K extends keyof Builtins>(k: K, v: Builtins[K] | undefined) => {

@@ -107,12 +107,17 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const scriptArgs = ready.positional.slice(1);
   const ntasks = b.ntasks;
   const perNode = names.map((_, i) => (ntasks === undefined ? 1 : Math.floor(ntasks / nodes) + (i < ntasks % nodes ? 1 : 0)));
-  const jobName = b.jobName ?? (ready.positional[0] ? path.basename(ready.positional[0]) : 'wrap');
+  // The job's name (-J, wrap, the script's name, else sbatch's "sbatch"); the
+  // batch job's SLURM_JOB_NAME is slurmctld's (24.11) or sbatch's own
+  // variable (22.05: none for a script read from standard input).
+  const jobName = job.description?.name ?? b.jobName ?? 'sbatch';
+  const namedBySbatch = b.jobName !== undefined || b.wrap || ready.positional.length > 0;
+  const envJobName = namedBySbatch || commandEnvRules(stack.slurmVersion).batchJobNameFromController ? jobName : undefined;
   let jobEnv = exportedEnv(ready.environ, b.export);
   // set_env_from_opts: 24.11's sbatch appends the launcher variables to the job's environment.
   jobEnv = overlayEnv(jobEnv, launcherEnv(stack.slurmVersion, envRecord(jobEnv)));
   const batchHost = { node: names[0]!, nodeAliasesNull: commandEnvRules(stack.slurmVersion).nodeAliasesNull };
-  jobEnv = overlayEnv(jobEnv, batchJobEnv({ job, jobName, submitDir: cwd, tasksPerNode: perNode, ...(ntasks !== undefined ? { ntasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, batchHost));
+  jobEnv = overlayEnv(jobEnv, batchJobEnv({ job, jobName: envJobName, submitDir: cwd, tasksPerNode: perNode, ...(ntasks !== undefined ? { ntasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, batchHost));
   jobEnv = overlayEnv(jobEnv, commandProcessEnv('sbatch', envRecord(jobEnv), { slurmVersion: stack.slurmVersion, clusterName: job.clusterName }));
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
 

@@ -220,6 +220,10 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     ...ownEnv,
     ...commandProcessEnv('srun', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, overcommit: b.overcommit, verbose: b.verbose, quiet: b.quiet }),
     ...srunStepEnv({ slurmVersion: stack.slurmVersion, stepId, ntasks, uid, gid, current, ...(existing ? { inside: { nodes: names.length, memZero: b.memZero } } : {}) }),
+    // setup_env: the step's name inside a job (-J, else the job's, else the
+    // program's), and -l.
+    ...(existing ? { SLURM_JOB_NAME: b.jobName ?? current.SLURM_JOB_NAME ?? ready.positional[0]!.split('/').pop()! } : {}),
+    ...(b.label ? { SLURM_LABELIO: '1' } : {}),
   };
   // 24.11 hands local_user_init the option's ids, reset to SLURM_AUTH_NOBODY.
   const nobody = commandEnvRules(stack.slurmVersion).localUserInitNobody;

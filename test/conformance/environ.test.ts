@@ -35,7 +35,25 @@ export const environScenarios: Scenario[] = [
   },
   { name: "environ: sbatch --wrap 'srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--wrap', 'srun -n 1 true'], env: CALLER },
   { name: 'environ: salloc -n 1 srun -n 1 true', fixture: 'environ.c', stack: environ(), command: 'salloc', args: ['-n', '1', 'srun', '-n', '1', 'true'], env: CALLER },
+  // Options that change what the commands write: a name, a time limit, labels, task counts.
+  { name: 'environ: srun -t 5 -l -J named true', fixture: 'environ.c', stack: environ(), command: 'srun', args: ['-t', '5', '-l', '-J', 'named', 'true'], env: CALLER },
+  {
+    name: "environ: sbatch -n 2 -t 5 -J named --wrap 'srun -n 2 true'",
+    fixture: 'environ.c',
+    stack: environ(),
+    command: 'sbatch',
+    args: ['-n', '2', '-t', '5', '-J', 'named', '--wrap', 'srun -n 2 true'],
+    env: CALLER,
+  },
+  { name: 'environ: salloc -n 2 -J named srun -n 2 -l true', fixture: 'environ.c', stack: environ(), command: 'salloc', args: ['-n', '2', '-J', 'named', 'srun', '-n', '2', '-l', 'true'], env: CALLER },
+  { name: 'environ: sbatch job.sh one two', fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['job.sh', 'one', 'two'], env: CALLER },
+  { name: 'environ: sbatch with its script on standard input', fixture: 'environ.c', stack: environ(), command: 'sbatch', args: [], script: '#!/bin/sh\nsrun -n 1 true\n', env: CALLER },
 ];
+
+/** Files a scenario's commands expect in their working directory. */
+const FILES: Record<string, Record<string, string>> = {
+  'environ: sbatch job.sh one two': { 'job.sh': '#!/bin/sh\nsrun -n 1 true\n' },
+};
 
 /** Values that differ from run to run, or between the two sides' directories. */
 const ANY_VALUE = new Set(['SLURM_TASK_PID', 'SLURM_SRUN_COMM_PORT', 'SLURM_STEP_LAUNCHER_PORT', 'SLURM_PRIO_PROCESS', 'SLURM_JOB_START_TIME', 'SLURM_JOB_END_TIME']);
@@ -92,6 +110,8 @@ for (const release of releases()) {
         const realDir = tempDir('conformance-real-');
         fs.chmodSync(realDir, 0o777);
         const oursDir = tempDir('conformance-ours-');
+        for (const dir of [realDir, oursDir])
+          for (const [name, text] of Object.entries(FILES[scenario.name] ?? {})) fs.writeFileSync(path.join(dir, name), text, { mode: 0o755 });
         const real = observation(await runReal(release, scenario, realDir), realDir);
         const ours = observation(await runPlugstack(release, scenario, oursDir), oursDir);
         expect(real.callbacks.length).toBeGreaterThan(0);
