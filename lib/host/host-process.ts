@@ -347,14 +347,18 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       cleanup();
       // A process that escaped the group (setsid) may still hold a pipe:
       // stop waiting for it after a grace period.
-      setTimeout(() => {
+      grace = setTimeout(() => {
         for (const stream of [channel, commands, child.stdout, child.stderr]) stream?.destroy();
       }, CLOSE_GRACE_MS).unref();
     });
+    // Cleared at 'close': a pending timer would keep the whole run (every
+    // event) alive for its grace period after the run is over.
+    let grace: NodeJS.Timeout | undefined;
 
     // Judged on 'close', not 'exit': only then has every frame the host
     // wrote been read.
     child.on('close', (code, signal) => {
+      clearTimeout(grace);
       if (settled) return;
       settled = true;
       if (!fault && decoder.leftover > 0) protocolFault(`the stream ended inside a frame (${decoder.leftover} bytes)`);
