@@ -56,6 +56,8 @@ export interface CommandEnvRules {
   readonly innerSrunUserUnknown: boolean;
   /** An srun inside a job sets its allocation's variables with het component 0 (_set_env_vars): SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0 (22.05); 24.11 uses the plain names, which the job already has. */
   readonly innerSrunPackGroup: boolean;
+  /** -c N also sets the option tres_per_task to cpu=N (the cpu entry of SLURM_TRES_PER_TASK replaced or put first), which set_env_from_opts writes as SLURM_TRES_PER_TASK into srun's and salloc's environment and the batch job's (24.11). */
+  readonly tresPerTaskCpu: boolean;
   /** slurmctld writes the job's name into the batch launch's environment (24.11, _set_job_env: 'sbatch' when sbatch named none, its script on standard input); 22.05's batch job has SLURM_JOB_NAME only from sbatch's own environment, so none then. */
   readonly batchJobNameFromController: boolean;
   /** env_array_for_job (salloc) and env_array_for_batch_job write SLURM_NODE_ALIASES from an alias list that is NULL without cloud nodes: '(null)' (22.05); 24.11 writes none. srun removes it from its own environment (_set_env_vars). */
@@ -100,7 +102,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "24.11": {
     identity: {"libslurmSoname":42,"protocolVersion":10752},
     client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true},
-    commandEnv: {"launcherVars":{"HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher","OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"batchJobNameFromController":true,"nodeAliasesNull":false},
+    commandEnv: {"launcherVars":{"HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher","OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"nodeAliasesNull":false},
     taskEnv: {"workingCluster":false},
     jobScript: {"jobNodelist":true},
     mpi: {"mpiDefaultUnset":null,"mpiDefaultDropped":"none|openmpi","mpiDefaultRenamed":{},"clientFiniNegativeDropped":true},
@@ -108,7 +110,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "22.05": {
     identity: {"libslurmSoname":38,"protocolVersion":9728},
     client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false},
-    commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"batchJobNameFromController":false,"nodeAliasesNull":true},
+    commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"nodeAliasesNull":true},
     taskEnv: {"workingCluster":true},
     jobScript: {"jobNodelist":false},
     mpi: {"mpiDefaultUnset":"none","mpiDefaultDropped":null,"mpiDefaultRenamed":{"openmpi":"none"},"clientFiniNegativeDropped":false},
