@@ -216,7 +216,10 @@ describe('24.11: the calls, in the processes Slurm makes them', () => {
     // The record.
     const jc = result.jobContainer!;
     expect(jc.types).toEqual(['job_container/trace']);
-    expect(jc.calls.map((c) => [c.hook, c.process, c.node, c.task ?? null, c.rc])).toEqual([
+    // Tasks of a node run at once: their calls may come in any order.
+    const byTask = (a: (typeof jc.calls)[number], b: (typeof jc.calls)[number]) =>
+      a.process === 'task' && b.process === 'task' && a.node === b.node ? a.task! - b.task! : 0;
+    expect([...jc.calls].sort(byTask).map((c) => [c.hook, c.process, c.node, c.task ?? null, c.rc])).toEqual([
       // The job's slurmd has just started (plugstack starts one per job).
       ['restore', 'slurmd', 0, null, 0],
       ['restore', 'slurmd', 1, null, 0],
