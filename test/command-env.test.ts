@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { Plugstack } from '../lib/plugstack.js';
 import { compilePlugin, readLog, tempDir, writeFile } from './helpers/plugins.js';
 import { recordCommand } from './helpers/command.js';
+import { taskShapeEnv } from '../lib/cluster/command-env.js';
 
 type Release = '22.05' | '24.11';
 
@@ -257,6 +258,35 @@ describe.each(['22.05', '24.11'] as Release[])('whole environments as the real S
     expect(first!.env.SLURM_JOB_NAME).toBe('outer');
     expect(second!.env.SLURM_LABELIO).toBeUndefined();
     expect(second!.env.SLURM_JOB_NAME).toBe('inner');
+  });
+
+  it('-c and --ntasks-per-node: SLURM_CPUS_PER_TASK, SLURM_NTASKS_PER_NODE, 24.11 SLURM_TRES_PER_TASK, in srun, salloc and the batch job', async () => {
+    const tres = (n: number) => (is2411 ? `cpu=${n}` : undefined);
+    const srun = await run(release, 'srun', ['-c', '2', '-n', '1', 'true']);
+    const lui = srun.rec.env.get('local_user_init@1')![0]!.env;
+    expect(lui.SLURM_CPUS_PER_TASK).toBe('2');
+    expect(lui.SLURM_TRES_PER_TASK).toBe(tres(2));
+    expect(taskRecords(srun.rec)[0]!.job.SLURM_TRES_PER_TASK).toBe(tres(2));
+    const salloc = await run(release, 'salloc', ['-c', '2', 'srun', '-n', '1', '-c', '1', 'true']);
+    const sallocExit = salloc.rec.env.get('exit@3')![0]!.env;
+    expect(sallocExit.SLURM_CPUS_PER_TASK).toBe('2');
+    expect(sallocExit.SLURM_TRES_PER_TASK).toBe(tres(2));
+    const inner = salloc.rec.env.get('local_user_init@1')![0]!.env;
+    expect(inner.SLURM_CPUS_PER_TASK).toBe('1');
+    expect(inner.SLURM_TRES_PER_TASK).toBe(tres(1));
+    const sbatch = await run(release, 'sbatch', ['-c', '2', '--ntasks-per-node=2', '--wrap', 'true']);
+    const batch = sbatch.rec.env.get('init@2')![0]!.job;
+    expect(batch.SLURM_NTASKS_PER_NODE).toBe('2');
+    expect(batch.SLURM_NTASKS).toBe('2');
+    expect(batch.SLURM_NPROCS).toBe('2');
+    expect(batch.SLURM_CPUS_PER_TASK).toBe('2');
+    expect(batch.SLURM_TRES_PER_TASK).toBe(tres(2));
+  });
+
+  it('24.11: -c replaces the cpu entry of SLURM_TRES_PER_TASK where it is, or puts one first', () => {
+    expect(taskShapeEnv(release, { cpusPerTask: 3 }, { SLURM_TRES_PER_TASK: 'gres/gpu=1' }).SLURM_TRES_PER_TASK).toBe(is2411 ? 'cpu=3,gres/gpu=1' : undefined);
+    expect(taskShapeEnv(release, { cpusPerTask: 3 }, { SLURM_TRES_PER_TASK: 'gres/gpu=1,cpu=2,license/x=1' }).SLURM_TRES_PER_TASK).toBe(is2411 ? 'gres/gpu=1,cpu=3,license/x=1' : undefined);
+    expect(taskShapeEnv(release, { ntasksPerNode: 4 }, {})).toEqual({ SLURM_NTASKS_PER_NODE: '4' });
   });
 
   it("slurmd's own environment is PATH and SLURM_CONF, not the caller's", async () => {

@@ -145,6 +145,30 @@ function innerStepEnv(slurmVersion: string, ntasks: number, inside: { nodes: num
   return env;
 }
 
+/**
+ * What the task-shape options write wherever the command writes its job's
+ * variables (srun's setup_env, salloc's env_array_for_job, sbatch's
+ * set_envs): SLURM_CPUS_PER_TASK and SLURM_NTASKS_PER_NODE when given, and
+ * under 24.11 SLURM_TRES_PER_TASK with -c's cpu entry (set_env_from_opts).
+ */
+export function taskShapeEnv(slurmVersion: string, options: { cpusPerTask?: number; ntasksPerNode?: number }, current: Record<string, string | undefined>): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (options.cpusPerTask !== undefined) env.SLURM_CPUS_PER_TASK = String(options.cpusPerTask);
+  if (options.ntasksPerNode !== undefined) env.SLURM_NTASKS_PER_NODE = String(options.ntasksPerNode);
+  if (options.cpusPerTask !== undefined && commandEnvRules(slurmVersion).tresPerTaskCpu)
+    env.SLURM_TRES_PER_TASK = tresWithCpus(current.SLURM_TRES_PER_TASK, options.cpusPerTask);
+  return env;
+}
+
+/** slurm_option_update_tres_per_task for cpu: its entry replaced where it is, else put first. */
+function tresWithCpus(tres: string | undefined, cpus: number): string {
+  const entries = tres ? tres.split(',').filter(Boolean) : [];
+  const i = entries.findIndex((e) => e.toLowerCase().startsWith('cpu='));
+  if (i < 0) return [`cpu=${cpus}`, ...entries].join(',');
+  entries[i] = `cpu=${cpus}`;
+  return entries.join(',');
+}
+
 /** "NAME=value" entries of a record. */
 export function entriesOf(env: Record<string, string>): string[] {
   return Object.entries(env).map(([k, v]) => `${k}=${v}`);

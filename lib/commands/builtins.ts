@@ -11,6 +11,8 @@ export interface Builtins {
   jobName?: string;
   overcommit: boolean;
   cpusPerTask?: number;
+  /** --ntasks-per-node. */
+  ntasksPerNode?: number;
   export?: string;
   verbose: number;
   quiet: boolean;
@@ -66,6 +68,7 @@ export function readBuiltins(settings: BuiltinOptionSetting[]): Builtins {
   set('jobId', int(value('jobid')));
   set('jobName', value('job-name'));
   set('cpusPerTask', int(value('cpus-per-task')));
+  set('ntasksPerNode', int(value('ntasks-per-node')));
   set('export', value('export'));
   set('output', value('output'));
   set('partition', value('partition'));

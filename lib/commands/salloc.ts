@@ -13,7 +13,7 @@ import { CommandConsole } from './console.js';
 import { allocationEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
 import { drainedBy, runEpilogs } from '../cluster/job-scripts.js';
 import { innerResults, srunShim } from '../cluster/jobs.js';
-import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv } from '../cluster/command-env.js';
+import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { requestJob } from './allocate.js';
 import { NO_VAL } from '../cluster/job-info.js';
 import type { CommandStack } from './srun.js';
@@ -109,6 +109,7 @@ async function salloc(stack: CommandStack, run: CommandRun): Promise<CommandResu
     ...(ntasks !== undefined ? { SLURM_NTASKS: String(ntasks), SLURM_NPROCS: String(ntasks) } : {}),
     // 22.05's env_array_for_job writes the (NULL) alias list too.
     ...(commandEnvRules(stack.slurmVersion).nodeAliasesNull ? { SLURM_NODE_ALIASES: '(null)' } : {}),
+    ...taskShapeEnv(stack.slurmVersion, b, envRecord(ready.environ)),
     ...launcherEnv(stack.slurmVersion, envRecord(ready.environ)),
   };
   let jobEnv = overlayEnv(ready.environ, ownEnv);

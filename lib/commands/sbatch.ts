@@ -19,7 +19,7 @@ import { withCommand, type CommandRun } from './command-run.js';
 import { batchJobEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { BATCH_STEP, innerResults, srunShim } from '../cluster/jobs.js';
-import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv } from '../cluster/command-env.js';
+import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { requestJob } from './allocate.js';
 import { NO_VAL } from '../cluster/job-info.js';
 import { jobRecordOf } from '../cluster/job-info.js';
@@ -116,8 +116,13 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   let jobEnv = exportedEnv(ready.environ, b.export);
   // set_env_from_opts: 24.11's sbatch appends the launcher variables to the job's environment.
   jobEnv = overlayEnv(jobEnv, launcherEnv(stack.slurmVersion, envRecord(jobEnv)));
+  // set_envs: what the task-shape options write (SLURM_CPUS_PER_TASK is batchJobEnv's).
+  jobEnv = overlayEnv(jobEnv, taskShapeEnv(stack.slurmVersion, { ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, envRecord(jobEnv)));
   const batchHost = { node: names[0]!, nodeAliasesNull: commandEnvRules(stack.slurmVersion).nodeAliasesNull };
-  jobEnv = overlayEnv(jobEnv, batchJobEnv({ job, jobName: envJobName, submitDir: cwd, tasksPerNode: perNode, ...(ntasks !== undefined ? { ntasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, batchHost));
+  // env_array_for_batch_job: without -n, --ntasks-per-node times the nodes.
+  const batchNtasks = ntasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : undefined);
+  const batchPerNode = batchNtasks === ntasks ? perNode : names.map(() => b.ntasksPerNode!);
+  jobEnv = overlayEnv(jobEnv, batchJobEnv({ job, jobName: envJobName, submitDir: cwd, tasksPerNode: batchPerNode, ...(batchNtasks !== undefined ? { ntasks: batchNtasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, batchHost));
   jobEnv = overlayEnv(jobEnv, commandProcessEnv('sbatch', envRecord(jobEnv), { slurmVersion: stack.slurmVersion, clusterName: job.clusterName }));
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
 

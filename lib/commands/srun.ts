@@ -25,7 +25,7 @@ import type { CommandSignal } from '../cluster/control.js';
 import { withCommand, type CommandRun } from './command-run.js';
 import { signalText, taskRanges } from './console.js';
 import { allocationEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv } from '../cluster/job-env.js';
-import { commandEnvRules, entriesOf, SLURM_AUTH_NOBODY, slurmdEnv, srunStepEnv } from '../cluster/command-env.js';
+import { commandEnvRules, entriesOf, SLURM_AUTH_NOBODY, slurmdEnv, srunStepEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
 import { requestJob } from './allocate.js';
@@ -224,6 +224,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     // program's), and -l.
     ...(existing ? { SLURM_JOB_NAME: b.jobName ?? current.SLURM_JOB_NAME ?? ready.positional[0]!.split('/').pop()! } : {}),
     ...(b.label ? { SLURM_LABELIO: '1' } : {}),
+    ...taskShapeEnv(stack.slurmVersion, b, current),
   };
   // 24.11 hands local_user_init the option's ids, reset to SLURM_AUTH_NOBODY.
   const nobody = commandEnvRules(stack.slurmVersion).localUserInitNobody;

@@ -48,6 +48,11 @@ export const environScenarios: Scenario[] = [
   { name: 'environ: salloc -n 2 -J named srun -n 2 -l true', fixture: 'environ.c', stack: environ(), command: 'salloc', args: ['-n', '2', '-J', 'named', 'srun', '-n', '2', '-l', 'true'], env: CALLER },
   { name: 'environ: sbatch job.sh one two', fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['job.sh', 'one', 'two'], env: CALLER },
   { name: 'environ: sbatch with its script on standard input', fixture: 'environ.c', stack: environ(), command: 'sbatch', args: [], script: '#!/bin/sh\nsrun -n 1 true\n', env: CALLER },
+  { name: 'environ: srun -c 2 -O -n 1 true', fixture: 'environ.c', stack: environ(), command: 'srun', args: ['-c', '2', '-O', '-n', '1', 'true'], env: CALLER },
+  { name: 'environ: srun --export=NONE -n 1 /bin/true', fixture: 'environ.c', stack: environ(), command: 'srun', args: ['--export=NONE', '-n', '1', '/bin/true'], env: CALLER },
+  { name: 'environ: srun --mem=0 -n 1 true', fixture: 'environ.c', stack: environ(), command: 'srun', args: ['--mem=0', '-n', '1', 'true'], env: CALLER },
+  { name: "environ: sbatch -c 2 --ntasks-per-node=1 --wrap 'srun true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['-c', '2', '--ntasks-per-node=1', '--wrap', 'srun true'], env: CALLER },
+  { name: 'environ: salloc -c 2 srun -n 1 -c 1 true', fixture: 'environ.c', stack: environ(), command: 'salloc', args: ['-c', '2', 'srun', '-n', '1', '-c', '1', 'true'], env: CALLER },
 ];
 
 /** Files a scenario's commands expect in their working directory. */
