@@ -1,11 +1,18 @@
 #!/usr/bin/env node
 // The plugstack command line; see lib/cli/main.ts. It runs from the bundle
-// scripts/bundle-cli.mjs makes (one module loads faster than ninety) when
-// that is newer than what tsc emitted, from the modules otherwise.
+// scripts/bundle-cli.mjs makes (one script, with a code cache, loads far
+// faster than ninety modules; bin/bundle-loader.js) when that is newer than
+// what tsc emitted, from the modules otherwise.
 import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-const mtime = (name) => fs.statSync(new URL(`../dist/cli/${name}`, import.meta.url), { throwIfNoEntry: false })?.mtimeMs;
-const bundled = mtime('main.bundle.js');
-const { main } = bundled !== undefined && bundled >= (mtime('main.js') ?? Infinity) ? await import('../dist/cli/main.bundle.js') : await import('../dist/cli/main.js');
-
-process.exitCode = await main(process.argv.slice(2));
+const stat = (name) => fs.statSync(fileURLToPath(new URL(`../dist/cli/${name}`, import.meta.url)), { throwIfNoEntry: false });
+const bundle = stat('main.bundle.cjs');
+const argv = process.argv.slice(2);
+if (bundle !== undefined && bundle.mtimeMs >= (stat('main.js')?.mtimeMs ?? Infinity)) {
+  const { runBundle } = await import('./bundle-loader.js');
+  process.exitCode = await runBundle(fileURLToPath(new URL('../dist/cli/main.bundle.cjs', import.meta.url)), bundle, argv);
+} else {
+  const { main } = await import('../dist/cli/main.js');
+  process.exitCode = await main(argv);
+}

@@ -1,19 +1,22 @@
 #!/usr/bin/env node
-// The command line in one file: dist/cli/main.bundle.js, made from what tsc
-// emitted (dist/cli/main.js and everything it imports). Node 20 has no
-// compile cache for ES modules, and resolving, reading and compiling ~90
-// modules is most of what `plugstack` costs before it does anything; one
-// module costs a fraction of that. bin/plugstack.js uses the bundle only
-// when it is newer than dist/cli/main.js (a tsc run without this script
-// leaves it stale, and then the modules are used). Without rolldown (a
-// development dependency) nothing is bundled and the modules are used.
+// The command line in one file: dist/cli/main.bundle.cjs, made from what
+// tsc emitted (dist/cli/main.js and everything it imports). Node 20 has no
+// compile cache, and resolving, reading and compiling ~90 modules is most of
+// what `plugstack` costs before it does anything; one script costs a
+// fraction of that, and as CommonJS it can be compiled with a V8 code cache
+// (bin/bundle-loader.js). bin/plugstack.js uses the bundle only when it is
+// newer than dist/cli/main.js (a tsc run without this script leaves it
+// stale, and then the modules are used). Without rolldown (a development
+// dependency) nothing is bundled and the modules are used.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const input = path.join(root, 'dist', 'cli', 'main.js');
-const output = path.join(root, 'dist', 'cli', 'main.bundle.js');
+const output = path.join(root, 'dist', 'cli', 'main.bundle.cjs');
+// An ES module bundle of an earlier build.
+fs.rmSync(path.join(root, 'dist', 'cli', 'main.bundle.js'), { force: true });
 
 let rolldown;
 try {
@@ -31,6 +34,7 @@ const bundle = await rolldown({
   logLevel: 'warn',
 });
 // The bundle sits where main.js does, so paths taken from import.meta.url
-// (the package root, package.json) mean the same in both.
-await bundle.write({ file: output, format: 'esm', codeSplitting: false, sourcemap: false });
+// (the package root, package.json; __filename in the bundle) mean the same
+// in both.
+await bundle.write({ file: output, format: 'cjs', codeSplitting: false, sourcemap: false });
 await bundle.close();
