@@ -170,7 +170,8 @@
         "native/core/step/step_lifecycle.cc",
         "native/core/step/step_spec.cc",
         "native/core/step/task_env.cc",
-        "native/core/step/task_process.cc"
+        "native/core/step/task_process.cc",
+        "native/core/step/task_stdin.cc"
       ],
       "include_dirs": ["<@(core_include)"],
       "cflags": ["<@(core_cflags)"],

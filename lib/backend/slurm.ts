@@ -82,16 +82,19 @@ export async function runOnSlurm(command: CommandName, options: WordCommandOptio
   const env = envOf(options, slurm);
   const cwd = options.cwd ?? process.cwd();
   const jobTimeout = slurm.jobTimeoutMs ?? DEFAULT_JOB_TIMEOUT_MS;
+  // The command's standard input (sbatch's script when none is named).
+  const input = options.script ?? options.stdin;
   const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn(tool(slurm, command), options.args, {
       env,
       cwd,
-      stdio: [options.script === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       detached: true,
     });
-    if (options.script !== undefined && child.stdin) {
+    if (input !== undefined && child.stdin) {
       child.stdin.on('error', () => {});
-      child.stdin.end(options.script);
+      if (typeof input === 'string' || Buffer.isBuffer(input)) child.stdin.end(input);
+      else input.pipe(child.stdin);
     }
     let stdout = '';
     let stderr = '';

@@ -89,6 +89,11 @@ export async function runCommand(command: CommandName, argv: string[], out: Out)
         }),
     // Ctrl-C and kill reach the command as they reach srun, sbatch, salloc.
     signals: processSignals(),
+    // Standard input is the command's: srun's tasks read it, salloc's
+    // command has it (and the terminal, unless the result is printed as
+    // JSON), sbatch reads its script from it when none is named.
+    stdin: process.stdin,
+    ...(command === 'salloc' && !json && out.stdout === process.stdout ? { terminal: true } : {}),
     ...(own.has('pmi-trace') ? { pmiTrace: true } : {}),
   };
   const result =

@@ -81,7 +81,7 @@ export function startClient(
   timeoutMs: number,
   onEvent: (event: HostEvent) => void,
   onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => void,
-  stdin?: string,
+  stdin?: string | Buffer | NodeJS.ReadableStream,
 ): ClientProcess {
   const context = command === 'srun' ? 'local' : 'allocator';
   const record: ClientRecord = {

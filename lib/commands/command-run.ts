@@ -113,7 +113,8 @@ export async function withCommand(
       timeoutMs + BACKSTOP_MS,
       (e) => console.clientEvent(e),
       (s, c) => (s === 'stdout' ? console.stdout(c) : console.stderr(c)),
-      options.script,
+      // sbatch reads its script from its standard input when none is named.
+      options.script ?? (command === 'sbatch' ? options.stdin : undefined),
     );
     control.track(client.handle);
     const result: CommandResult = {

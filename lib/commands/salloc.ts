@@ -36,14 +36,48 @@ interface LocalCommand {
   status: Promise<number>;
 }
 
-/** The user's command, started by salloc on this machine, in its own process group. */
-function startCommand(argv: string[], env: string[], cwd: string, console: CommandConsole): LocalCommand {
-  const child = spawn(argv[0]!, argv.slice(1), { cwd, env: envRecord(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  child.stdout!.on('data', (c: Buffer) => console.stdout(c));
-  child.stderr!.on('data', (c: Buffer) => console.stderr(c));
+/** A stream that is a descriptor of this process (a terminal, a file, a pipe): the command can have it as its own. */
+function ownDescriptor(s: string | Buffer | NodeJS.ReadableStream | undefined): s is NodeJS.ReadableStream & { fd: number } {
+  return typeof s === 'object' && s !== null && !Buffer.isBuffer(s) && typeof (s as { fd?: unknown }).fd === 'number';
+}
+
+/**
+ * The user's command, started by salloc on this machine, in its own
+ * process group. It is a plain child of salloc: it reads salloc's standard
+ * input (the terminal itself when salloc has one) and, with `terminal`,
+ * writes to salloc's standard output and error.
+ */
+function startCommand(
+  argv: string[],
+  env: string[],
+  cwd: string,
+  console: CommandConsole,
+  io: { stdin?: string | Buffer | NodeJS.ReadableStream; terminal?: boolean },
+): LocalCommand {
+  const input = io.stdin;
+  const shared = ownDescriptor(input);
+  // On a terminal the command stays in the terminal's process group, as
+  // salloc makes it the foreground one; elsewhere it leads a group of its own.
+  const foreground = io.terminal === true && shared && (input as { isTTY?: boolean }).isTTY === true;
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd,
+    env: envRecord(env),
+    stdio: [shared ? (input as unknown as NodeJS.ReadStream) : input === undefined ? 'ignore' : 'pipe', io.terminal ? 'inherit' : 'pipe', io.terminal ? 'inherit' : 'pipe'],
+    detached: !foreground,
+  });
+  if (!shared && input !== undefined && child.stdin) {
+    child.stdin.on('error', () => {});
+    if (typeof input === 'string' || Buffer.isBuffer(input)) child.stdin.end(input);
+    else {
+      input.pipe(child.stdin);
+      child.on('exit', () => input.unpipe(child.stdin!));
+    }
+  }
+  child.stdout?.on('data', (c: Buffer) => console.stdout(c));
+  child.stderr?.on('data', (c: Buffer) => console.stderr(c));
   const signal = (sig: NodeJS.Signals) => {
     try {
-      if (child.pid !== undefined) process.kill(-child.pid, sig);
+      if (child.pid !== undefined) process.kill(foreground ? child.pid : -child.pid, sig);
     } catch {
       // the group is gone
     }
@@ -63,10 +97,10 @@ function startCommand(argv: string[], env: string[], cwd: string, console: Comma
 }
 
 export function runSalloc(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
-  return withCommand(stack, 'salloc', options, (run) => salloc(stack, run));
+  return withCommand(stack, 'salloc', options, (run) => salloc(stack, run, options));
 }
 
-async function salloc(stack: CommandStack, run: CommandRun): Promise<CommandResult> {
+async function salloc(stack: CommandStack, run: CommandRun, options: WordCommandOptions): Promise<CommandResult> {
   const { env, cwd, console, client, control, result, finish } = run;
 
   // Until the allocation is granted, a signal ends salloc as it ends the process.
@@ -115,7 +149,10 @@ async function salloc(stack: CommandStack, run: CommandRun): Promise<CommandResu
   let jobEnv = overlayEnv(ready.environ, ownEnv);
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
 
-  const local = startCommand(command, jobEnv, b.chdir ?? cwd, console);
+  const local = startCommand(command, jobEnv, b.chdir ?? cwd, console, {
+    ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
+    ...(options.terminal ? { terminal: true } : {}),
+  });
   control.atClose(() => local.signal('SIGKILL'));
   // The allocation ends under the command: slurmctld revokes it (a SIGTERM
   // to salloc completes the job; the time limit), salloc says so and sends

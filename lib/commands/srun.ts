@@ -34,6 +34,7 @@ import { MAX_TASKS_PER_NODE } from '../cluster/names.js';
 import { releaseRules } from '../releases.generated.js';
 import { mpiConfPath } from '../mpi/conf.js';
 import { serializeResult } from './serialize.js';
+import { openInputFile, srunInput, type TaskInputPlan } from '../step/task-input.js';
 import { jobContainerSettings } from '../job-container/settings.js';
 import type { CommandResult, JobRecord, WordCommandOptions } from './types.js';
 
@@ -43,6 +44,7 @@ const LAUNCH_ERRORS: Record<number, string> = {
   1009: 'Invalid MPI plugin name', // SLURM_MPI_PLUGIN_NAME_INVALID: slurmstepd could not load or set up its mpi plugin
   1011: 'Plugin initialization failed', // SLURM_PLUGIN_NAME_INVALID: init or init_post_opt failed
   4020: 'Slurmd could not execve job', // ESLURMD_EXECVE_FAILED: user_init, a fork or task_post_fork failed
+  4021: 'Slurmd could not connect IO', // ESLURMD_IO_ERROR: a task's --input file did not open
 };
 
 /** SLURM_MPI_PLUGIN_PRELAUNCH_SETUP_FAILED: libslurm's errno when client_prelaunch returned NULL. */
@@ -239,6 +241,23 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     return endJob(releaseRules(stack.slurmVersion).client.userInitFailedJobState as 'FAILED' | 'COMPLETED', 1);
   }
 
+  // launch_common_set_stdio_fds: --input (the last given, SLURM_STDINMODE
+  // included); a file srun sends itself is opened now, and one that does
+  // not open ends srun (exit(error_exit)).
+  const inputOption = ready.builtins.filter((o) => o.name === 'input').pop()?.value ?? undefined;
+  const inputPlan: TaskInputPlan = srunInput(inputOption, ntasks, { jobId: job.id, stepId, jobName: envRecord(lui.environ ?? ready.environ).SLURM_JOB_NAME });
+  let taskInput: string | Buffer | NodeJS.ReadableStream | undefined = options.stdin;
+  if (inputPlan.kind === 'all' && inputPlan.file !== undefined) {
+    const opened = openInputFile(inputPlan.file, cwd);
+    if (typeof opened === 'string') {
+      console.log('error', `Could not open stdin file: ${opened}`);
+      client.exit(1);
+      await done(1);
+      return endJob('FAILED', 1 << 8);
+    }
+    taskInput = opened;
+  }
+
   // slurm_step_launch: the mpi plugin's client_prelaunch, on srun's side,
   // before any node hears of the step; what it sets goes to every task.
   const mpiType = ready.mpi ? ready.mpi.type : undefined;
@@ -381,6 +400,9 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         ...(b.jobName !== undefined ? { jobName: b.jobName } : existing && env.SLURM_JOB_NAME !== undefined ? { jobName: env.SLURM_JOB_NAME } : {}),
         ...(mpiType !== undefined ? { mpi: mpiType } : {}),
         ...(options.pmiTrace ? { pmiTrace: true } : {}),
+        // srun's standard input (or the file --input named) to the tasks --input picks.
+        input: inputPlan,
+        ...(taskInput !== undefined ? { stdin: taskInput } : {}),
         onEvent: (node, e) => {
           if (e.t === 'io') io.add(node.nodeId);
           else if (e.t === 'io_end') io.delete(node.nodeId);

@@ -25,6 +25,21 @@ export interface CommandOptions {
    * input when no script file is named.
    */
   script?: string;
+  /**
+   * The command's standard input: bytes, or a stream (the CLI passes its
+   * own). srun sends it to its tasks (every task by default, `--input`
+   * picks); salloc's command reads it (a stream with a descriptor, such
+   * as a terminal, is the command's own standard input); sbatch reads its
+   * script from it when none is named (as `script`). Default: nothing
+   * (srun's tasks see EOF; salloc's command reads /dev/null).
+   */
+  stdin?: string | Buffer | NodeJS.ReadableStream;
+  /**
+   * salloc: its command shares this process's standard output and error
+   * (the CLI's terminal) instead of having them captured; what it prints
+   * is then not in the result.
+   */
+  terminal?: boolean;
   /** The command's environment. Default: this process's. */
   env?: Record<string, string | undefined>;
   /** The command's working directory. Default: this process's. */

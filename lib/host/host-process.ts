@@ -46,8 +46,11 @@ export interface HostRunOptions {
   daemon?: boolean;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
-  /** What the host reads on its stdin (default: nothing, /dev/null). */
-  stdin?: string | Buffer;
+  /**
+   * What the host reads on its stdin (default: nothing, /dev/null): bytes,
+   * or a stream piped in as the host reads (it is let go when the host ends).
+   */
+  stdin?: string | Buffer | NodeJS.ReadableStream;
   /** Called for each checked event as it arrives. */
   onEvent?: (event: HostEvent) => void;
   /** Called with the host's own stdout and stderr as they arrive. */
@@ -220,7 +223,17 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     if (options.stdin !== undefined && child.stdin) {
       // A host that stops reading early must not fail the run.
       child.stdin.on('error', () => {});
-      child.stdin.end(options.stdin);
+      const input = options.stdin;
+      if (typeof input === 'string' || Buffer.isBuffer(input)) child.stdin.end(input);
+      else {
+        const sink = child.stdin;
+        input.pipe(sink);
+        // Once the host is gone the stream is let go: what follows in it is not for anyone.
+        child.on('exit', () => {
+          input.unpipe(sink);
+          sink.destroy();
+        });
+      }
     }
     const stdout = capture(child.stdout, options.onOutput && ((c) => options.onOutput!('stdout', c)));
     const stderr = capture(child.stderr, options.onOutput && ((c) => options.onOutput!('stderr', c)));

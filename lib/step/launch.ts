@@ -21,6 +21,8 @@ import type { StepOptions, StepResult } from './types.js';
 import { slurmdEnv, stepdEnv } from '../cluster/command-env.js';
 import type { JobContainerSettings } from '../job-container/settings.js';
 import { JobContainerJob } from '../job-container/job.js';
+import { nodeIsFed, nodeStdin, type TaskInputPlan } from './task-input.js';
+import { fanOut } from './stdin-fanout.js';
 
 export interface StackRef {
   conf: string;
@@ -225,6 +227,12 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
   const wholeJob = stack.jobContainerJob !== false;
   const stepCalls: NonNullable<StepResult['jobContainer']>['calls'] = [];
   if (jcJob) result.jobContainer = { types: jcJob.out.record.types, calls: stepCalls };
+  // srun's input: what each node's tasks read, and the copy of it each
+  // fed node's slurmstepd gets.
+  const input: TaskInputPlan | undefined = options.input ?? (options.stdin !== undefined ? { kind: 'all' } : undefined);
+  const user = options.user ?? native().userByUid(uid)?.name ?? String(uid);
+  const fed = input ? layout.filter((n) => nodeIsFed(input, n.gtids)).map((n) => n.nodeId) : [];
+  const feeds = fanOut(options.stdin, fed);
   let before = 0;
   try {
     if (jcJob && wholeJob) await jcJob.begin();
@@ -261,6 +269,9 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
               // srun's address and port (not for a batch step), the cluster.
               ...(launched ? { srunCommPort: port, launchNodeAddress: LAUNCH_NODE_ADDRESS } : {}),
               ...(cluster !== undefined ? { workingCluster: cluster } : {}),
+              ...(options.jobMem !== undefined ? { jobMem: options.jobMem } : {}),
+              ...(options.stepMem !== undefined ? { stepMem: options.stepMem } : {}),
+              ...(input ? { stdin: nodeStdin(input, node, { user, cwd }) } : {}),
               job,
               ...(mpi ? { mpi } : {}),
               ...(stepdSettings ? { jobContainer: stepdSettings.get(node.nodeId)! } : {}),
@@ -274,6 +285,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
             // not the launcher's: the launch environment is the job's (S_JOB_ENV).
             env: { ...stepdEnv(daemon, node.name, stack.slurmVersion, options.mpi), ...(jcJob?.env() ?? {}) },
             label: `node ${node.nodeId} (${node.name})`,
+            ...(feeds.has(node.nodeId) ? { stdin: feeds.get(node.nodeId)! } : {}),
             ...(options.onEvent ? { onEvent: (e: HostEvent) => options.onEvent!(node, e) } : {}),
           },
         );
@@ -287,6 +299,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
       addNode(result, node, run);
     }
   } finally {
+    feeds.close();
     if (jcJob) {
       if (wholeJob) await jcJob.end();
       const all = jcJob.out.record.calls;

@@ -1,3 +1,4 @@
+import type { TaskInputPlan } from './task-input.js';
 /** A job step as slurmd receives it, and what came of it. */
 import type { Problem } from '../check/types.js';
 import type { JobInfo } from '../host/protocol.generated.js';
@@ -73,6 +74,18 @@ export interface StepOptions {
   mpi?: string | null;
   /** With plugstack's pmi2: keep every PMI line of every rank (result.mpi.ranks[].lines). */
   pmiTrace?: boolean;
+  /**
+   * What the tasks read on their standard input, as srun sends its own:
+   * bytes, or a stream read as the tasks take it. Every task gets its own
+   * copy (or those `input` picks); each sees EOF when it ends. Default:
+   * /dev/null, as for a batch step.
+   */
+  stdin?: string | Buffer | NodeJS.ReadableStream;
+  /** Which tasks read `stdin`, or the files they read instead: srun's --input (lib/step/task-input.ts). Default: every task. */
+  input?: TaskInputPlan;
+  /** Memory of the job and of the step on each node in MB, as the credential carries them (S_JOB_ALLOC_MEM, S_STEP_ALLOC_MEM). Default 0. */
+  jobMem?: number;
+  stepMem?: number;
 }
 
 /** One call into plugin code during the step. */

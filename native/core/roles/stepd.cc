@@ -10,11 +10,15 @@
 #include "roles/stack_request.h"
 #include "step/step_lifecycle.h"
 #include "step/step_spec.h"
+#include "step/task_stdin.h"
 #include "protocol/messages.h"
 
 namespace plugstack {
 
 int runStepdRole(Channel& channel, const json::Value& request) {
+  // What Node sends of srun's input comes on descriptor 0: off it before
+  // any plugin code, which finds /dev/null there as in slurmstepd.
+  TaskStdin::takeHostInput();
   StackSettings settings;
   StepSpec spec;
   MpiStepdSettings mpiSettings;

@@ -25,6 +25,8 @@ PLUGSTACK_EXPORT slurm_errtab_t slurm_errtab[] = {
     // slurmd's launch errors that plugstack's slurmstepd and slurmd report.
     {ESLURMD_EXECVE_FAILED, const_cast<char*>("ESLURMD_EXECVE_FAILED"),
      const_cast<char*>("Slurmd could not execve job")},
+    {ESLURMD_IO_ERROR, const_cast<char*>("ESLURMD_IO_ERROR"),
+     const_cast<char*>("Slurmd could not connect IO")},
     {ESLURMD_PROLOG_FAILED, const_cast<char*>("ESLURMD_PROLOG_FAILED"),
      const_cast<char*>("Job prolog failed")},
     {ESLURMD_EPILOG_FAILED, const_cast<char*>("ESLURMD_EPILOG_FAILED"),

@@ -96,6 +96,23 @@ bool StepLifecycle::startStack(const ParsedConf& conf) {
   return true;
 }
 
+// _setup_normal_io: each task's input (a pipe fed with srun's, or a file
+// opened as the user). A file that does not open fails the launch with
+// ESLURMD_IO_ERROR before user_init; what slurmstepd logs then stays in
+// slurmd's log (the step's IO never started), and the exit callbacks run.
+bool StepLifecycle::setupIo() {
+  std::string path;
+  int err = 0;
+  if (input_.setup(spec_, &path, &err)) return true;
+  outcome_.failedAt = "io";
+  slurmLog(LogLevel::Error, "Could not open stdin file " + path + ": " + std::strerror(err));
+  slurmLog(LogLevel::Error, std::string("_fork_all_tasks: IO setup failed: ") + slurmErrorText(ESLURMD_IO_ERROR));
+  outcome_.managerRc = ESLURMD_IO_ERROR;
+  outcome_.launchRc = ESLURMD_IO_ERROR;
+  if (!outcome_.stepRc) outcome_.stepRc = ESLURMD_IO_ERROR;
+  return false;
+}
+
 bool StepLifecycle::runUserInit() {
   char cwd[PATH_MAX];
   savedCwd_ = getcwd(cwd, sizeof cwd) ? cwd : "/";
@@ -149,7 +166,7 @@ bool StepLifecycle::forkTasks() {
   StepRecord& step = spec_.record;
   for (size_t i = 0; i < step.tasks.size(); i++) {
     TaskProcess t;
-    if (!forkTask(stack_, spec_, mpi_, i, privileges_, tasks_, &t)) {
+    if (!forkTask(stack_, spec_, mpi_, i, privileges_, tasks_, input_, &t)) {
       int err = errno;
       fail("fork", std::string("child fork: ") + std::strerror(err));
       Diagnostic d;
@@ -164,6 +181,7 @@ bool StepLifecycle::forkTasks() {
       return false;
     }
     step.tasks[i].pid = t.pid;
+    input_.forked(i);
     mpi_.taskForked(i, t.pid);
     if (i == 0) {
       // The step's process group (task 0's pid, as in slurmstepd). Node
@@ -270,12 +288,18 @@ void StepLifecycle::waitForTasks() {
           fds.push_back({fd, POLLIN, 0});
           owner.push_back(&t);
         }
+    // The tasks' input: srun's, and the pipes it goes into.
+    size_t inputAt = fds.size();
+    input_.addPollFds(&fds);
+    owner.resize(fds.size(), nullptr);
     // Node's end of the channel: commands, or its end.
     fds.push_back({channel_.commandFd(), POLLIN, 0});
     owner.push_back(nullptr);
     if (poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) break;
     if (fds.back().revents) readCommand();
     fds.pop_back();
+    input_.handle(std::vector<struct pollfd>(fds.begin() + static_cast<long>(inputAt), fds.end()));
+    fds.resize(inputAt);
 
     // Read only where there is something to read: a step has many tasks.
     TaskProcess* last = nullptr;
@@ -373,6 +397,7 @@ void StepLifecycle::killLeftovers() {
 }
 
 void StepLifecycle::closeAll() {
+  input_.closeAll();
   for (auto& t : tasks_)
     for (int* fd : {&t.barrier, &t.out, &t.err})
       containment::closeOwned(fd);
@@ -448,12 +473,15 @@ StepOutcome StepLifecycle::run(const ParsedConf& conf) {
     outcome_.launchRc = SLURM_ERROR;
   } else {
     applyStepUmask(spec_);
+  }
+  bool ioReady = preforked && setupIo();
+  if (ioReady) {
     // slurmstepd sets up the step's IO here: from now on its error
     // messages reach srun (through task 0's stderr).
     emitEvent(Event(msg::kIo));
   }
 
-  if (preforked && runUserInit() && forkTasks() && postForkAndRelease()) {
+  if (ioReady && runUserInit() && forkTasks() && postForkAndRelease()) {
     // job_manager answers the launch once every task is released.
     sendLaunchResponse(0);
     waitForTasks();

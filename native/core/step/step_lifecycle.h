@@ -26,6 +26,7 @@
 #include "spank/stack.h"
 #include "step/step_spec.h"
 #include "step/task_process.h"
+#include "step/task_stdin.h"
 
 namespace plugstack {
 class MpiStepd;
@@ -36,7 +37,8 @@ namespace plugstack {
 struct StepOutcome {
   // Where the step stopped early: "" (it ran), "mpi_env" (no
   // SLURM_MPI_TYPE), "stack" (plugstack.conf did not load), "init",
-  // "init_post_opt", "mpi_prefork", "user_init", "fork", "task_post_fork".
+  // "init_post_opt", "mpi_prefork", "io" (a task's input did not open),
+  // "user_init", "fork", "task_post_fork".
   std::string failedAt;
   // Slurm's step_complete.step_rc: the first non-zero task status, or -1
   // (SLURM_ERROR) for a failure before the tasks ran (24.11).
@@ -62,6 +64,7 @@ class StepLifecycle {
 
  private:
   bool startStack(const ParsedConf& conf);
+  bool setupIo();
   bool runUserInit();
   bool forkTasks();
   bool postForkAndRelease();
@@ -86,6 +89,7 @@ class StepLifecycle {
   bool launchResponded_ = false;
   StepOutcome outcome_;
   std::vector<TaskProcess> tasks_;
+  TaskStdin input_;
   PrivState privileges_;
   std::string savedCwd_;
   pid_t pgid_ = -1;

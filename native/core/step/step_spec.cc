@@ -131,6 +131,18 @@ bool readStepSpec(const json::Value& step, StepSpec* out, std::string* error) {
     rec.tasks.push_back(std::move(task));
   }
 
+  const json::Value& input = step["stdin"];
+  if (input.isArray()) {
+    std::vector<std::optional<std::string>> each;
+    for (const auto& v : input.asArray()) {
+      if (v.isString()) each.emplace_back(v.asString());
+      else if (v.isNull()) each.emplace_back(std::nullopt);
+      else r.fail("step.stdin[] must be a string or null");
+    }
+    if (each.size() != rec.tasks.size()) r.fail("step.stdin must have one entry per task of the node");
+    out->stdinSpec = std::move(each);
+  }
+
   for (const auto& o : step["options"].asArray()) {
     if (!o["plugin"].isString() || !o["name"].isString()) {
       r.fail("step.options[] needs plugin and name strings");

@@ -36,6 +36,10 @@ struct StepSpec {
   // record's start_time and end_time), when the request has the job.
   std::optional<long long> jobStartTime;
   std::optional<long long> jobEndTime;
+  // Each local task's standard input (task_stdin.h): absent, /dev/null for
+  // every task; else per task nullopt for a pipe fed with srun's input, or
+  // the file it reads.
+  std::optional<std::vector<std::optional<std::string>>> stdinSpec;
 
   JobIdentity identity() const { return {record.uid, record.gid, record.gids}; }
   bool batch() const { return record.stepId == kBatchScriptStep; }

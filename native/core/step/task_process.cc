@@ -18,6 +18,7 @@
 #include "mpi/mpi_stepd.h"
 #include "rules/releases.h"
 #include "step/task_env.h"
+#include "step/task_stdin.h"
 #include "protocol/messages.h"
 #include "rules/slurm_errors.h"
 
@@ -67,11 +68,12 @@ void resetSignals() {
   sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
-// prepare_stdio: the task reads nothing and writes into its two pipes.
-bool prepareStdio(int out, int err) {
-  int null = open("/dev/null", O_RDONLY);
-  if (null < 0) return false;
-  if (dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) return false;
+// prepare_stdio: the task reads its input (a pipe slurmstepd feeds, a
+// file, else /dev/null) and writes into its two pipes.
+bool prepareStdio(int in, int out, int err) {
+  int null = in >= 0 ? -1 : open("/dev/null", O_RDONLY);
+  if (in < 0 && null < 0) return false;
+  if (dup2(in >= 0 ? in : null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) return false;
   if (null > 2) close(null);
   return true;
 }
@@ -153,7 +155,7 @@ bool waitForRelease(int fd) {
 }
 
 [[noreturn]] void runChild(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const PrivState& privileges,
-                           int barrier, int out, int err, pid_t parent) {
+                           int barrier, int in, int out, int err, pid_t parent) {
   resetSignals();
   // If the host dies, so do its tasks: what proctrack would do.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -199,7 +201,7 @@ bool waitForRelease(int fd) {
     slurmLog(LogLevel::Error, std::string("_become_user failed: ") + std::strerror(errno));
     childExit(1);
   }
-  if (!prepareStdio(out, err)) childExit(1);
+  if (!prepareStdio(in, out, err)) childExit(1);
   if (!waitForRelease(barrier)) childExit(1);
   execTask(stack, spec, mpi, index);
 }
@@ -207,7 +209,7 @@ bool waitForRelease(int fd) {
 }  // namespace
 
 bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const PrivState& privileges,
-              const std::vector<TaskProcess>& earlier, TaskProcess* process) {
+              const std::vector<TaskProcess>& earlier, const TaskStdin& input, TaskProcess* process) {
   int barrier[2], out[2], err[2];
   if (pipe2(barrier, O_CLOEXEC) < 0) return false;
   if (pipe2(out, O_CLOEXEC) < 0) {
@@ -244,8 +246,11 @@ bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const P
     for (const auto& t : earlier)
       for (int fd : {t.barrier, t.out, t.err})
         if (fd >= 0) drop.push_back(fd);
+    // The other tasks' inputs and slurmstepd's writing ends: a task's
+    // reader must see EOF when slurmstepd closes its pipe.
+    for (int fd : input.childDrops(index)) drop.push_back(fd);
     closeDescriptors(std::move(drop));
-    runChild(stack, spec, mpi, index, privileges, barrier[0], out[1], err[1], parent);
+    runChild(stack, spec, mpi, index, privileges, barrier[0], input.taskEnd(index), out[1], err[1], parent);
   }
 
   containment::adopt(pid);

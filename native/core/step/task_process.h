@@ -11,6 +11,7 @@
 namespace plugstack {
 
 class MpiStepd;
+class TaskStdin;
 
 struct TaskProcess {
   size_t index = 0;
@@ -28,8 +29,9 @@ struct TaskProcess {
 // pipes, as slurmstepd's child destroys its copy of the wait list, so that
 // closing a barrier in the parent really reaches that task.
 // mpi: the step's mpi plugin, whose slurmstepd_task runs in the child
-// after the task environment is built and before task_init.
+// after the task environment is built and before task_init. input: each
+// task's standard input (task_stdin.h).
 bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const PrivState& privileges,
-              const std::vector<TaskProcess>& earlier, TaskProcess* process);
+              const std::vector<TaskProcess>& earlier, const TaskStdin& input, TaskProcess* process);
 
 }  // namespace plugstack
