@@ -11,6 +11,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Plugstack } from '../lib/plugstack.js';
+import { readSlurmConf } from '../lib/config/slurm-conf.js';
+import { JobContainerJob } from '../lib/job-container/job.js';
+import { jobContainerSettings } from '../lib/job-container/settings.js';
 import { compilePlugin, readLog, repoRoot, tempDir, writeFile } from './helpers/plugins.js';
 
 export const JC_NUMBER: Record<string, number> = { '22.05': 0x160508, '24.11': 0x180b05, '24.11.0': 0x180b00 };
@@ -452,4 +455,41 @@ describe("24.11: SPANK and job_container/tmpfs together (upstream's test_147_1)"
       }
     },
   );
+});
+
+describe.each(RELEASES)('Slurm %s: adopting a process into a job (pam_slurm_adopt)', (release) => {
+  it.skipIf(!asRoot)("join_external's fd puts an outside process into the job's namespace: it sees and writes the job's /tmp, never the machine's", async () => {
+    const site = tmpfsSite(release, (base) => `AutoBasePath=true\nBasePath=${base}\n`);
+    const mounts = fs.readFileSync('/proc/self/mountinfo', 'utf8');
+    try {
+      const conf = readSlurmConf(site.slurmConf, release);
+      const job = new JobContainerJob(
+        { conf: site.conf, slurmVersion: release, pluginDirs: conf.pluginDirs, hostEnv: process.env },
+        jobContainerSettings(conf)!,
+        [{ nodeId: 0, name: 'node0' }],
+        { jobId: 4242, uid: 0, gid: 0, cwd: '/', env: ['PATH=/usr/bin:/bin'] },
+      );
+      await job.begin();
+      try {
+        const first = await job.adopt(0, ['sh', '-c', 'touch /tmp/adopted; ls -A /tmp']);
+        expect(first.fd).toBeGreaterThan(0);
+        expect(first.status).toBe(0);
+        expect(first.stdout).toBe('adopted\n');
+        const second = await job.adopt(0, ['ls', '-A', '/tmp']);
+        expect(second.stdout).toBe('adopted\n');
+        expect(fs.existsSync('/tmp/adopted')).toBe(false);
+      } finally {
+        await job.end();
+      }
+      const calls = job.out.record.calls.filter((c) => c.hook === 'join_external');
+      expect(calls.map((c) => [c.process, c.step, c.fd! > 0])).toEqual([
+        ['slurmstepd', 4294967292, true],
+        ['slurmstepd', 4294967292, true],
+      ]);
+      expect(fs.readdirSync(`${site.dir}/base`)).toEqual([]);
+      expect(fs.readFileSync('/proc/self/mountinfo', 'utf8')).toBe(mounts);
+    } finally {
+      fs.rmSync(site.dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 12;
+export const PROTOCOL_VERSION = 13;
 
 export type HostRole = "inspect" | "stepd" | "client" | "slurmd" | "job_script";
 
@@ -166,6 +166,12 @@ export interface ExitCommand {
   env?: readonly string[];
 }
 
+/** The extern step: a process outside the job asks to join it, as pam_slurm_adopt does (REQUEST_GET_NS_FD): join_external gives a namespace fd, and a child setns()es into it and runs argv; the host answers with 'adopted'. */
+export interface AdoptCommand {
+  t: "adopt";
+  argv: readonly string[];
+}
+
 /** slurmd shuts down: slurmd_exit, then the stack is unloaded. The extern step (stepd): the job has ended on the node (its sleeper is killed, stepd_delete runs). */
 export interface StopCommand {
   t: "stop";
@@ -195,6 +201,7 @@ export type HostCommand =
   | MpiPrelaunchCommand
   | MpiFiniCommand
   | ExitCommand
+  | AdoptCommand
   | StopCommand
   | SignalCommand
   | ForkCommand;
@@ -361,6 +368,16 @@ export interface JobContainerEvent {
   data?: string;
   pid: number;
   mntNs: number;
+}
+
+/** The answer to adopt: the fd join_external returned (<= 0: none, nothing ran), and the adopted command's raw wait status and output. */
+export interface AdoptedEvent {
+  t: "adopted";
+  fd: number;
+  status?: number;
+  stdout?: string;
+  stderr?: string;
+  error?: string;
 }
 
 /** plugstack's mpi/pmi2 at the end of a node: what one rank did with the PMI server (version null: it never sent init; size: what it was told), and with pmiTrace every line both ways (from: rank or server). */
@@ -664,6 +681,7 @@ export type HostEvent =
   | MpiEvent
   | MpiConfEvent
   | JobContainerEvent
+  | AdoptedEvent
   | PmiEvent
   | LogEvent
   | OptionEvent
@@ -699,7 +717,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 12,
+  "version": 13,
   "roles": [
     "inspect",
     "stepd",
@@ -1090,6 +1108,16 @@ export const CATALOGUE = {
         }
       }
     },
+    "adopt": {
+      "roles": [
+        "stepd"
+      ],
+      "fields": {
+        "argv": {
+          "array": "string"
+        }
+      }
+    },
     "stop": {
       "roles": [
         "slurmd",
@@ -1369,6 +1397,18 @@ export const CATALOGUE = {
         "data?": "string",
         "pid": "int",
         "mntNs": "number"
+      }
+    },
+    "adopted": {
+      "roles": [
+        "stepd"
+      ],
+      "fields": {
+        "fd": "int",
+        "status?": "int",
+        "stdout?": "string",
+        "stderr?": "string",
+        "error?": "string"
       }
     },
     "pmi": {

@@ -15,6 +15,18 @@ import fs from 'node:fs';
 import { startHost, type HostHandle, type HostRun } from '../host/host-process.js';
 import type { HostEvent } from '../host/protocol.js';
 import type { Problem } from '../check/types.js';
+import { PlugstackError } from '../errors.js';
+
+type AdoptedEvent = Extract<HostEvent, { t: 'adopted' }>;
+
+/** What an adopt request got: join_external's fd (<= 0: none, nothing ran), and the command's raw wait status and output. */
+export interface AdoptResult {
+  fd: number;
+  status?: number;
+  stdout?: string;
+  stderr?: string;
+  error?: string;
+}
 import { startRunMountNamespace, type RunMountNamespace } from './namespace.js';
 import { addJobContainerEvents, type JobContainerRecord } from './record.js';
 import { containsJobs, type JobContainerSettings } from './settings.js';
@@ -45,7 +57,7 @@ export interface JcJobResult {
 export class JobContainerJob {
   readonly out: JcJobResult;
   private ns: RunMountNamespace | undefined;
-  private externs: { node: JcNode; handle: HostHandle; events: HostEvent[]; folded: number }[] = [];
+  private externs: { node: JcNode; handle: HostHandle; events: HostEvent[]; folded: number; adopted: ((e: AdoptedEvent) => void)[] }[] = [];
   private readonly release2205: boolean;
   private baseline: Set<string> | undefined;
 
@@ -123,6 +135,7 @@ export class JobContainerJob {
       let launched!: () => void;
       const up = new Promise<void>((r) => (launched = r));
       const events: HostEvent[] = [];
+      const adopted: ((e: AdoptedEvent) => void)[] = [];
       const handle = startHost(
         'stepd',
         {
@@ -155,11 +168,12 @@ export class JobContainerJob {
           onEvent: (e: HostEvent) => {
             events.push(e);
             if (e.t === 'launch') launched();
+            if (e.t === 'adopted') adopted.shift()?.(e);
           },
         },
       );
       void handle.finished.then(() => launched());
-      return { node, handle, up, events, folded: 0 };
+      return { node, handle, up, events, folded: 0, adopted };
     });
     this.externs = started;
     // Each is up once it answered its launch (or ended).
@@ -203,6 +217,28 @@ export class JobContainerJob {
         message: `mounted by the job's plugins and still there once the job ended (on a node it would stay mounted): ${left.join(', ')}`,
         node: 0,
       });
+  }
+
+  /**
+   * A process outside the job asks to join it on a node, as pam_slurm_adopt
+   * does for an ssh session (REQUEST_GET_NS_FD): the extern step's
+   * join_external gives a namespace fd, and a child of the extern step
+   * setns()es into it and runs argv. Needs PrologFlags=Contain.
+   */
+  async adopt(nodeId: number, argv: string[]): Promise<AdoptResult> {
+    const x = this.externs.find((e) => e.node.nodeId === nodeId);
+    if (!x) throw new PlugstackError('INVALID_ARGUMENT', `no extern step on node ${nodeId} (adopting needs PrologFlags=Contain)`);
+    const answer = new Promise<AdoptedEvent>((resolve) => x.adopted.push(resolve));
+    x.handle.send({ t: 'adopt', argv });
+    const e = await Promise.race([answer, x.handle.finished.then(() => undefined)]);
+    if (!e) throw new PlugstackError('HOST_FAILED', `the extern step on node ${nodeId} ended before it answered`);
+    return {
+      fd: e.fd,
+      ...(e.status !== undefined ? { status: e.status } : {}),
+      ...(e.stdout !== undefined ? { stdout: e.stdout } : {}),
+      ...(e.stderr !== undefined ? { stderr: e.stderr } : {}),
+      ...(e.error !== undefined ? { error: e.error } : {}),
+    };
   }
 
   /** The job has ended everywhere: extern steps, 22.05's delete, the namespace. */

@@ -1,5 +1,8 @@
 #include "job_container/jc_extern.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -11,6 +14,10 @@
 #include "mpi/structs.h"
 #include "protocol/messages.h"
 #include "rules/slurm_errors.h"
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
 
 namespace plugstack {
 
@@ -24,6 +31,62 @@ void done(bool ok, const char* failedAt, int launchRc) {
                                    {"exitCode", 0},
                                    {"launchRc", launchRc},
                                    {"exitCallbacksRan", false}}}});
+}
+
+// pam_slurm_adopt's side of REQUEST_GET_NS_FD: the fd join_external gives,
+// setns() into it in a process of its own, run argv there.
+void adopt(JcStepd& jc, const json::Value& argv) {
+  int fd = jc.joinExternal();
+  Event ev(msg::kAdopted);
+  ev.add("fd", fd);
+  std::vector<std::string> words;
+  for (const auto& a : argv.asArray()) words.push_back(a.asString());
+  if (fd <= 0 || words.empty()) {
+    emitEvent(ev);
+    flushEvents();
+    return;
+  }
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+    emitEvent(ev.add("error", std::string("pipe: ") + std::strerror(errno)));
+    return;
+  }
+  flushEvents();
+  pid_t pid = fork();
+  if (pid == 0) {
+    discardBufferedEvents();
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (setns(fd, 0) != 0) {
+      dprintf(err[1], "setns: %s\n", std::strerror(errno));
+      _exit(126);
+    }
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    std::vector<char*> args;
+    for (auto& w : words) args.push_back(w.data());
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    dprintf(2, "%s: %s\n", args[0], std::strerror(errno));
+    _exit(127);
+  }
+  close(out[1]);
+  close(err[1]);
+  std::string texts[2];
+  int fds[2] = {out[0], err[0]};
+  for (int i = 0; i < 2; i++) {
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fds[i], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+      if (n > 0) texts[i].append(buf, static_cast<size_t>(n));
+    close(fds[i]);
+  }
+  int status = 0;
+  if (pid > 0)
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  ev.add("status", pid > 0 ? status : -1).add("stdout", texts[0]).add("stderr", texts[1]);
+  emitEvent(ev);
+  flushEvents();
 }
 
 }  // namespace
@@ -72,8 +135,9 @@ int runExternStep(Channel& channel, StepSpec& spec, JcStepd& jc, const SlurmVers
   for (;;) {
     json::Value command;
     if (!channel.read(&payload, &error)) break;
-    if (json::parse(payload, &command, &error) && command["t"].isString() && command["t"].asString() == msg::kStopCommand)
-      break;
+    if (!json::parse(payload, &command, &error) || !command["t"].isString()) continue;
+    if (command["t"].asString() == msg::kStopCommand) break;
+    if (command["t"].asString() == msg::kAdoptCommand) adopt(jc, command["argv"]);
   }
   if (sleeper > 0) {
     kill(sleeper, SIGKILL);

@@ -208,6 +208,14 @@ bool JcStepd::stepdCreate(void* stepRecord) {
   return true;
 }
 
+int JcStepd::joinExternal() {
+  if (!active()) return 0;
+  JcCall call;
+  call.process = JcProcess::Slurmstepd;
+  call.jobId = jobId_;
+  return list_.call(JcHook::JoinExternal, call);
+}
+
 void JcStepd::stepdDelete() {
   if (!active()) return;
   JcCall call;

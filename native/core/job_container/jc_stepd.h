@@ -44,6 +44,8 @@ class JcStepd {
   // The extern step: stepd_create first (false: the step fails), and
   // stepd_delete at its end.
   bool stepdCreate(void* stepRecord);
+  // REQUEST_GET_NS_FD: container_g_join_external, its fd (<= 0: none).
+  int joinExternal();
   void stepdDelete();
 
   // SlurmdParameters=contain_spank (24.11): SPANK's user_init,

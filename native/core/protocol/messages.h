@@ -8,7 +8,7 @@
 
 namespace plugstack::msg {
 
-constexpr unsigned kProtocolVersion = 12;
+constexpr unsigned kProtocolVersion = 13;
 
 // Events: host -> Node.
 // First frame of every host: who it is and which protocol it speaks.
@@ -41,6 +41,8 @@ constexpr char kMpi[] = "mpi";
 constexpr char kMpiConf[] = "mpiConf";
 // A job_container plugin's hook ran (after enter/leave): the Slurm process it ran in (slurmd, slurmd_child: slurmd's child that becomes a slurmstepd, slurmstepd, task, spank_child: contain_spank's child of a SPANK callback, script: a task prolog/epilog, check), its arguments, its result (fd for join_external), and the mount namespace the process was in afterwards (the kernel's id of it, else the inode of /proc/self/ns/mnt).
 constexpr char kJobContainer[] = "jobContainer";
+// The answer to adopt: the fd join_external returned (<= 0: none, nothing ran), and the adopted command's raw wait status and output.
+constexpr char kAdopted[] = "adopted";
 // plugstack's mpi/pmi2 at the end of a node: what one rank did with the PMI server (version null: it never sent init; size: what it was told), and with pmiTrace every line both ways (from: rank or server).
 constexpr char kPmi[] = "pmi";
 // A line Slurm's code or a plugin logged. bare: slurm_spank_log, printed without prefix.
@@ -115,6 +117,8 @@ constexpr char kMpiPrelaunchCommand[] = "mpi_prelaunch";
 constexpr char kMpiFiniCommand[] = "mpi_fini";
 // The command ends with this status: exit callbacks where Slurm runs them; env goes into the command's own environment first (what sbatch and salloc set there after the submission).
 constexpr char kExitCommand[] = "exit";
+// The extern step: a process outside the job asks to join it, as pam_slurm_adopt does (REQUEST_GET_NS_FD): join_external gives a namespace fd, and a child setns()es into it and runs argv; the host answers with 'adopted'.
+constexpr char kAdoptCommand[] = "adopt";
 // slurmd shuts down: slurmd_exit, then the stack is unloaded. The extern step (stepd): the job has ended on the node (its sleeper is killed, stepd_delete runs).
 constexpr char kStopCommand[] = "stop";
 // Signal the step's tasks as slurmstepd does on a signal request. 'cancel' and 'time_limit' also log slurmstepd's CANCELLED line (node 0 only, once).
