@@ -46,6 +46,7 @@ describe.each([
   ['plugstack-host', files.host],
   // (mpi_none.so, stubs, needs nothing of glibc at all.)
   ['mpi/mpi_pmi2.so', path.join(mpiDir, 'mpi_pmi2.so')],
+  ['job_container/job_container_tmpfs.so', path.join(path.dirname(mpiDir), 'job_container', 'job_container_tmpfs.so')],
 ])('%s', (_name, file) => {
   it(`needs no glibc symbol newer than GLIBC_${FLOOR.join('.')}`, () => {
     const versions = versionsOf(file);
