@@ -281,7 +281,7 @@ export async function start(dir, plugstack, release = '22.05') {
     // one started by another cluster is used, and left to that cluster.
     const run = `${root}/run/munge`;
     const running = pidOf(`${run}/munged.pid`);
-    if (running === undefined || exeOf(running) !== `${root}/usr/sbin/munged`) {
+    if (running === undefined || exeOf(running) !== fs.realpathSync(`${root}/usr/sbin/munged`)) {
       fs.mkdirSync(run, { recursive: true });
       sh('chroot', [root, 'chown', 'munge:munge', '/run/munge']);
       sh('nsenter', ['--target', String(started.holder), '--mount', '--', 'chroot', root, 'runuser', '-u', 'munge', '--', '/usr/sbin/munged'], { env: DAEMON_ENV });
