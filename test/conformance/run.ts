@@ -158,7 +158,7 @@ export async function runReal(release: Release, scenario: Scenario, cwd: string)
   fs.chmodSync(c.log, 0o666);
   // Through plugstack's real-Slurm backend: the installed commands.
   const real = await Plugstack.load(c.plugstack, { backend: 'slurm', slurm: { conf: c.conf, ...(c.binDir ? { binDir: c.binDir } : {}) } });
-  const result = await real[scenario.command]({ args: scenario.args, env: c.env(scenario.env), cwd, ...(scenario.script !== undefined ? { script: scenario.script } : {}) });
+  const result = await real[scenario.command]({ args: scenario.args, env: c.env(scenario.env), cwd, ...(scenario.script !== undefined ? { script: scenario.script } : {}), ...(scenario.stdin !== undefined ? { stdin: scenario.stdin } : {}) });
   const r = { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
   const jobOutput = result.output?.text;
   // A job left in the queue (a batch job requeued after its launch failed)
@@ -181,7 +181,7 @@ export async function runPlugstack(release: Release, scenario: Scenario, cwd: st
   // The slurmd of scenario 07 was running before the command.
   const slurmd = scenario.restartSlurmd ? await stack.slurmd() : undefined;
   const before = fs.existsSync(log) ? readLog(log).length : 0;
-  const result = await stack[scenario.command]({ args: scenario.args, env: cluster(release).env(scenario.env), cwd, ...(scenario.script !== undefined ? { script: scenario.script } : {}) });
+  const result = await stack[scenario.command]({ args: scenario.args, env: cluster(release).env(scenario.env), cwd, ...(scenario.script !== undefined ? { script: scenario.script } : {}), ...(scenario.stdin !== undefined ? { stdin: scenario.stdin } : {}) });
   if (slurmd) {
     await slurmd.stop();
     await (await stack.slurmd()).stop();

@@ -22,6 +22,8 @@ export interface Scenario {
   taskEnv?: boolean;
   /** sbatch: the batch script given on standard input. */
   script?: string;
+  /** srun, salloc: the command's standard input. */
+  stdin?: string;
   /** Files to create in the working directory first (a batch script, say). */
   files?: Record<string, string>;
   /** Restart slurmd after the command (scenario 07). */
@@ -145,4 +147,15 @@ export const scenarios: Scenario[] = [
   { name: 'optional: user_init fails', stack: failing('user_init', 2, 'optional'), command: 'srun', args: ['true'] },
   { name: 'required: job_prolog fails', stack: failing('job_prolog', 5), command: 'srun', args: ['true'] },
   { name: 'required: job_epilog fails', stack: failing('job_epilog', 5), command: 'srun', args: ['true'] },
+  // Task input (issue 14): srun's standard input, --input, salloc's command's.
+  { name: 'srun sends its standard input to every task', stack: trace, command: 'srun', args: ['-n', '2', '-l', 'cat'], stdin: 'hi\nthere\n' },
+  { name: 'srun --input=1: task 1 reads it, task 0 /dev/null', stack: trace, command: 'srun', args: ['-n', '2', '-l', '--input=1', 'sh', '-c', 'ls -l /proc/self/fd/0 | sed "s/.*-> //; s/:.*//"; cat'], stdin: 'one\n' },
+  { name: 'srun --input=none: every task sees EOF', stack: trace, command: 'srun', args: ['-n', '2', '-l', '-i', 'none', 'sh', '-c', 'cat; echo eof'], stdin: 'unread\n' },
+  { name: 'srun --input naming a file that does not exist', stack: trace, command: 'srun', args: ['-n', '2', '--input=no-such-input.txt', 'cat'] },
+  { name: 'srun --input=%t naming files that do not exist', stack: trace, command: 'srun', args: ['-n', '2', '--input=no-such-input-%t.txt', 'cat'] },
+  { name: "salloc's command reads salloc's standard input", stack: trace, command: 'salloc', args: ['sh', '-c', 'read line; echo got $line'], stdin: 'typed\n' },
+  // S_STEP_ALLOC_MEM with --mem and --mem-per-cpu (the clusters' default SelectType: memory is not tracked).
+  { name: 'S_STEP_ALLOC_MEM with --mem=1024', stack: trace, fixture: 'alloc_mem.c', command: 'srun', args: ['--mem=1024', 'true'] },
+  { name: 'S_STEP_ALLOC_MEM with --mem-per-cpu=300', stack: trace, fixture: 'alloc_mem.c', command: 'srun', args: ['--mem-per-cpu=300', '-n', '2', 'true'] },
+  { name: 'S_JOB_ALLOC_MEM in a batch job with --mem=512', stack: trace, fixture: 'alloc_mem.c', command: 'sbatch', args: ['--mem=512', '--wrap', 'srun true'] },
 ];
