@@ -67,8 +67,8 @@ function processStart(pid: number): string | undefined {
  * Jobs whose creating command is gone without removing them (killed with
  * SIGKILL, say): nobody can use them any more.
  */
-function sweepAbandoned(root: string): void {
-  for (const name of fs.readdirSync(root)) {
+function sweepAbandoned(root: string, names: string[]): void {
+  for (const name of names) {
     if (!/^\d+$/.test(name)) continue;
     const dir = path.join(root, name);
     try {
@@ -84,22 +84,33 @@ function sweepAbandoned(root: string): void {
 export function createJob(request: JobRequest): Job {
   const { nodes, ntasks, timeLimitMs } = request;
   const root = stateRoot();
-  sweepAbandoned(root);
+  const names = fs.readdirSync(root);
+  sweepAbandoned(root, names);
   // Ids only grow, as slurmctld's do: the last one handed out is kept, since
-  // finished jobs' directories are removed.
+  // finished jobs' directories are removed (a swept one's id stays taken).
   const lastFile = path.join(root, 'last-id');
-  const taken = fs.readdirSync(root).map(Number).filter(Number.isInteger);
-  let last = 0;
-  try {
-    last = Number(fs.readFileSync(lastFile, 'utf8')) || 0;
-  } catch {
-    // first job on this machine
-  }
-  let id = Math.max(last, ...taken) + 1;
+  const taken = names.map(Number).filter(Number.isInteger);
+  const lastId = (): number => {
+    try {
+      return Number(fs.readFileSync(lastFile, 'utf8')) || 0;
+    } catch {
+      return 0; // first job on this machine
+    }
+  };
+  let id = Math.max(lastId(), ...taken) + 1;
   for (;;) {
     const dir = path.join(root, String(id));
     try {
       fs.mkdirSync(dir, { mode: 0o700 });
+      // Another command may have handed this id out, ended and removed its
+      // directory since last-id was read: an id is never handed out twice.
+      const handedOut = lastId();
+      if (handedOut >= id) {
+        fs.rmdirSync(dir);
+        id = handedOut + 1;
+        continue;
+      }
+      fs.writeFileSync(lastFile, String(id));
       const job: Job = {
         id,
         dir,
@@ -113,7 +124,6 @@ export function createJob(request: JobRequest): Job {
         ...(timeLimitMs !== undefined ? { endTime: Date.now() + timeLimitMs } : {}),
       };
       fs.writeFileSync(path.join(dir, 'job.json'), JSON.stringify(job));
-      fs.writeFileSync(lastFile, String(id));
       return job;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -65,10 +65,13 @@ export function verifyPrivateDir(dir: string): void {
 
 /** A private directory, created 0700 if missing and verified before use. */
 export function privateDir(dir: string): string {
-  try {
-    fs.mkdirSync(dir, { mode: PRIVATE_MODE });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  // Looked at first: a failed mkdir (EEXIST, the usual case) costs an exception.
+  if (fs.lstatSync(dir, { throwIfNoEntry: false }) === undefined) {
+    try {
+      fs.mkdirSync(dir, { mode: PRIVATE_MODE });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
   verifyPrivateDir(dir);
   return dir;
