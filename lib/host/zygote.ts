@@ -17,6 +17,11 @@
  * zygote's start-up environment (environ itself, what getenv and plugins
  * read, is the role's).
  *
+ * The zygote has Node's credentials and umask as they were when it
+ * started; when Node's change (process.setuid, process.umask...), a new
+ * zygote is started for the hosts to come, and the old one ends with the
+ * last of its hosts.
+ *
  * spawn() is used instead when the environment and arguments are large
  * enough that execve could refuse them (E2BIG is then reported as it
  * always was), when the zygote cannot be started or has died, and when
@@ -155,8 +160,12 @@ class Zygote {
   /** Started, not yet reported ended (by pid). */
   private readonly running = new Map<number, ZygoteChild>();
   dead = false;
-  /** It has said hello: until then hosts are spawned. */
+  /** It has said hello: until then hosts are asked for and wait. */
   ready = false;
+  /** Node's credentials and umask when it started, which its hosts get. */
+  readonly identity = processIdentity();
+  /** A newer zygote takes the new hosts: this one ends with its last. */
+  private retired = false;
 
   constructor(readonly executable: string) {
     const [mine, theirs] = native().socketPair();
@@ -226,8 +235,19 @@ class Zygote {
 
   /** The control socket keeps Node alive only while a host's start or end is awaited. */
   private holdNode(): void {
-    if (this.queued.length || this.starting.size || this.running.size) this.ctl.ref();
+    const busy = this.queued.length || this.starting.size || this.running.size;
+    if (busy) this.ctl.ref();
     else this.ctl.unref();
+    if (!busy && this.retired) {
+      this.end();
+      this.die();
+    }
+  }
+
+  /** No new hosts: ends once the ones it has are gone. */
+  retire(): void {
+    this.retired = true;
+    this.holdNode();
   }
 
   private send(request: Buffer, theirs: number[]): void {
@@ -342,6 +362,11 @@ class Zygote {
   }
 }
 
+/** What a forked host inherits from Node that Node can change: ids, groups, umask. */
+function processIdentity(): string {
+  return [process.getuid?.(), process.geteuid?.(), process.getgid?.(), process.getegid?.(), process.getgroups?.().join(','), process.umask()].join(' ');
+}
+
 let zygote: Zygote | undefined;
 /** Executables whose zygote ended before it said hello (not a plugstack-host that has one): always spawned. */
 const refused = new Set<string>();
@@ -349,9 +374,10 @@ const refused = new Set<string>();
 /** The zygote for this executable (started now if need be), unless it cannot have one. */
 function zygoteFor(executable: string): Zygote | undefined {
   if (process.env.PLUGSTACK_ZYGOTE === '0' || refused.has(executable)) return undefined;
-  if (zygote && (zygote.dead || zygote.executable !== executable)) {
+  if (zygote && (zygote.dead || zygote.executable !== executable || zygote.identity !== processIdentity())) {
     if (zygote.dead && !zygote.ready) refused.add(zygote.executable);
-    zygote.end();
+    // Its hosts still running keep it until they end.
+    zygote.retire();
     zygote = undefined;
     if (refused.has(executable)) return undefined;
   }
