@@ -470,6 +470,7 @@ describe.each(RELEASES)('Slurm %s: adopting a process into a job (pam_slurm_adop
         { jobId: 4242, uid: 0, gid: 0, cwd: '/', env: ['PATH=/usr/bin:/bin'] },
       );
       await job.begin();
+      await job.startExtern();
       try {
         const first = await job.adopt(0, ['sh', '-c', 'touch /tmp/adopted; ls -A /tmp']);
         expect(first.fd).toBeGreaterThan(0);
@@ -479,7 +480,7 @@ describe.each(RELEASES)('Slurm %s: adopting a process into a job (pam_slurm_adop
         expect(second.stdout).toBe('adopted\n');
         expect(fs.existsSync('/tmp/adopted')).toBe(false);
       } finally {
-        await job.end();
+        await job.finish();
       }
       const calls = job.out.record.calls.filter((c) => c.hook === 'join_external');
       expect(calls.map((c) => [c.process, c.step, c.fd! > 0])).toEqual([
@@ -490,6 +491,108 @@ describe.each(RELEASES)('Slurm %s: adopting a process into a job (pam_slurm_adop
       expect(fs.readFileSync('/proc/self/mountinfo', 'utf8')).toBe(mounts);
     } finally {
       fs.rmSync(site.dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the job around its steps (slurmd/req.c, slurmstepd/mgr.c)', () => {
+  it("22.05: slurmd's create comes before the job's prolog and delete after its epilog; the extern step after the prolog and before the epilog", async () => {
+    for (const contain of [false, true]) {
+      const { result, log } = await srunJc('22.05', ['-N', '2', '-n', '2', 'true'], { slurmConf: contain ? ['PrologFlags=Contain'] : [] });
+      expect(result.exitCode, result.stderr).toBe(0);
+      const names = calls(log).map((c) => c.name);
+      const first = (n: string) => names.indexOf(n);
+      const last = (n: string) => names.lastIndexOf(n);
+      expect(names.filter((n) => n === 'jc:create')).toHaveLength(2);
+      expect(last('jc:create')).toBeLessThan(first('job_prolog'));
+      expect(first('jc:delete')).toBeGreaterThan(last('job_epilog'));
+      if (contain) {
+        expect(first('jc:stepd_create')).toBeGreaterThan(last('job_prolog'));
+        expect(last('jc:stepd_delete')).toBeLessThan(first('job_epilog'));
+      }
+      expect(result.jobContainer!.calls.map((c) => c.hook).filter((h) => h !== 'join' && h !== 'add_cont')).toEqual([
+        'restore',
+        'restore',
+        'create',
+        'create',
+        ...(contain ? ['stepd_create', 'stepd_create', 'stepd_delete', 'stepd_delete'] : []),
+        'delete',
+        'delete',
+      ]);
+    }
+  });
+
+  it.each(RELEASES)("Slurm %s: slurmd's restore runs once per node when the stack's emulated slurmd starts, not at every job", async (release) => {
+    const dir = tempDir('plugstack-jc-');
+    const log = path.join(dir, 'trace.log');
+    const conf = writeFile(dir, 'plugstack.conf', '');
+    const slurmConf = writeFile(dir, 'slurm.conf', `PluginDir=${jcTrace(release)}\nJobContainerType=job_container/trace\nPlugStackConfig=${conf}\n`);
+    const env = { PATH: '/usr/bin:/bin', HOME: dir, JC_TRACE_LOG: log };
+    const stack = await Plugstack.load(conf, { slurmConf, slurmVersion: release, env: { ...process.env, ...env } });
+    const restores = async (args: string[]) => {
+      const r = await stack.srun({ args, cwd: dir, env });
+      expect(r.exitCode, r.stderr).toBe(0);
+      return r.jobContainer!.calls.filter((c) => c.hook === 'restore').map((c) => c.node);
+    };
+    expect(await restores(['-n', '1', 'true'])).toEqual([0]);
+    expect(await restores(['-n', '1', 'true'])).toEqual([]);
+    // A node the stack had not used yet: its slurmd starts now.
+    expect(await restores(['-N', '2', '-n', '2', 'true'])).toEqual([1]);
+    expect(readLog(log).filter((l) => l.startsWith('jc:restore'))).toHaveLength(2);
+  });
+
+  it.each(RELEASES)('Slurm %s: the sruns inside a batch job run in its container (one extern step per node of the job, no restore of their own)', async (release) => {
+    const dir = tempDir('plugstack-jc-');
+    const log = path.join(dir, 'trace.log');
+    const conf = writeFile(dir, 'plugstack.conf', `required ${spankTrace(release)} log=${log}\n`);
+    const slurmConf = writeFile(dir, 'slurm.conf', `PluginDir=${jcTrace(release)}\nJobContainerType=job_container/trace\nPrologFlags=Contain\nPlugStackConfig=${conf}\n`);
+    const env = { PATH: '/usr/bin:/bin', HOME: dir, JC_TRACE_LOG: log };
+    const stack = await Plugstack.load(conf, { slurmConf, slurmVersion: release, env: { ...process.env, ...env } });
+    const r = await stack.sbatch({ args: ['-N', '2', '--wait', '--wrap', 'srun -N 2 -n 2 true; srun -n 1 true'], cwd: dir, env });
+    expect(r.exitCode, `${r.stderr}\n${r.output?.text}`).toBe(0);
+    expect(r.steps.map((s) => s.stepId)).toEqual([4294967291, 0, 1]);
+    const jc = r.jobContainer!;
+    const hooks = jc.calls.map((c) => `${c.hook}:${c.step ?? '-'}:${c.node}`);
+    // One extern step per node of the job, first and last; restore once per node, before anything.
+    expect(hooks.filter((h) => h.startsWith('restore'))).toEqual(['restore:-:0', 'restore:-:1']);
+    expect(hooks.filter((h) => h.startsWith('stepd_create')).sort()).toEqual(['stepd_create:4294967292:0', 'stepd_create:4294967292:1']);
+    const lastCreate = Math.max(...hooks.map((h, i) => (h.startsWith('stepd_create') ? i : -1)));
+    const firstDelete = hooks.findIndex((h) => h.startsWith('stepd_delete'));
+    expect(hooks.findIndex((h) => h.startsWith('join:'))).toBeGreaterThan(lastCreate);
+    expect(hooks.map((h, i) => (h.startsWith('join:') ? i : -1)).reduce((a, b) => Math.max(a, b))).toBeLessThan(firstDelete);
+    // Every step's tasks joined: the batch script, step 0 on both nodes, step 1.
+    expect(jc.calls.filter((c) => c.process === 'task' && c.hook === 'join').map((c) => `${c.step}:${c.node}`).sort()).toEqual(
+      ['0:0', '0:1', '1:0', '4294967291:0'].sort(),
+    );
+    if (release === '22.05')
+      // create at the job's first launch on each node: the batch host, then node1 by the srun inside.
+      expect(jc.calls.filter((c) => c.hook === 'create').map((c) => c.node)).toEqual([0, 1]);
+    if (asRoot) expect(new Set(jc.calls.map((c) => c.mntNs)).size).toBe(1);
+    expect(readLog(log).filter((l) => l.startsWith('jc:restore'))).toHaveLength(2);
+  });
+
+  it.skipIf(!asRoot).each(RELEASES)("Slurm %s: with job_container/tmpfs, the steps of a batch job share the job's /tmp, on every node", async (release) => {
+    // One BasePath per emulated node (%n): they are all on this machine.
+    const site = tmpfsSite(release, (base) => `AutoBasePath=true\nBasePath=${base}/%n\n`);
+    // The jobs' directory (the batch script, the srun on the job's PATH) has
+    // to be seen inside the job's container, whose /tmp is private: as a
+    // spool directory is in Slurm, it is kept outside /tmp here.
+    const runtime = fs.mkdtempSync('/var/tmp/plugstack-jc-run-');
+    const saved = process.env.XDG_RUNTIME_DIR;
+    process.env.XDG_RUNTIME_DIR = runtime;
+    try {
+      const stack = await site.load();
+      const script = `srun -N 2 -n 2 sh -c 'echo > /tmp/n$SLURM_NODEID'; srun -N 2 -n 2 -l sh -c 'ls -A /tmp | tr "\\n" " "; echo'; ls -A /tmp`;
+      const r = await stack.sbatch({ args: ['-N', '2', '--wait', '--wrap', script], cwd: site.dir, env: { PATH: '/usr/bin:/bin', XDG_RUNTIME_DIR: runtime } });
+      expect(r.exitCode, `${r.stderr}\n${r.output?.text}`).toBe(0);
+      expect(r.output!.text.split('\n').filter(Boolean).sort()).toEqual(['0: n0 ', '1: n1 ', 'n0'].sort());
+      expect(fs.existsSync('/tmp/n0')).toBe(false);
+      for (const n of ['node0', 'node1']) expect(fs.readdirSync(`${site.dir}/base/${n}`)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.XDG_RUNTIME_DIR;
+      else process.env.XDG_RUNTIME_DIR = saved;
+      fs.rmSync(site.dir, { recursive: true, force: true });
+      fs.rmSync(runtime, { recursive: true, force: true });
     }
   });
 });

@@ -12,6 +12,8 @@ import { envList, envRecord } from '../cluster/job-env.js';
 import { removeJob, type Job } from '../cluster/jobs.js';
 import { startClient, type ClientProcess, type CommandStack } from './client.js';
 import { mergeMpiRecords } from '../mpi/record.js';
+import type { JobContainerJob } from '../job-container/job.js';
+import { foldJobContainer } from '../job-container/command-job.js';
 import type { Problem } from '../check/types.js';
 import type { SlurmConf } from '../config/slurm-conf.js';
 import { CommandConsole } from './console.js';
@@ -35,6 +37,8 @@ export interface CommandRun {
   timeoutMs: number;
   /** A job this command created: removed when the command ends. */
   own(job: Job): void;
+  /** The job_container life of the job this command created (job-container/command-job.ts): folded into the result, finished at the end whatever happened. */
+  jobContainer?: JobContainerJob;
   /**
    * The command ends with this status once its client process has ended
    * (128 + signal when a plugin or a signal killed that process); output
@@ -95,6 +99,7 @@ export async function withCommand(
     ...(options.signals ? { signals: options.signals } : {}),
   });
   const owned: Job[] = [];
+  let jobContainer: JobContainerJob | undefined;
   try {
     const env = envRecord(envList(options.env ?? process.env));
     const cwd = options.cwd ?? process.cwd();
@@ -136,15 +141,24 @@ export async function withCommand(
       return result;
     };
     const run: CommandRun = { env, cwd, console, client, control, result, timeoutMs, own: (job) => owned.push(job), finish };
-    await body(run);
+    try {
+      await body(run);
+    } finally {
+      jobContainer = run.jobContainer;
+      // Whatever happened, the job's extern steps and namespace end with it.
+      await jobContainer?.finish();
+    }
     // srun's mpi plugin: its calls in srun around those of its step.
     if (command === 'srun') {
       const mpi = mergeMpiRecords(client.record.mpi, result.steps[0]?.mpi);
       if (mpi) result.mpi = mpi;
     }
-    // JobContainerType: every call of every step of the command, in order.
-    const jc = result.steps.filter((s) => s.jobContainer);
-    if (jc.length) result.jobContainer = { types: jc[0]!.jobContainer!.types, calls: jc.flatMap((s) => s.jobContainer!.calls) };
+    // JobContainerType: the job's start, every call of every step of the command, the job's end.
+    if (jobContainer) foldJobContainer(result, jobContainer);
+    else {
+      const jc = result.steps.filter((s) => s.jobContainer);
+      if (jc.length) result.jobContainer = { types: jc[0]!.jobContainer!.types, calls: jc.flatMap((s) => s.jobContainer!.calls) };
+    }
     // The command has ended: its own lines are out, plugstack's follow.
     printFaults(console, result);
     result.stdout = console.stdoutText;

@@ -16,6 +16,7 @@ import { innerResults, srunShim } from '../cluster/jobs.js';
 import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { requestJob } from './allocate.js';
 import { NO_VAL } from '../cluster/job-info.js';
+import { commandJobContainer, inJobNamespace } from '../job-container/command-job.js';
 import type { CommandStack } from './srun.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
 import { releaseRules } from '../releases.generated.js';
@@ -149,6 +150,14 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   let jobEnv = overlayEnv(ready.environ, ownEnv);
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
 
+  // JobContainerType: the job's container, which the sruns inside join: its
+  // slurmds have started (restore), the extern steps (PrologFlags=Contain;
+  // the prologs run at the sruns' first launches).
+  const jc = commandJobContainer(stack, job, { uid: process.getuid!(), gid: process.getgid!(), cwd: b.chdir ?? cwd, env: envRecord(jobEnv) }, false);
+  run.jobContainer = jc;
+  await jc?.begin();
+  await jc?.startExtern();
+
   const local = startCommand(command, jobEnv, b.chdir ?? cwd, console, {
     ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
     ...(options.terminal ? { terminal: true } : {}),
@@ -195,7 +204,9 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
     result.jobScripts.push(...(inner.jobScripts ?? []));
   }
   const context = { owner: control, uid: process.getuid!(), gid: process.getgid!(), workDir: b.chdir ?? cwd, jobControlEnv: client.record.jobControlEnv };
-  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(stack, job, status, context)));
+  await jc?.stopExtern();
+  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, status, context)));
+  await jc?.finish();
   const prologFailed = result.jobScripts.some((r) => r.mode === 'prolog' && !r.ok);
   result.job = {
     jobId: job.id,

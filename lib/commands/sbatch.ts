@@ -26,6 +26,7 @@ import { jobRecordOf } from '../cluster/job-info.js';
 import type { CommandSignal } from '../cluster/control.js';
 import type { CommandStack } from './srun.js';
 import { jobContainerSettings } from '../job-container/settings.js';
+import { commandJobContainer, inJobNamespace } from '../job-container/command-job.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
 
 
@@ -135,12 +136,20 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     jobControlEnv: client.record.jobControlEnv,
     ...(ntasks !== undefined ? { ntasks } : {}),
   };
-  const prologs = await runPrologs(stack, job, [names[0]!], scriptContext);
+  // JobContainerType: the job's container (the sruns inside join it): its
+  // slurmds have started (restore), 22.05's create on the batch host before
+  // the prolog, the extern steps once it ran.
+  const jc = commandJobContainer(stack, job, { uid: scriptContext.uid, gid: scriptContext.gid, cwd: workdir, env: envRecord(jobEnv) }, false);
+  run.jobContainer = jc;
+  await jc?.begin();
+  await jc?.firstRun([names[0]!]);
+  const prologs = await runPrologs(inJobNamespace(stack, jc), job, [names[0]!], scriptContext);
   result.jobScripts.push(...prologs);
   if (prologs.some((p) => !p.ok)) {
     // The launch fails; slurmctld requeues the job and holds it. plugstack
     // does not keep jobs, so the job ends here, with its epilogs.
-    result.jobScripts.push(...(await runEpilogs(stack, job, 0, scriptContext)));
+    result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, 0, scriptContext)));
+    await jc?.finish();
     result.job = { jobId: job.id, state: 'FAILED', exitCode: 0, nodes: names, drained: drainedBy(result.jobScripts), reason: 'launch failed requeued held' };
     if (b.wait) {
       client.exit(1, ownEnv);
@@ -162,6 +171,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
           ended ??= 'TIMEOUT';
           control.timeLimit();
         }, Math.max(0, job.endTime - Date.now()));
+  await jc?.startExtern();
   if (ended) {
     clearTimeout(limit);
     result.job = { jobId: job.id, state: ended, exitCode: 0, nodes: names, drained: [] };
@@ -175,7 +185,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
       hostEnv: stack.hostEnv,
       clusterName: job.clusterName,
       ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}),
-      ...(jobContainerSettings(stack.slurmConf) ? { jobContainer: jobContainerSettings(stack.slurmConf)! } : {}),
+      ...(jc ? { jobContainer: jobContainerSettings(stack.slurmConf)!, jobContainerJob: jc } : {}),
     },
     {
       argv: [script, ...scriptArgs],
@@ -233,7 +243,9 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   };
   // The job has ended: the epilog on each of its nodes (unless plugstack's
   // own bound has passed: then nothing new starts).
-  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(stack, job, status, scriptContext)));
+  await jc?.stopExtern();
+  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, status, scriptContext)));
+  await jc?.finish();
   result.job.drained.push(...drainedBy(result.jobScripts));
   if (result.jobScripts.some((r) => r.mode === 'prolog' && !r.ok)) {
     result.job.state = 'FAILED';

@@ -36,6 +36,7 @@ import { mpiConfPath } from '../mpi/conf.js';
 import { serializeResult } from './serialize.js';
 import { openInputFile, srunInput, type TaskInputPlan } from '../step/task-input.js';
 import { jobContainerSettings } from '../job-container/settings.js';
+import { commandJobContainer, inJobNamespace } from '../job-container/command-job.js';
 import type { CommandResult, JobRecord, WordCommandOptions } from './types.js';
 
 /** Slurm's texts for the launch errors a node's slurmstepd can answer here. */
@@ -170,6 +171,10 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const stepName = `StepId=${job.id}.${stepId}`;
   const uid = process.getuid!();
   const gid = process.getgid!();
+  // JobContainerType: the job's container, its own (begun below) or, inside
+  // a job, the one its owner made.
+  const jc = commandJobContainer(stack, job, { uid, gid, cwd: b.chdir ?? cwd, env }, !!existing);
+  if (jc && !existing) run.jobContainer = jc;
 
   const scriptContext: JobScriptContext = {
     uid,
@@ -186,8 +191,11 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
       fs.writeFileSync(stepResultFile(job, stepId), serializeResult(result));
       return result;
     }
-    // Past plugstack's own bound nothing new starts: no epilogs.
-    if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(stack, job, exitCode, scriptContext)));
+    // The job's extern steps end (stepd_delete), then its epilogs (past
+    // plugstack's own bound nothing new starts: none), then 22.05's delete.
+    await jc?.stopExtern();
+    if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, exitCode, scriptContext)));
+    await jc?.finish();
     result.job = { jobId: job.id, state, exitCode, nodes: names, drained: drainedBy(result.jobScripts), ...(reason ? { reason } : {}) };
     return result;
   };
@@ -280,12 +288,19 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     return endJob('FAILED', SLURM_MPI_PLUGIN_PRELAUNCH_SETUP_FAILED);
   }
 
+  // The job's slurmds have started (restore), and 22.05's slurmd creates
+  // the job's container on a node at its first launch there, before the
+  // prolog (req.c).
+  if (jc && !existing) await jc.begin();
+  await jc?.firstRun(names);
   // slurmd runs the job prolog on each node before the job's first step
   // there; where it fails, the launch fails and the node is drained.
-  const prologs = await runPrologs(stack, job, names, scriptContext);
+  const prologs = await runPrologs(inJobNamespace(stack, jc), job, names, scriptContext);
   result.jobScripts.push(...prologs);
   if (signalled()) return endJob('CANCELLED', 0);
   const failedPrologs = prologs.filter((p) => !p.ok);
+  // PrologFlags=Contain: the extern step on every node, once the prolog ran.
+  if (jc && !existing && !failedPrologs.length) await jc.startExtern();
   if (failedPrologs.length) {
     // What a real srun printed: the launch error per node, then the
     // launch's error (22.05: EAGAIN; 24.11: ESLURMD_PROLOG_FAILED), which
@@ -375,8 +390,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         pluginDirs: stack.pluginDirs,
         hostEnv: stack.hostEnv,
         clusterName: job.clusterName,
-        // JobContainerType: srun's own job is created and deleted around its step.
-        ...(jobContainerSettings(stack.slurmConf) ? { jobContainer: jobContainerSettings(stack.slurmConf)!, jobContainerJob: !existing } : {}),
+        // JobContainerType: the step runs in its job's container.
+        ...(jc ? { jobContainer: jobContainerSettings(stack.slurmConf)!, jobContainerJob: jc } : {}),
         // slurmstepd starts from slurmd's environment, never srun's.
         ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}),
         // slurmd reads mpi.conf beside its slurm.conf.

@@ -37,11 +37,12 @@ export interface StackRef {
   /** slurm.conf's JobContainerType and the flags that go with it (job-container/settings.ts). */
   jobContainer?: JobContainerSettings;
   /**
-   * The step is its job's first and last on its nodes (srun's own job, a
-   * batch script): 22.05's slurmd creates the container before it and
-   * deletes it after. Default true.
+   * The job's job_container life when a command owns it (the job's start
+   * and end are the command's: job-container/job.ts); without one, the step
+   * is a job of its own: its namespace, slurmd's calls and the extern step
+   * are made around it.
    */
-  jobContainerJob?: boolean;
+  jobContainerJob?: JobContainerJob;
   /** The mpi.conf beside slurm.conf (mpi/conf.ts's mpiConfPath), which slurmd reads for the mpi plugins. */
   mpiConf?: string;
 }
@@ -221,10 +222,10 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
   // calls and the extern step around the step when it is the job's only
   // one; what each slurmstepd is told (24.11: slurmd's send_stepd bytes).
   const jc = stack.jobContainer;
-  const jcJob = jc
+  const ownJob = jc && !stack.jobContainerJob
     ? new JobContainerJob(stack, jc, layout.map((n) => ({ nodeId: n.nodeId, name: n.name })), { jobId, uid, gid, cwd, env })
     : undefined;
-  const wholeJob = stack.jobContainerJob !== false;
+  const jcJob = jc ? (stack.jobContainerJob ?? ownJob) : undefined;
   const stepCalls: NonNullable<StepResult['jobContainer']>['calls'] = [];
   if (jcJob) result.jobContainer = { types: jcJob.out.record.types, calls: stepCalls };
   // srun's input: what each node's tasks read, and the copy of it each
@@ -233,11 +234,13 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
   const user = options.user ?? native().userByUid(uid)?.name ?? String(uid);
   const fed = input ? layout.filter((n) => nodeIsFed(input, n.gtids)).map((n) => n.nodeId) : [];
   const feeds = fanOut(options.stdin, fed);
-  let before = 0;
   try {
-    if (jcJob && wholeJob) await jcJob.begin();
-    const stepdSettings = jcJob ? await jcJob.stepdSettings() : undefined;
-    before = jcJob ? jcJob.out.record.calls.length : 0;
+    if (ownJob) {
+      await ownJob.begin();
+      await ownJob.firstRun(names);
+      await ownJob.startExtern();
+    }
+    const stepdSettings = jcJob ? await jcJob.stepdSettings(layout.map((n) => n.nodeId)) : undefined;
     const runs = await Promise.all(
       layout.map((node) => {
         const handle = startHost(
@@ -301,11 +304,16 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
   } finally {
     feeds.close();
     if (jcJob) {
-      if (wholeJob) await jcJob.end();
-      const all = jcJob.out.record.calls;
-      result.jobContainer!.calls = [...all.slice(0, before), ...stepCalls, ...all.slice(before)];
-      for (const l of jcJob.out.log) result.log.push(l);
-      for (const p of jcJob.out.problems) result.problems.push(p as StepResult['problems'][number]);
+      // The step's own part (24.11's send_stepd, an inner srun's create);
+      // a job of its own has its start and end around it.
+      const mine = jcJob.takeStepPart();
+      if (ownJob) await ownJob.finish();
+      const parts = ownJob ? [ownJob.start, mine, ownJob.end] : [mine];
+      result.jobContainer!.calls = ownJob ? [...ownJob.start.calls, ...mine.calls, ...stepCalls, ...ownJob.end.calls] : [...mine.calls, ...stepCalls];
+      for (const p of parts) {
+        for (const l of p.log) result.log.push(l);
+        for (const q of p.problems) result.problems.push(q as StepResult['problems'][number]);
+      }
       // What no Slurm says: tasks of one node that joined, yet ended up in
       // different mount namespaces (one of them outside the job's).
       for (const node of layout) {
