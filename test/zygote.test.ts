@@ -1,0 +1,84 @@
+/**
+ * Hosts forked by the zygote (lib/host/zygote.ts) start as spawned ones do:
+ * the working directory and environment asked for, Node's umask, no signal
+ * blocked, the same dispositions and descriptors, a session and process
+ * group led by the keeper, the spawned host's command line; and a change
+ * of Node's umask reaches the next hosts. Each side is a real srun whose
+ * client and step hosts load a plugin that records its process.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Plugstack } from '../lib/plugstack.js';
+import { compilePlugin, tempDir, writeFile } from './helpers/plugins.js';
+import { leftBehind } from './helpers/processes.js';
+
+const saved = process.env.PLUGSTACK_ZYGOTE;
+afterEach(() => {
+  if (saved === undefined) delete process.env.PLUGSTACK_ZYGOTE;
+  else process.env.PLUGSTACK_ZYGOTE = saved;
+});
+
+async function states(zygote: boolean): Promise<{ lines: string[]; dir: string }> {
+  if (zygote) delete process.env.PLUGSTACK_ZYGOTE;
+  else process.env.PLUGSTACK_ZYGOTE = '0';
+  const dir = tempDir();
+  const out = path.join(dir, 'states.txt');
+  const conf = writeFile(dir, 'plugstack.conf', `required ${compilePlugin('process_state.c')} out=${out}\n`);
+  const stack = await Plugstack.load(conf, { pluginDir: [] });
+  const r = await stack.srun({ args: ['-n', '1', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin', PROCESS_STATE_MARK: `mark-${zygote}` } });
+  expect(r.exitCode, r.stderr).toBe(0);
+  return { lines: fs.readFileSync(out, 'utf8').trim().split('\n'), dir };
+}
+
+const field = (line: string, name: string) => {
+  const value = new RegExp(`(?:^| )${name}=(\\S*)`).exec(line)?.[1];
+  // A descriptor of this Node process opened without close-on-exec (the
+  // test runner has some, high up) reaches a spawned host, never a forked
+  // one: only plugstack's own are compared.
+  return name === 'fds' ? value?.split(',').filter((fd) => Number(fd) < 64).join(',') : value;
+};
+
+describe('hosts from the zygote', () => {
+  it('start as spawned hosts do: directory, environment, umask, signals, descriptors, session, command line', async () => {
+    const forked = await states(true);
+    const spawned = await states(false);
+    // The client (local, 1) and the step (remote, 2), in that order.
+    expect(forked.lines.map((l) => field(l, 'ctx'))).toEqual(['1', '2']);
+    expect(spawned.lines.map((l) => field(l, 'ctx'))).toEqual(['1', '2']);
+    const umask = process.umask().toString(8).padStart(3, '0');
+    for (const [side, { lines, dir }] of [['zygote', forked], ['spawned', spawned]] as const) {
+      // srun runs where and with what it was asked (slurmstepd, slurmd's child, has slurmd's: compared below).
+      expect(field(lines[0]!, 'cwd'), side).toBe(fs.realpathSync(dir));
+      expect(field(lines[0]!, 'mark'), side).toBe(`mark-${side === 'zygote'}`);
+      expect(field(lines[0]!, 'group'), side).toBe('keeper');
+      for (const line of lines) {
+        expect(field(line, 'umask'), `${side}: ${line}`).toBe(umask);
+        expect(field(line, 'session'), `${side}: ${line}`).toBe('keeper');
+        // What ps shows: the host, its role, and this Node process.
+        const role = field(line, 'ctx') === '1' ? 'client' : 'stepd';
+        expect(line, side).toMatch(new RegExp(` cmd=\\S*plugstack-host ${role} --fd 3:4 --parent ${process.pid} keeper=\\S*plugstack-host ${role} --fd 3:4 --parent ${process.pid}$`));
+      }
+    }
+    // Everything else is the same whichever way the host was started.
+    const comparable = (line: string) => ['blocked', 'disp', 'fds', 'group', 'cwd', 'mark'].map((f) => `${f}=${field(line, f)}`).join(' ');
+    expect(forked.lines.slice(1).map(comparable)).toEqual(spawned.lines.slice(1).map(comparable));
+    const clientOnly = (line: string) => ['blocked', 'disp', 'fds'].map((f) => `${f}=${field(line, f)}`).join(' ');
+    expect(clientOnly(forked.lines[0]!)).toBe(clientOnly(spawned.lines[0]!));
+    expect(field(forked.lines[0]!, 'blocked')).toBe('0');
+    expect(await leftBehind()).toEqual([]);
+  });
+
+  it('give the next hosts a umask Node has changed since', async () => {
+    const before = process.umask(0o027);
+    try {
+      const { lines } = await states(true);
+      expect(lines.map((l) => field(l, 'umask'))).toEqual(['027', '027']);
+    } finally {
+      process.umask(before);
+    }
+    const { lines } = await states(true);
+    const umask = before.toString(8).padStart(3, '0');
+    expect(lines.map((l) => field(l, 'umask'))).toEqual([umask, umask]);
+  });
+});
