@@ -121,7 +121,7 @@ describe.each(releases())('job_container plugins: plugstack and the real Slurm %
     return site;
   }
 
-  async function both(site: string, args: string[], waitExtern = false): Promise<{ real: Observed; ours: Observed }> {
+  async function both(site: string, args: string[], waitExtern: boolean | ((log: string[]) => boolean) = false): Promise<{ real: Observed; ours: Observed }> {
     const base = c.env({ HOME: dir });
     c.verb('resume');
     fs.writeFileSync(log, '');
@@ -130,7 +130,8 @@ describe.each(releases())('job_container plugins: plugstack and the real Slurm %
     c.cancelAll();
     // The extern step ends after srun has returned: wait for its last call.
     const end = Date.now() + 10_000;
-    while (waitExtern && Date.now() < end && !readLog(log).some((l) => l.startsWith('jc:stepd_delete'))) spawnSync('sleep', ['0.1']);
+    const done = typeof waitExtern === 'function' ? waitExtern : (l: string[]) => !waitExtern || l.some((x) => x.startsWith('jc:stepd_delete'));
+    while (Date.now() < end && !done(readLog(log))) spawnSync('sleep', ['0.1']);
     const real: Observed = { exitCode: r.status ?? 128, stdout: r.stdout, stderr: r.stderr, log: readLog(log) };
     fs.writeFileSync(log, '');
     const stack = await Plugstack.load(plugstackConf, { slurmConf: site, slurmVersion: release });
@@ -192,5 +193,22 @@ describe.each(releases())('job_container plugins: plugstack and the real Slurm %
         .map((l) => l.replace(/StepId=\d+/g, 'StepId=J').replace(/^slurmstepd-node0:/, 'slurmstepd:').replace(/failed: \d+$/, 'failed: J'))
         .sort();
     expect(lines(ours)).toEqual(lines(real));
+  });
+  it("the job's container around its prolog and epilog: 22.05's create before the prolog and delete after the epilog, the extern step between them", async () => {
+    for (const contain of [false, true]) {
+      const site = configure(contain ? ['PrologFlags=Contain'] : []);
+      // slurmd runs the epilog (and 22.05's delete after it) once srun has gone.
+      const ended = (l: string[]) =>
+        l.some((x) => x.startsWith('job_epilog')) &&
+        (release !== '22.05' || l.some((x) => x.startsWith('jc:delete'))) &&
+        (!contain || l.some((x) => x.startsWith('jc:stepd_delete')));
+      const { real, ours } = await both(site, ['-n', '1', '-O', 'true'], ended);
+      expect(real.exitCode, real.stderr).toBe(0);
+      expect(ours.exitCode, ours.stderr).toBe(0);
+      const order = (o: Observed) =>
+        o.log.map(nameOf).filter((n) => ['jc:create', 'jc:delete', 'jc:stepd_create', 'jc:stepd_delete', 'job_prolog', 'job_epilog'].includes(n));
+      expect(order(real)).toContain('job_prolog');
+      expect(order(ours), `PrologFlags=${contain ? 'Contain' : ''}`).toEqual(order(real));
+    }
   });
 });
