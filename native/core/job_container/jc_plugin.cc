@@ -2,7 +2,6 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include "common/problem.h"
 #include "common/slurm_log.h"
 #include "common/visibility.h"
+#include "plugins/builtin_dir.h"
 #include "plugins/load_failure.h"
 #include "protocol/messages.h"
 #include "rules/slurm_errors.h"
@@ -56,17 +56,7 @@ std::string g_slurmConf;
 
 void setJcSlurmConf(const std::string& path) { g_slurmConf = path; }
 
-std::string builtinJcDir() {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return {};
-  std::string dir(exe, static_cast<size_t>(n));
-  dir = dir.substr(0, dir.rfind('/'));
-  struct stat st;
-  for (const std::string& d : {dir + "/job_container", dir + "/bin/job_container"})
-    if (stat(d.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return d;
-  return dir + "/job_container";
-}
+std::string builtinJcDir() { return builtinPluginDir("job_container"); }
 
 bool jcServedByPlugstack(const std::string& type) { return type == "tmpfs"; }
 
@@ -124,7 +114,7 @@ std::string JcPlugin::describeHooks(const std::string& path, const JcRelease& re
   std::string out;
   if (!lacks.empty()) out += "it lacks " + lacks;
   if (!old.empty()) out += std::string(out.empty() ? "it" : "; it") + " defines hooks Slurm " +
-                           (release.line >= 2411 ? "24.11" : "22.05") + " no longer calls: " + old;
+                           release.name + " no longer calls: " + old;
   return out;
 }
 
@@ -145,10 +135,8 @@ JcPlugin::Outcome JcPlugin::load(const JcLoadRequest& request) {
   for (size_t i = 0; i < release_->count; i++) hooks.push_back(release_->symbols[i].symbol);
   std::vector<std::string> dirs = request.pluginDirs;
   if (jcServedByPlugstack(request.type)) {
-    for (const auto& d : request.pluginDirs) {
-      std::string site = d + "/job_container_" + request.type + ".so";
-      struct stat st;
-      if (stat(site.c_str(), &st) != 0) continue;
+    std::string site = sitePluginFile(request.pluginDirs, "job_container", request.type);
+    if (!site.empty()) {
       Diagnostic note;
       note.severity = Severity::Warning;
       note.code = "JOB_CONTAINER_PLUGSTACK_TMPFS";
@@ -158,7 +146,6 @@ JcPlugin::Outcome JcPlugin::load(const JcLoadRequest& request) {
       note.file = request.file;
       note.line = request.line;
       reportProblem(note, {{"ref", ref_}});
-      break;
     }
     dirs.assign({builtinJcDir()});
   }

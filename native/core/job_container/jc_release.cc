@@ -2,54 +2,94 @@
 
 #include <cstring>
 
+#include "rules/releases.h"
+
 namespace plugstack {
 
 namespace {
 
-constexpr JcSymbol k2205[] = {
-    {JcHook::Create, "container_p_create"},
-    {JcHook::AddCont, "container_p_add_cont"},
-    {JcHook::Join, "container_p_join"},
-    {JcHook::JoinExternal, "container_p_join_external"},
-    {JcHook::Delete, "container_p_delete"},
-    {JcHook::Restore, "container_p_restore"},
-    {JcHook::Reconfig, "container_p_reconfig"},
-    {JcHook::StepdCreate, "container_p_stepd_create"},
-    {JcHook::StepdDelete, "container_p_stepd_delete"},
+// The interface's hooks, in the order of Slurm's ops tables (each release's
+// is this order, less the hooks it has not): releases.json's jobContainer
+// table says which a release has.
+struct JcHookDef {
+  JcHook hook;
+  const char* symbol;
+  enum { Always, SlurmdJob, StepdTransfer } since;
 };
-
-constexpr JcSymbol k2411[] = {
-    {JcHook::Join, "container_p_join"},
-    {JcHook::JoinExternal, "container_p_join_external"},
-    {JcHook::Restore, "container_p_restore"},
-    {JcHook::StepdCreate, "container_p_stepd_create"},
-    {JcHook::StepdDelete, "container_p_stepd_delete"},
-    {JcHook::SendStepd, "container_p_send_stepd"},
-    {JcHook::RecvStepd, "container_p_recv_stepd"},
+constexpr JcHookDef kHooks[] = {
+    {JcHook::Create, "container_p_create", JcHookDef::SlurmdJob},
+    {JcHook::AddCont, "container_p_add_cont", JcHookDef::SlurmdJob},
+    {JcHook::Join, "container_p_join", JcHookDef::Always},
+    {JcHook::JoinExternal, "container_p_join_external", JcHookDef::Always},
+    {JcHook::Delete, "container_p_delete", JcHookDef::SlurmdJob},
+    {JcHook::Restore, "container_p_restore", JcHookDef::Always},
+    {JcHook::Reconfig, "container_p_reconfig", JcHookDef::SlurmdJob},
+    {JcHook::StepdCreate, "container_p_stepd_create", JcHookDef::Always},
+    {JcHook::StepdDelete, "container_p_stepd_delete", JcHookDef::Always},
+    {JcHook::SendStepd, "container_p_send_stepd", JcHookDef::StepdTransfer},
+    {JcHook::RecvStepd, "container_p_recv_stepd", JcHookDef::StepdTransfer},
 };
+constexpr size_t kHookCount = sizeof kHooks / sizeof kHooks[0];
 
-constexpr JcRelease k2411Release{2411, k2411, sizeof k2411 / sizeof k2411[0], true, true, true, false, true};
-constexpr JcRelease k2411_0Release{2411, k2411, sizeof k2411 / sizeof k2411[0], false, true, false, false, true};
-constexpr JcRelease k2205Release{2205, k2205, sizeof k2205 / sizeof k2205[0], false, false, false, true, false};
-
-// API 101 (14.03) and what each later release did with its hooks.
-constexpr JcObsolete kObsolete2411[] = {
+// The interface's history: the hooks of API 101 (14.03) and of 22.05 that
+// later releases dropped, in plugstack's words. A release that still has a
+// hook does not list it.
+struct JcHistory {
+  const char* symbol;
+  const char* fate;
+};
+constexpr JcHistory kHistory[] = {
     {"container_p_create", "removed in 24.05: the extern step's container_p_stepd_create makes the job's container"},
     {"container_p_add_cont", "removed in 24.05: processes enter the container through container_p_join"},
     {"container_p_add_pid", "replaced by container_p_join in 20.02"},
     {"container_p_delete", "removed in 24.05: the extern step's container_p_stepd_delete removes the job's container"},
     {"container_p_reconfig", "removed in 24.05"},
 };
-constexpr JcObsolete kObsolete2205[] = {
-    {"container_p_add_pid", "replaced by container_p_join in 20.02"},
+
+// One built release per emulated release, and one for a micro release
+// before joinStepCreateFromMicro (24.11.0).
+struct Built {
+  JcSymbol symbols[kHookCount];
+  JcObsolete obsolete[sizeof kHistory / sizeof kHistory[0]];
+  JcRelease release;
 };
+
+void build(Built& b, int index, bool beforeJoinRework) {
+  const releases::JobContainer& t = releases::kJobContainer[index];
+  const releases::Release& r = releases::kReleases[index];
+  size_t n = 0;
+  for (const auto& h : kHooks) {
+    bool has = h.since == JcHookDef::Always || (h.since == JcHookDef::SlurmdJob && t.slurmdJobHooks) ||
+               (h.since == JcHookDef::StepdTransfer && t.stepdTransfer);
+    if (has) b.symbols[n++] = {h.hook, h.symbol};
+  }
+  size_t m = 0;
+  for (const auto& old : kHistory) {
+    bool kept = false;
+    for (size_t i = 0; i < n; i++) kept = kept || std::strcmp(b.symbols[i].symbol, old.symbol) == 0;
+    if (!kept) b.obsolete[m++] = {old.symbol, old.fate};
+  }
+  bool rework = !beforeJoinRework && t.joinStepCreateFromMicro != 0xffff;
+  b.release = JcRelease{r.major * 100 + r.minor, r.name, b.symbols, n, rework, t.stepdCreateTakesStep, rework,
+                        t.joinInJobScript, t.containSpank, b.obsolete, m};
+}
 
 }  // namespace
 
 const JcRelease& jcRelease(const SlurmVersion& version) {
-  // 24.05 dropped 22.05's hooks; plugstack emulates 22.05 and 24.11.
-  if (version.number() >= 0x180500) return version.number() == 0x180b00 ? k2411_0Release : k2411Release;
-  return k2205Release;
+  static Built built[releases::kCount][2] = {};
+  static bool ready = false;
+  if (!ready) {
+    for (int i = 0; i < releases::kCount; i++) {
+      build(built[i][0], i, false);
+      build(built[i][1], i, true);
+    }
+    ready = true;
+  }
+  int index = releaseIndex(version);
+  const releases::JobContainer& t = releases::kJobContainer[index];
+  bool before = t.joinStepCreateFromMicro != 0xffff && version.micro < t.joinStepCreateFromMicro;
+  return built[index][before ? 1 : 0].release;
 }
 
 const char* jcSymbol(const JcRelease& release, JcHook hook) {
@@ -76,12 +116,8 @@ const char* jcHookName(JcHook hook) {
 }
 
 size_t jcObsoleteHooks(const JcRelease& release, const JcObsolete** out) {
-  if (release.line >= 2411) {
-    *out = kObsolete2411;
-    return sizeof kObsolete2411 / sizeof kObsolete2411[0];
-  }
-  *out = kObsolete2205;
-  return sizeof kObsolete2205 / sizeof kObsolete2205[0];
+  *out = release.obsolete;
+  return release.obsoleteCount;
 }
 
 }  // namespace plugstack

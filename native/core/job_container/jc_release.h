@@ -1,7 +1,6 @@
-// What differs between the emulated releases for job_container plugins, as
-// data (src/slurmd/common/job_container_plugin.c at slurm-22-05-8-1,
-// src/interfaces/job_container.c at slurm-24-11-5-1, and their callers in
-// slurmd/slurmd.c, slurmd/req.c, slurmstepd/mgr.c and slurmstepd.c).
+// A job_container release as the core uses it, built from releases.json's
+// jobContainer table (rules/releases.h): the hooks it requires, in Slurm's
+// order, how it calls them, and what became of the hooks it no longer has.
 #pragma once
 
 #include <cstddef>
@@ -30,8 +29,11 @@ struct JcSymbol {
   const char* symbol;
 };
 
+struct JcObsolete;
+
 struct JcRelease {
-  unsigned line;  // 2205, 2411
+  unsigned line;      // 2205, 2411
+  const char* name;   // "22.05", "24.11"
   // The ops table Slurm resolves, in its order: every symbol required.
   const JcSymbol* symbols;
   size_t count;
@@ -50,6 +52,9 @@ struct JcRelease {
   // task_exit run in clone(CLONE_VM) children that join first (23.02 on;
   // 22.05 runs them in slurmstepd itself).
   bool containSpank;
+  // The interface's older hooks this release no longer has, with their fate.
+  const JcObsolete* obsolete;
+  size_t obsoleteCount;
 };
 
 const JcRelease& jcRelease(const SlurmVersion& version);

@@ -1,8 +1,6 @@
 #include "mpi/mpi_plugin.h"
 
 #include <dlfcn.h>
-#include <limits.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/events.h"
@@ -11,6 +9,7 @@
 #include "common/slurm_log.h"
 #include "common/visibility.h"
 #include "config/sp_table.h"
+#include "plugins/builtin_dir.h"
 #include "plugins/load_failure.h"
 #include "protocol/messages.h"
 #include "rules/slurm_errors.h"
@@ -20,16 +19,6 @@ namespace plugstack {
 namespace {
 
 uint32_t g_emulated = SlurmVersion{24, 11, 5}.number();
-
-bool isDir(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-bool isFile(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
 
 std::string oldHookNames(void* handle) {
   if (!handle) return {};
@@ -57,16 +46,7 @@ void setMpiEmulatedVersion(const SlurmVersion& version) {
   sp::setOptionLayout(mpiRelease(version).confOptionsWithPack);
 }
 
-std::string builtinMpiDir(const SlurmVersion&) {
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return {};
-  std::string dir(exe, static_cast<size_t>(n));
-  dir = dir.substr(0, dir.rfind('/'));
-  for (const std::string& d : {dir + "/mpi", dir + "/bin/mpi"})
-    if (isDir(d)) return d;
-  return dir + "/mpi";
-}
+std::string builtinMpiDir(const SlurmVersion&) { return builtinPluginDir("mpi"); }
 
 MpiPlugin::~MpiPlugin() = default;
 
@@ -74,9 +54,8 @@ std::string MpiPlugin::findFile(const MpiLoadRequest& request, std::vector<std::
   const MpiRelease& release = mpiRelease(request.version);
   const std::string builtin = builtinMpiDir(request.version);
   if (mpiServedByPlugstack(request.type.c_str())) {
-    for (const auto& d : request.pluginDirs) {
-      std::string site = d + "/mpi_" + request.type + ".so";
-      if (!isFile(site)) continue;
+    std::string site = sitePluginFile(request.pluginDirs, "mpi", request.type);
+    if (!site.empty()) {
       Diagnostic note;
       note.severity = Severity::Warning;
       note.code = "MPI_PLUGSTACK_PMI2";
@@ -86,7 +65,6 @@ std::string MpiPlugin::findFile(const MpiLoadRequest& request, std::vector<std::
       note.file = request.file;
       note.line = request.line;
       reportProblem(note, {{"ref", request.ref}});
-      break;
     }
     dirs->assign({builtin});
     return builtin;

@@ -189,6 +189,46 @@ constexpr Mpi kMpi[kCount] = {
 
 inline const Mpi& mpi(const SlurmVersion& v) { return kMpi[releaseIndex(v)]; }
 
+// job_container plugins (src/slurmd/common/job_container_plugin.c at 22.05,
+// src/interfaces/job_container.c at 24.11, and their callers in slurmd/slurmd.c, slurmd/req.c,
+// slurmd/common/prep_script_slurmd.c, slurmstepd/mgr.c and slurmstepd/slurmstepd.c). The hooks of
+// a release are the interface's, in this order, each required: create, add_cont, join,
+// join_external, delete, restore, reconfig, stepd_create, stepd_delete, send_stepd, recv_stepd,
+// less those the release has not.
+struct JobContainer {
+  // The interface still has slurmd's per-job hooks create(job_id, uid), add_cont(job_id, cont_id),
+  // delete(job_id) and reconfig() (22.05; removed in 24.05): slurmd calls create at a job's first
+  // launch on the node before its prolog and delete after its epilog, slurmstepd add_cont once its
+  // tasks are forked.
+  bool slurmdJobHooks;
+  // The interface has send_stepd(fd) and recv_stepd(fd): slurmd writes the plugin's bytes for
+  // every slurmstepd it starts, and the slurmstepd reads them first, a failure fatal (24.11).
+  bool stepdTransfer;
+  // stepd_create(job_id, stepd_step_rec_t *) (23.02 on); otherwise stepd_create(job_id, uid)
+  // (22.05).
+  bool stepdCreateTakesStep;
+  // From this micro release on (24.11.1), join takes (slurm_step_id_t *, uid, step_create) and
+  // slurmd's forked child that becomes a slurmstepd joins first with step_create true, for every
+  // step but the extern one; before it, and in a release where this is 0xffff, join(job_id, uid)
+  // and no join in slurmd's child.
+  unsigned joinStepCreateFromMicro;
+  // slurmd's child that execs the SPANK job_prolog/job_epilog helper joins the job's container
+  // first, with slurmd's uid, a failure only logged (22.05's prep_script_slurmd.c
+  // _run_spank_job_script; 24.11 no longer does).
+  bool joinInJobScript;
+  // SlurmdParameters=contain_spank runs SPANK's user_init, task_post_fork and task_exit in
+  // clone(CLONE_VM) children of slurmstepd that join the job's container first (23.02 on); 22.05
+  // runs them in slurmstepd itself.
+  bool containSpank;
+};
+
+constexpr JobContainer kJobContainer[kCount] = {
+    {false, true, true, 1u, false, true},  // 24.11
+    {true, false, false, 65535u, true, false},  // 22.05
+};
+
+inline const JobContainer& jobContainer(const SlurmVersion& v) { return kJobContainer[releaseIndex(v)]; }
+
 // libslurm's hostlist parser (src/common/hostlist.c).
 struct Hostlist {
   // The characters between hosts (24.11 adds the newline).
