@@ -322,6 +322,14 @@ describe.each(RELEASES)('Slurm %s: the extern step and the run\'s mount namespac
       expect(spaces.size).toBe(1);
       expect(fs.readFileSync('/proc/self/mountinfo', 'utf8')).toBe(mountsBefore);
     }
+    // The extern step runs the SPANK stack as slurmstepd does (mgr.c _spawn_job_container):
+    // init and init_post_opt after stepd_create, task_post_fork of no task, exit before stepd_delete.
+    const externPid = calls(log).find((c) => c.name === 'jc:stepd_create')!.pid;
+    expect(calls(log).filter((c) => c.pid === externPid).map((c) => c.name).filter((n) => n !== 'jc:init')).toEqual(
+      release === '24.11'
+        ? ['jc:recv_stepd', 'jc:stepd_create', 'init', 'init_post_opt', 'task_post_fork', 'exit', 'jc:stepd_delete']
+        : ['jc:stepd_create', 'init', 'init_post_opt', 'jc:add_cont', 'task_post_fork', 'exit', 'jc:stepd_delete'],
+    );
     // No extern step's sleeper is left.
     for (const c of extern) expect(fs.existsSync(`/proc/${c.pid}`)).toBe(false);
   });
@@ -428,7 +436,12 @@ describe("24.11: SPANK and job_container/tmpfs together (upstream's test_147_1)"
           const stack = await site.load();
           const r = await stack.srun({ args: ['-n', '1', 'sh', '-c', 'touch /tmp/from_task'], cwd: '/', env: { PATH: '/usr/bin:/bin' } });
           expect(r.exitCode, r.stderr).toBe(0);
-          const lines = readLog(log);
+          // The extern step's task_post_fork (of no task) runs too, as in slurmstepd;
+          // under contain_spank in a joining child that sees the job's empty /tmp.
+          const all = readLog(log);
+          const externLines = all.filter((l) => fieldOf(l, 'step') === '4294967292');
+          expect(externLines.map((l) => [l.split(' ')[0], fieldOf(l, 'tmp')])).toEqual([['task_post_fork', contain ? '' : expect.anything()]]);
+          const lines = all.filter((l) => !externLines.includes(l));
           const exit = lines.find((l) => l.startsWith('task_exit'))!;
           const userInit = lines.find((l) => l.startsWith('user_init'))!;
           if (contain) {
@@ -438,7 +451,7 @@ describe("24.11: SPANK and job_container/tmpfs together (upstream's test_147_1)"
             // Each ran in a child of its own, yet the counts carry on: one address space.
             expect(new Set(lines.map((l) => fieldOf(l, 'pid'))).size).toBe(3);
             expect(lines.map((l) => fieldOf(l, 'seen'))).toEqual(['0', '1', '2']);
-            const children = r.jobContainer!.calls.filter((c) => c.process === 'spank_child');
+            const children = r.jobContainer!.calls.filter((c) => c.process === 'spank_child' && c.step !== 4294967292);
             expect(children.map((c) => [c.spank, c.rc])).toEqual([
               ['user_init', 0],
               ['task_post_fork', 0],
@@ -448,6 +461,10 @@ describe("24.11: SPANK and job_container/tmpfs together (upstream's test_147_1)"
             expect(fieldOf(exit, 'tmp')).not.toContain('from_task');
             expect(new Set(lines.map((l) => fieldOf(l, 'pid'))).size).toBe(1);
             expect(r.jobContainer!.calls.some((c) => c.process === 'spank_child')).toBe(false);
+          }
+          if (contain) {
+            const externChild = r.jobContainer!.calls.filter((c) => c.process === 'spank_child' && c.step === 4294967292);
+            expect(externChild.map((c) => [c.spank, c.rc])).toEqual([['task_post_fork', 0]]);
           }
         } finally {
           fs.rmSync(site.dir, { recursive: true, force: true });

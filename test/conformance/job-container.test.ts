@@ -11,7 +11,7 @@
  *
  * Left out of the comparison, as the README's differences say: slurmd's
  * restore and init (plugstack's slurmd for a job is a process of its own
- * per call), fini, and what the extern step does with SPANK.
+ * per call) and fini.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -72,8 +72,6 @@ function perProcess(log: string[]): Record<string, string[]> {
     else role = `other:${names.filter((n) => n !== 'jc:init').join(',')}`;
     push(role, rest);
   }
-  // The extern step's SPANK callbacks are not emulated (README): its job_container calls only.
-  if (out.extern) out.extern = out.extern.filter((n) => n.startsWith('jc:'));
   for (const k of Object.keys(out)) if (out[k]!.length === 0) delete out[k];
   return out;
 }

@@ -91,7 +91,8 @@ void adopt(JcStepd& jc, const json::Value& argv) {
 
 }  // namespace
 
-int runExternStep(Channel& channel, StepSpec& spec, JcStepd& jc, const SlurmVersion& version) {
+int runExternStep(Channel& channel, StepSpec& spec, JcStepd& jc, const StackSettings& settings, const ParsedConf& conf) {
+  const SlurmVersion& version = settings.version;
   // stepd_create gets the step's record (23.02 on) or the uid (22.05).
   StepShape shape;
   shape.jobId = spec.record.jobId;
@@ -115,6 +116,18 @@ int runExternStep(Channel& channel, StepSpec& spec, JcStepd& jc, const SlurmVers
     done(false, "job_container", SLURM_ERROR);
     return 0;
   }
+  // spank_init in the extern step: init, then init_post_opt (a stack that
+  // fails ends the step; Slurm never unloads it then).
+  auto* stack = new Stack(settings);
+  Stack::setCurrent(stack);
+  if (!stack->load(conf) || stack->isFailure(stack->callPass(Phase::Init, &spec.record, nullptr).rc) ||
+      stack->isFailure(stack->callPass(Phase::InitPostOpt, &spec.record, nullptr).rc)) {
+    slurmLog(LogLevel::Error, "_spawn_job_container: Plugin stack initialization failed.");
+    emitEvent(Event(msg::kLaunch).add("rc", SLURM_PLUGIN_NAME_INVALID));
+    jc.stepdDelete();
+    done(false, "init", SLURM_PLUGIN_NAME_INVALID);
+    return 0;
+  }
   // The sleeper: what proctrack keeps for the job (slurmstepd execs sleep).
   flushEvents();
   pid_t sleeper = fork();
@@ -128,6 +141,11 @@ int runExternStep(Channel& channel, StepSpec& spec, JcStepd& jc, const SlurmVers
   }
   if (sleeper > 0) containment::adopt(sleeper);
   jc.addCont();
+  // The sleeper is no task of the step: task_post_fork with none (-1).
+  // Under 24.11's contain_spank in a joining clone child, as a step's.
+  auto postFork = [&] { return stack->callPass(Phase::TaskPostFork, &spec.record, nullptr).rc; };
+  int rc = jc.containsSpank() && stack->anyDefines(Phase::TaskPostFork) ? jc.runContained("task_post_fork", -1, postFork) : postFork();
+  if (stack->isFailure(rc)) slurmLog(LogLevel::Error, "spank extern task post-fork failed");
   emitEvent(Event(msg::kLaunch).add("rc", 0));
   flushEvents();
   // Until the job ends on this node.
@@ -144,6 +162,8 @@ int runExternStep(Channel& channel, StepSpec& spec, JcStepd& jc, const SlurmVers
     int status;
     waitpid(sleeper, &status, 0);
   }
+  if (stack->isFailure(stack->callPass(Phase::Exit, &spec.record, nullptr).rc)) slurmLog(LogLevel::Error, "spank_fini failed");
+  delete stack;
   jc.stepdDelete();
   done(true, nullptr, 0);
   return 0;

@@ -58,7 +58,7 @@ int runStepdRole(Channel& channel, const json::Value& request) {
     // Reported as JOB_CONTAINER_FAILED: the role did its job.
     return 0;
   }
-  if (jc->externStep()) return runExternStep(channel, spec, *jc, settings.version);
+  if (jc->externStep()) return runExternStep(channel, spec, *jc, settings, parsed);
 
   // Heap-allocated because on the early-failure paths Slurm never destroys
   // the stack (no fini(), no dlclose): neither do we.
