@@ -612,4 +612,19 @@ describe('the job around its steps (slurmd/req.c, slurmstepd/mgr.c)', () => {
       fs.rmSync(runtime, { recursive: true, force: true });
     }
   });
+
+  it.each(RELEASES)('Slurm %s: an extern step that fails (stepd_create) leaves the nodes not ready: srun gives up before its step, without its exit callbacks', async (release) => {
+    const { result, log } = await srunJc(release, ['-n', '1', 'sh', '-c', 'echo ran'], { slurmConf: ['PrologFlags=Contain'], env: { JC_TRACE_FAIL: 'stepd_create' } });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('srun: error: Nodes node0 are still not ready\nsrun: error: Something is wrong with the boot of the nodes.\n');
+    expect(result.steps).toEqual([]);
+    const names = calls(log).map((c) => c.name);
+    expect(names).not.toContain('local_user_init');
+    expect(names).not.toContain('exit');
+    expect(names.filter((n) => n.startsWith('jc:stepd'))).toEqual(['jc:stepd_create', 'jc:stepd_delete']);
+    expect(names.indexOf('job_epilog')).toBeGreaterThan(names.indexOf('jc:stepd_delete'));
+    expect(result.job).toMatchObject({ state: 'FAILED', reason: 'launch failed requeued held' });
+    expect(result.jobContainer!.calls.find((c) => c.hook === 'stepd_create')!.rc).not.toBe(0);
+  });
 });

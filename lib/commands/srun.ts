@@ -166,7 +166,6 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   }
   const names = existing ? existing.nodes.slice(0, nodes) : job.nodes;
   if (!existing) run.own(job);
-  client.allocated();
   const stepId = nextStepId(job);
   const stepName = `StepId=${job.id}.${stepId}`;
   const uid = process.getuid!();
@@ -199,6 +198,29 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     result.job = { jobId: job.id, state, exitCode, nodes: names, drained: drainedBy(result.jobScripts), ...(reason ? { reason } : {}) };
     return result;
   };
+
+  // PrologFlags=Contain (which implies Alloc): the job's nodes are ready
+  // once slurmd has made the container (22.05's create), run the prolog and
+  // started the extern step on each; srun waits for that before anything of
+  // its step. An extern step that fails (stepd_create, SPANK's init) leaves
+  // the nodes not ready: srun gives up without its exit callbacks, as the
+  // real 22.05 and 24.11 do.
+  let allocPrologs: Awaited<ReturnType<typeof runPrologs>> | undefined;
+  if (jc && !existing && jc.contains) {
+    await jc.begin();
+    await jc.firstRun(names);
+    allocPrologs = await runPrologs(inJobNamespace(stack, jc), job, names, scriptContext);
+    if (allocPrologs.every((p) => p.ok)) await jc.startExtern();
+    if (jc.externFailed.length) {
+      console.log('error', `Nodes ${compressHostlist(names)} are still not ready`);
+      console.log('error', 'Something is wrong with the boot of the nodes.');
+      result.jobScripts.push(...allocPrologs);
+      client.exit(1);
+      await done(1);
+      return endJob('FAILED', 1 << 8, 'launch failed requeued held');
+    }
+  }
+  client.allocated();
 
   // slurmctld refuses a step with more tasks per node than MaxTasksPerNode.
   if (ntasks > names.length * MAX_TASKS_PER_NODE) {
@@ -295,7 +317,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   await jc?.firstRun(names);
   // slurmd runs the job prolog on each node before the job's first step
   // there; where it fails, the launch fails and the node is drained.
-  const prologs = await runPrologs(inJobNamespace(stack, jc), job, names, scriptContext);
+  const prologs = allocPrologs ?? (await runPrologs(inJobNamespace(stack, jc), job, names, scriptContext));
   result.jobScripts.push(...prologs);
   if (signalled()) return endJob('CANCELLED', 0);
   const failedPrologs = prologs.filter((p) => !p.ok);

@@ -112,6 +112,8 @@ export class JobContainerJob {
   private readonly release2205: boolean;
   private baseline: Set<string> | undefined;
   private begun = false;
+  /** Nodes whose extern step failed to start (stepd_create or SPANK's init failed). */
+  readonly externFailed: number[] = [];
   private finished = false;
 
   constructor(
@@ -255,6 +257,11 @@ export class JobContainerJob {
     }
   }
 
+  /** PrologFlags=Contain. */
+  get contains(): boolean {
+    return containsJobs({ prologFlags: this.settings.prologFlags ?? [] } as never);
+  }
+
   /** PrologFlags=Contain: the extern step on every node of the job, once its prolog has run there. */
   async startExtern(): Promise<void> {
     if (this.phase !== 'start') return;
@@ -299,7 +306,10 @@ export class JobContainerJob {
           cwd: '/',
           onEvent: (e: HostEvent) => {
             events.push(e);
-            if (e.t === 'launch') launched();
+            if (e.t === 'launch') {
+              if (e.rc !== 0) this.externFailed.push(node.nodeId);
+              launched();
+            }
             if (e.t === 'adopted') adopted.shift()?.(e);
           },
         },

@@ -209,4 +209,25 @@ describe.each(releases())('job_container plugins: plugstack and the real Slurm %
       expect(order(ours), `PrologFlags=${contain ? 'Contain' : ''}`).toEqual(order(real));
     }
   });
+  it('a stepd_create that fails (PrologFlags=Contain): the same status and srun lines', async () => {
+    const failing = path.dirname(
+      compilePlugin('job_container_trace.c', {
+        defines: { SLURM_VERSION_NUMBER: NUMBER[release], TRACE_LOG: JSON.stringify(log), JC_FAIL: JSON.stringify('stepd_create') },
+        name: 'job_container_trace.so',
+      }),
+    );
+    const site = configure(['PrologFlags=Contain'], failing);
+    const { real, ours } = await both(site, ['-n', '1', '-O', 'sh', '-c', 'echo ran']);
+    const lines = (o: Observed) =>
+      o.stderr
+        .split('\n')
+        .filter((l) => l !== '' && !/^plugstack:|queued and waiting|has been allocated/.test(l))
+        .map((l) => l.replace(/\d{3,}/g, 'N'))
+        .sort();
+    // Each process's calls too: the extern step's stepd_create then stepd_delete, the prolog and epilog, no step.
+    expect(perProcess(ours.log)).toEqual(perProcess(real.log));
+    expect(ours.exitCode, `real: ${real.stderr}\nours: ${ours.stderr}`).toBe(real.exitCode);
+    expect(ours.stdout).toBe(real.stdout);
+    expect(lines(ours)).toEqual(lines(real));
+  });
 });

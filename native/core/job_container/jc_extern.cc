@@ -112,6 +112,8 @@ int runExternStep(Channel& channel, StepSpec& spec, JcStepd& jc, const StackSett
   StructHolder holder;
   void* record = mpiStructsFor(version).stepRecord(shape, node, holder);
   if (!jc.stepdCreate(record)) {
+    // job_manager fails; stepd_cleanup still calls stepd_delete.
+    jc.stepdDelete();
     emitEvent(Event(msg::kLaunch).add("rc", SLURM_ERROR));
     done(false, "job_container", SLURM_ERROR);
     return 0;
