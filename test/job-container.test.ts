@@ -628,3 +628,40 @@ describe('the job around its steps (slurmd/req.c, slurmstepd/mgr.c)', () => {
     expect(result.jobContainer!.calls.find((c) => c.hook === 'stepd_create')!.rc).not.toBe(0);
   });
 });
+
+describe.each(RELEASES)('Slurm %s: without root', (release) => {
+  const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => fs.existsSync(p));
+  // Run as nobody (root is needed only to become nobody).
+  it.skipIf(!asRoot || !setpriv)(
+    "the run makes a user namespace of its own (the caller's ids mapped to themselves) for its mount namespace: plugstack's tmpfs gives the job a private /tmp, tasks keep the caller's uid, the machine is untouched",
+    () => {
+      const dir = fs.mkdtempSync('/var/tmp/plugstack-jc-nobody-');
+      fs.chmodSync(dir, 0o777);
+      try {
+        const conf = writeFile(dir, 'plugstack.conf', '');
+        const slurmConf = writeFile(dir, 'slurm.conf', `JobContainerType=job_container/tmpfs\nPrologFlags=Contain\nPlugStackConfig=${conf}\n`);
+        writeFile(dir, 'job_container.conf', `AutoBasePath=true\nBasePath=${dir}/base/%n\n`);
+        for (const f of ['plugstack.conf', 'slurm.conf', 'job_container.conf']) fs.chmodSync(path.join(dir, f), 0o644);
+        const mounts = fs.readFileSync('/proc/self/mountinfo', 'utf8');
+        const r = spawnSync(
+          setpriv!,
+          ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, path.join(repoRoot, 'bin', 'plugstack.js'), 'run', '--json', '--slurm-version', release, '--slurm-conf', slurmConf, '-n', '2', 'sh', '-c', 'touch /tmp/t$SLURM_PROCID; sleep 0.3; echo $(id -u) $(ls /tmp | tr "\\n" " ")'],
+          { cwd: dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: dir, TMPDIR: dir } },
+        );
+        const out = JSON.parse(r.stdout) as { exitCode: number; stdout: string; stderr: string; jobContainer: { calls: { hook: string; process: string; rc?: number; mntNs: number }[] } };
+        expect(out.exitCode, out.stderr).toBe(0);
+        const nobody = spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim();
+        expect(out.stdout.split('\n').filter(Boolean)).toEqual([`${nobody} t0 t1`, `${nobody} t0 t1`]);
+        const joins = out.jobContainer.calls.filter((c) => c.process === 'task' && c.hook === 'join');
+        expect(joins.map((c) => c.rc)).toEqual([0, 0]);
+        expect(new Set(joins.map((c) => c.mntNs)).size).toBe(1);
+        expect(out.jobContainer.calls.find((c) => c.hook === 'stepd_delete')!.rc).toBe(0);
+        expect(fs.existsSync('/tmp/t0')).toBe(false);
+        expect(fs.readdirSync(`${dir}/base/node0`)).toEqual([]);
+        expect(fs.readFileSync('/proc/self/mountinfo', 'utf8')).toBe(mounts);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+});

@@ -213,21 +213,11 @@ export class JobContainerJob {
   async begin(): Promise<void> {
     if (this.begun) return;
     this.begun = true;
-    if (process.getuid!() === 0) {
-      this.ns = await startRunMountNamespace();
-      this.baseline = new Set(this.mounts());
-    } else
-      this.note(
-        [],
-        this.nodes.map((n) => ({
-          severity: 'warning' as const,
-          context: 'remote' as const,
-          code: 'JOB_CONTAINER_NOT_ISOLATED',
-          message:
-            'not root: the job_container plugins run without a mount namespace of the run (that needs CAP_SYS_ADMIN); a plugin that mounts or unshares fails with EPERM, as it would in an unprivileged slurmd',
-          node: n.nodeId,
-        })),
-      );
+    // The run's own mount namespace (without root, in a user namespace of
+    // the run's own: namespace.ts); where neither can be made, the run is
+    // refused with what it needs.
+    this.ns = await startRunMountNamespace();
+    this.baseline = new Set(this.mounts());
     if (this.job.dir && this.ns) fs.writeFileSync(path.join(this.job.dir, STATE_FILE), JSON.stringify({ mountNs: this.ns.path }));
     // slurmd's restore, once when it starts: the first job of the stack on a node.
     const starting = this.nodes.filter((n) => !this.slurmdStarted.has(n.name));

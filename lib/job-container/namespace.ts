@@ -3,7 +3,12 @@
  * (native/core/lifecycle/mount_namespace.h): a holder process of its own
  * (plugstack-host --mount-namespace) whose namespace every host of the run
  * enters before any plugin code, so that nothing a plugin mounts outlives
- * the run or is seen by the machine. Needs root (CAP_SYS_ADMIN).
+ * the run or is seen by the machine. As root the holder unshares the mount
+ * namespace; without root it first makes a user namespace of the run's own
+ * that maps the caller's uid and gid to themselves, which gives the run's
+ * processes the capabilities the namespace work needs while their ids, and
+ * the tasks', stay the caller's. Hosts enter the user namespace, then the
+ * mount namespace (lifecycle/mount_namespace.cc).
  */
 import { spawn } from 'node:child_process';
 import { PlugstackError } from '../errors.js';
@@ -44,7 +49,13 @@ export function startRunMountNamespace(): Promise<RunMountNamespace> {
     child.once('error', (e) => reject(new PlugstackError('HOST_FAILED', `the run's mount namespace: ${e.message}`)));
     child.once('close', (code) => {
       if (!/^ready /.test(out))
-        reject(new PlugstackError('PERMISSION_DENIED', `job_container plugins run in a mount namespace of the run's own, which needs root (CAP_SYS_ADMIN): ${err.trim() || `status ${code}`}`));
+        reject(
+          new PlugstackError(
+            'PERMISSION_DENIED',
+            `job_container plugins run in a mount namespace of the run's own, which needs root (CAP_SYS_ADMIN) or, without root, a user namespace of the run's own ` +
+              `(unprivileged user namespaces: sysctl user.max_user_namespaces > 0, kernel.unprivileged_userns_clone=1 where it exists, and no AppArmor restriction on them): ${err.trim() || `status ${code}`}`,
+          ),
+        );
     });
   });
 }
