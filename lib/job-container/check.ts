@@ -5,9 +5,7 @@
  * only that and unloads them again (restore is not called: it may create
  * and remove directories).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { pluginFileSite, type PluginSite } from '../check/plugin-site.js';
 import type { JobContainerCheck } from '../check/types.js';
 import type { SlurmConf } from '../config/slurm-conf.js';
 import { runHost } from '../host/host-process.js';
@@ -45,17 +43,6 @@ export async function checkJobContainer(
  * PluginDir and JobContainerType=job_container/NAME, beside an empty
  * plugstack.conf. null for a file that is not named as one.
  */
-export function jobContainerPluginSite(file: string): { slurmConf: string; conf: string; link: string; dispose(): void } | null {
-  const m = /^job_container_(.+)\.so$/.exec(path.basename(file));
-  if (!m) return null;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plugstack-check-jc-'));
-  const plugins = path.join(dir, 'plugins');
-  fs.mkdirSync(plugins);
-  const link = path.join(plugins, path.basename(file));
-  fs.symlinkSync(path.resolve(file), link);
-  const conf = path.join(dir, 'plugstack.conf');
-  fs.writeFileSync(conf, '');
-  const slurmConf = path.join(dir, 'slurm.conf');
-  fs.writeFileSync(slurmConf, `PluginDir=${plugins}\nJobContainerType=job_container/${m[1]}\nPrologFlags=Contain\nPlugStackConfig=${conf}\n`);
-  return { slurmConf, conf, link, dispose: () => fs.rmSync(dir, { recursive: true, force: true }) };
+export function jobContainerPluginSite(file: string): PluginSite | null {
+  return pluginFileSite(file, 'job_container', (name) => [`JobContainerType=job_container/${name}`, 'PrologFlags=Contain']);
 }

@@ -5,8 +5,7 @@
  * MpiDefault's type is among those that load.
  */
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { pluginFileSite, type PluginSite } from '../check/plugin-site.js';
 import type { MpiCheck } from '../check/types.js';
 import type { SlurmConf } from '../config/slurm-conf.js';
 import { runHost } from '../host/host-process.js';
@@ -67,17 +66,6 @@ export async function checkMpi(
  * MpiDefault=NAME (slurmd loads it, srun would run it), beside an empty
  * plugstack.conf. null for a file that is not named as an mpi plugin.
  */
-export function mpiPluginSite(file: string): { slurmConf: string; conf: string; link: string; dispose(): void } | null {
-  const m = /^mpi_(.+)\.so$/.exec(path.basename(file));
-  if (!m) return null;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plugstack-check-mpi-'));
-  const plugins = path.join(dir, 'plugins');
-  fs.mkdirSync(plugins);
-  const link = path.join(plugins, path.basename(file));
-  fs.symlinkSync(path.resolve(file), link);
-  const conf = path.join(dir, 'plugstack.conf');
-  fs.writeFileSync(conf, '');
-  const slurmConf = path.join(dir, 'slurm.conf');
-  fs.writeFileSync(slurmConf, `PluginDir=${plugins}\nMpiDefault=${m[1]}\nPlugStackConfig=${conf}\n`);
-  return { slurmConf, conf, link, dispose: () => fs.rmSync(dir, { recursive: true, force: true }) };
+export function mpiPluginSite(file: string): PluginSite | null {
+  return pluginFileSite(file, 'mpi', (name) => [`MpiDefault=${name}`]);
 }
