@@ -3,7 +3,14 @@
  * user. Job ids must be unique on the machine (an srun inside a batch
  * script, run by another process, finds its job by id), so the directory
  * has a fixed place per user: $XDG_RUNTIME_DIR/plugstack when the session
- * has one (private by construction), else $TMPDIR/plugstack-<uid>.
+ * has one (private by construction); else, when TMPDIR names no other
+ * directory than /tmp, /dev/shm/plugstack-<uid> if /dev/shm is a tmpfs
+ * mounted without noexec (every command makes and removes a job directory
+ * and a few files: on a disk's file system each of those waits for its
+ * journal, a few ms per command, and a job's `srun` is run from there);
+ * else $TMPDIR/plugstack-<uid>. The choice depends on nothing that differs
+ * between a command and the sruns inside its jobs (slurmstepd gives a batch
+ * script TMPDIR=/tmp when it has none, which chooses as an unset TMPDIR).
  *
  * A fixed name in a shared /tmp can be taken by someone else first, so it
  * is checked before every use, without following links: a real directory,
@@ -21,6 +28,25 @@ import { PlugstackError } from '../errors.js';
 /** Owner-only: no one else may read the jobs, let alone write into them. */
 const PRIVATE_MODE = 0o700;
 
+/** /dev/shm when it is a tmpfs a job's srun can be run from (read once per process). */
+let shmUsable: boolean | undefined;
+function shm(): boolean {
+  if (shmUsable === undefined) {
+    try {
+      const mount = fs
+        .readFileSync('/proc/self/mounts', 'utf8')
+        .split('\n')
+        .map((line) => line.split(' '))
+        .filter((f) => f[1] === '/dev/shm')
+        .pop();
+      shmUsable = mount !== undefined && mount[2] === 'tmpfs' && !mount[3]!.split(',').includes('noexec');
+    } catch {
+      shmUsable = false;
+    }
+  }
+  return shmUsable;
+}
+
 function candidate(): string {
   const uid = process.getuid?.() ?? 0;
   const runtime = process.env.XDG_RUNTIME_DIR;
@@ -32,7 +58,9 @@ function candidate(): string {
       // no usable runtime directory: fall back to the temporary one
     }
   }
-  return path.join(os.tmpdir(), `plugstack-${uid}`);
+  const tmp = os.tmpdir();
+  if (tmp === '/tmp' && shm()) return `/dev/shm/plugstack-${uid}`;
+  return path.join(tmp, `plugstack-${uid}`);
 }
 
 /** Fails unless dir is a real directory of ours that only we can use. */
