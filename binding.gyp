@@ -127,6 +127,7 @@
         "native/core/lifecycle/zygote.cc",
         "native/core/plugins/load_failure.cc",
         "native/core/plugins/builtin_dir.cc",
+        "native/core/plugins/typed_plugin.cc",
         "native/core/plugins/plugin_context.cc",
         "native/core/plugins/plugin_file.cc",
         "native/core/lifecycle/process_tree.cc",

@@ -15,6 +15,7 @@
 #include "common/visibility.h"
 #include "plugins/builtin_dir.h"
 #include "plugins/load_failure.h"
+#include "plugins/typed_plugin.h"
 #include "protocol/messages.h"
 #include "rules/slurm_errors.h"
 
@@ -123,14 +124,7 @@ JcPlugin::Outcome JcPlugin::load(const JcLoadRequest& request) {
   type_ = request.type;
   release_ = &jcRelease(request.version);
   const std::string type = "job_container/" + request.type;
-  emitEvent({{"t", msg::kLine},
-             {"ref", ref_},
-             {"file", request.file},
-             {"line", request.line},
-             {"required", true},
-             {"configPath", type},
-             {"args", json::Array{}},
-             {"kind", "job_container"}});
+  emitTypedPluginLine(ref_, request.file, request.line, type, "job_container");
   std::vector<const char*> hooks;
   for (size_t i = 0; i < release_->count; i++) hooks.push_back(release_->symbols[i].symbol);
   std::vector<std::string> dirs = request.pluginDirs;
@@ -184,14 +178,7 @@ JcPlugin::Outcome JcPlugin::load(const JcLoadRequest& request) {
     }
     return refuse(request, f.code, message, path, false);
   }
-  emitEvent({{"t", msg::kPlugin},
-             {"ref", ref_},
-             {"path", context_.file.path},
-             {"loaded", true},
-             {"kept", true},
-             {"name", context_.file.name ? json::Value(context_.file.name) : json::Value()},
-             {"type", context_.file.type ? json::Value(context_.file.type) : json::Value()},
-             {"version", context_.file.version}});
+  emitTypedPluginLoaded(ref_, context_.file);
   return Outcome::Loaded;
 }
 

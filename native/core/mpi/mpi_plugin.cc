@@ -11,6 +11,7 @@
 #include "config/sp_table.h"
 #include "plugins/builtin_dir.h"
 #include "plugins/load_failure.h"
+#include "plugins/typed_plugin.h"
 #include "protocol/messages.h"
 #include "rules/slurm_errors.h"
 
@@ -93,14 +94,7 @@ MpiPlugin::Outcome MpiPlugin::load(const MpiLoadRequest& request) {
   ref_ = request.ref;
   type_ = request.type;
   const std::string type = "mpi/" + request.type;
-  emitEvent({{"t", msg::kLine},
-             {"ref", ref_},
-             {"file", request.file},
-             {"line", request.line},
-             {"required", true},
-             {"configPath", type},
-             {"args", json::Array{}},
-             {"kind", "mpi"}});
+  emitTypedPluginLine(ref_, request.file, request.line, type, "mpi");
   if (mpiNotProvided(request.type.c_str()))
     return fail(request, "MPI_NOT_PROVIDED",
                 type + " is not provided: Slurm's " + type +
@@ -147,14 +141,7 @@ MpiPlugin::Outcome MpiPlugin::load(const MpiLoadRequest& request) {
     return fail(request, f.code, message, context_.file.path.empty() ? type : context_.file.path);
   }
   pluginId_ = *static_cast<const uint32_t*>(context_.hooks[0]);
-  emitEvent({{"t", msg::kPlugin},
-             {"ref", ref_},
-             {"path", context_.file.path},
-             {"loaded", true},
-             {"kept", true},
-             {"name", context_.file.name ? json::Value(context_.file.name) : json::Value()},
-             {"type", context_.file.type ? json::Value(context_.file.type) : json::Value()},
-             {"version", context_.file.version}});
+  emitTypedPluginLoaded(ref_, context_.file);
   emitEvent({{"t", msg::kMpi}, {"ref", ref_}, {"hook", "load"}, {"type", request.type}, {"pluginId", pluginId_}});
   return Outcome::Loaded;
 }
