@@ -220,6 +220,15 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     // The host never writes here; reading lets its end of the stream close.
     commands.on('data', () => {});
     commands.on('error', () => {});
+    // A host forked by a zygote that said hello runs the executable whose
+    // protocol Node has checked: its request goes now, and the host finds
+    // it waiting once it has said its own hello (one round trip less per
+    // host). Any other host gets it only after its hello (below).
+    let requestSent = false;
+    if (child.checkedExecutable) {
+      commands.write(encodeFrame(request));
+      requestSent = true;
+    }
     if (options.stdin !== undefined && child.stdin) {
       // A host that stops reading early must not fail the run.
       child.stdin.on('error', () => {});
@@ -319,10 +328,11 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
             const bad = helloError(role, event);
             if (bad) return protocolFault(bad);
             greeted = true;
-            // The request goes out once the host has said hello: a write to
-            // a host that died before reading fails (EPIPE), and a failed
+            // Otherwise the request goes out once the host has said hello:
+            // a host of another build may speak another protocol, a write
+            // to a host that died before reading fails (EPIPE), and a failed
             // write destroys the socket with whatever it had not read yet.
-            commands.write(encodeFrame(request));
+            if (!requestSent) commands.write(encodeFrame(request));
           }
           events.push(event);
           record.add(event);

@@ -45,6 +45,12 @@ export interface HostChild {
   readonly stderr: Readable | null;
   /** 0-2 as above, 3 the events, 4 the commands. */
   readonly stdio: readonly (Readable | Writable | null | undefined)[];
+  /**
+   * Forked by a zygote that has said hello: the same executable, whose
+   * protocol version Node has checked, so its request may be written at
+   * once, before the host's own hello (it is read once the host is ready).
+   */
+  readonly checkedExecutable?: boolean;
   on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): this;
   on(event: 'exit' | 'close', listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
   /** The process runs (its pid is known from then on). */
@@ -92,6 +98,7 @@ class ZygoteChild extends EventEmitter implements HostChild {
   readonly stdout: net.Socket;
   readonly stderr: net.Socket;
   readonly stdio: readonly (net.Socket | null)[];
+  checkedExecutable = false;
   private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private open: number;
 
@@ -347,6 +354,7 @@ class Zygote {
     });
     if (!this.ready) this.queued.push({ id, child, request: encodeFrame(request), theirs, spawnArgs: [role, args, options] });
     else {
+      child.checkedExecutable = true;
       this.starting.set(id, child);
       try {
         this.send(encodeFrame(request), theirs);
