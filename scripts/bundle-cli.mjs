@@ -4,10 +4,15 @@
 // compile cache, and resolving, reading and compiling ~90 modules is most of
 // what `plugstack` costs before it does anything; one script costs a
 // fraction of that, and as CommonJS it can be compiled with a V8 code cache
-// (bin/bundle-loader.js). bin/plugstack.js uses the bundle only when it is
+// (bin/bundle-loader.cjs). bin/plugstack.js uses the bundle only when it is
 // newer than dist/cli/main.js (a tsc run without this script leaves it
 // stale, and then the modules are used). Without rolldown (a development
 // dependency) nothing is bundled and the modules are used.
+//
+// The state directory's code (dist/cluster/state-dir.js, where the code
+// cache is kept) is bundled too, as dist/cluster/state-dir.cjs, for the
+// loader to require before it compiles the bundle; it is written first, so
+// a bundle newer than main.js always has it beside it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const input = path.join(root, 'dist', 'cli', 'main.js');
 const output = path.join(root, 'dist', 'cli', 'main.bundle.cjs');
+const stateDirOutput = path.join(root, 'dist', 'cluster', 'state-dir.cjs');
 // An ES module bundle of an earlier build.
 fs.rmSync(path.join(root, 'dist', 'cli', 'main.bundle.js'), { force: true });
 
@@ -23,9 +29,13 @@ try {
   ({ rolldown } = await import('rolldown'));
 } catch {
   fs.rmSync(output, { force: true });
+  fs.rmSync(stateDirOutput, { force: true });
   console.error('bundle-cli: rolldown is not installed; the command line runs from the modules in dist/');
   process.exit(0);
 }
+const stateDir = await rolldown({ input: path.join(root, 'dist', 'cluster', 'state-dir.js'), platform: 'node', external: [/^node:/], logLevel: 'warn' });
+await stateDir.write({ file: stateDirOutput, format: 'cjs', codeSplitting: false, sourcemap: false });
+await stateDir.close();
 const bundle = await rolldown({
   input,
   platform: 'node',
