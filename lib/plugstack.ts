@@ -29,6 +29,7 @@ import type { StepOptions, StepResult } from './step/types.js';
 import { checkCliFilter } from './cli-filter/check.js';
 import { validCliFilterOptions, type CliFilterOptions } from './cli-filter/settings.js';
 import { native } from './native/binding.js';
+import { taskScripts } from './step/task-scripts.js';
 import { ALL_CONTEXTS, CLIENT_COMMANDS, SPANK_CONTEXTS, type ClientCommand, type SpankContext } from './spank.js';
 
 export { DEFAULT_PLUGIN_DIR };
@@ -221,6 +222,7 @@ export class Plugstack {
         hostEnv: this.env,
         ...(jobContainerSettings(this.slurmConf) ? { jobContainer: jobContainerSettings(this.slurmConf)! } : {}),
         ...(mpiConfPath(this.slurmConf?.path) ? { mpiConf: mpiConfPath(this.slurmConf?.path)! } : {}),
+        ...(taskScripts(this.slurmConf) ? { taskScripts: taskScripts(this.slurmConf)! } : {}),
       },
       options,
     );

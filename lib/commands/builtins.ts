@@ -25,6 +25,9 @@ export interface Builtins {
   partition?: string;
   /** sbatch --wrap. */
   wrap: boolean;
+  /** srun's --task-prolog and --task-epilog. */
+  taskProlog?: string;
+  taskEpilog?: string;
   /** --mem=0 or --mem-per-cpu=0: no memory limit asked for, which leaves an srun step's distribution unknown. */
   memZero: boolean;
 }
@@ -73,5 +76,7 @@ export function readBuiltins(settings: BuiltinOptionSetting[]): Builtins {
   set('output', value('output'));
   set('partition', value('partition'));
   set('error', value('error'));
+  set('taskProlog', value('task-prolog'));
+  set('taskEpilog', value('task-epilog'));
   return b;
 }

@@ -27,6 +27,7 @@ import type { CommandSignal } from '../cluster/control.js';
 import type { CommandStack } from './srun.js';
 import { jobContainerSettings } from '../job-container/settings.js';
 import { commandJobContainer, inJobNamespace } from '../job-container/command-job.js';
+import { taskScripts } from '../step/task-scripts.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
 
 
@@ -186,6 +187,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
       clusterName: job.clusterName,
       ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}),
       ...(jc ? { jobContainer: jobContainerSettings(stack.slurmConf)!, jobContainerJob: jc } : {}),
+      ...(taskScripts(stack.slurmConf) ? { taskScripts: taskScripts(stack.slurmConf)! } : {}),
     },
     {
       argv: [script, ...scriptArgs],

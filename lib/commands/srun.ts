@@ -37,6 +37,7 @@ import { serializeResult } from './serialize.js';
 import { openInputFile, srunInput, type TaskInputPlan } from '../step/task-input.js';
 import { jobContainerSettings } from '../job-container/settings.js';
 import { commandJobContainer, inJobNamespace } from '../job-container/command-job.js';
+import { taskScripts } from '../step/task-scripts.js';
 import type { CommandResult, JobRecord, WordCommandOptions } from './types.js';
 
 /** Slurm's texts for the launch errors a node's slurmstepd can answer here. */
@@ -418,6 +419,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}),
         // slurmd reads mpi.conf beside its slurm.conf.
         ...(mpiConfPath(stack.slurmConf?.path) ? { mpiConf: mpiConfPath(stack.slurmConf?.path)! } : {}),
+        // slurm.conf's TaskProlog/TaskEpilog.
+        ...(taskScripts(stack.slurmConf) ? { taskScripts: taskScripts(stack.slurmConf)! } : {}),
       },
       {
         argv: ready.positional,
@@ -433,6 +436,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         spankOptions: ready.options.map((o) => ({ plugin: o.plugin, name: o.name, value: o.value })),
         timeoutMs: run.timeoutMs,
         ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}),
+        ...(b.taskProlog !== undefined ? { taskProlog: b.taskProlog } : {}),
+        ...(b.taskEpilog !== undefined ? { taskEpilog: b.taskEpilog } : {}),
         // Inside a job, the step keeps the job's name (SLURM_JOB_NAME of its environment).
         ...(b.jobName !== undefined ? { jobName: b.jobName } : existing && env.SLURM_JOB_NAME !== undefined ? { jobName: env.SLURM_JOB_NAME } : {}),
         ...(mpiType !== undefined ? { mpi: mpiType } : {}),

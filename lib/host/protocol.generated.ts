@@ -95,7 +95,7 @@ export interface InspectRequest extends StackRequest {
 }
 
 export interface StepdRequest extends StackRequest {
-  step: { jobId: number; stepId: number; nnodes?: number; nodeId?: number; nodeName?: string; ntasks: number; tasks: readonly { gtid: number }[]; cpus?: number; cpusPerTask?: number; uid: number; gid: number; user?: string; gids?: readonly number[]; argv: readonly string[]; env?: readonly string[]; cwd?: string; options?: readonly { plugin: string; name: string; value: string | null }[]; srunCommPort?: number; launchNodeAddress?: string; workingCluster?: string; arrayJobId?: number; arrayTaskId?: number; jobMem?: number; stepMem?: number; jobAllocCores?: string; stepAllocCores?: string; oomKillStep?: boolean; stdin?: readonly (string | null)[]; job?: JobInfo; jobContainer?: JobContainerSettings; mpi?: { type: string | null; nodeList: string; layout: readonly (readonly number[])[]; taskDist?: number; pmiTrace?: boolean; conf?: string; slurmdFailed?: boolean } };
+  step: { jobId: number; stepId: number; nnodes?: number; nodeId?: number; nodeName?: string; ntasks: number; tasks: readonly { gtid: number }[]; cpus?: number; cpusPerTask?: number; uid: number; gid: number; user?: string; gids?: readonly number[]; argv: readonly string[]; env?: readonly string[]; cwd?: string; options?: readonly { plugin: string; name: string; value: string | null }[]; srunCommPort?: number; launchNodeAddress?: string; workingCluster?: string; arrayJobId?: number; arrayTaskId?: number; jobMem?: number; stepMem?: number; jobAllocCores?: string; stepAllocCores?: string; oomKillStep?: boolean; stdin?: readonly (string | null)[]; taskProlog?: string; taskEpilog?: string; userTaskProlog?: string; userTaskEpilog?: string; job?: JobInfo; jobContainer?: JobContainerSettings; mpi?: { type: string | null; nodeList: string; layout: readonly (readonly number[])[]; taskDist?: number; pmiTrace?: boolean; conf?: string; slurmdFailed?: boolean } };
 }
 
 export interface ClientRequest extends StackRequest {
@@ -937,6 +937,10 @@ export const CATALOGUE = {
               "nullable": "string"
             }
           },
+          "taskProlog?": "string",
+          "taskEpilog?": "string",
+          "userTaskProlog?": "string",
+          "userTaskEpilog?": "string",
           "job?": "jobInfo",
           "jobContainer?": "jobContainerSettings",
           "mpi?": {

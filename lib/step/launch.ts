@@ -23,6 +23,7 @@ import type { JobContainerSettings } from '../job-container/settings.js';
 import { JobContainerJob } from '../job-container/job.js';
 import { nodeIsFed, nodeStdin, type TaskInputPlan } from './task-input.js';
 import { fanOut } from './stdin-fanout.js';
+import { taskScriptFields, type TaskScripts } from './task-scripts.js';
 
 export interface StackRef {
   conf: string;
@@ -45,6 +46,8 @@ export interface StackRef {
   jobContainerJob?: JobContainerJob;
   /** The mpi.conf beside slurm.conf (mpi/conf.ts's mpiConfPath), which slurmd reads for the mpi plugins. */
   mpiConf?: string;
+  /** slurm.conf's TaskProlog and TaskEpilog (task-scripts.ts). */
+  taskScripts?: TaskScripts;
 }
 
 
@@ -275,6 +278,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
               ...(options.jobMem !== undefined ? { jobMem: options.jobMem } : {}),
               ...(options.stepMem !== undefined ? { stepMem: options.stepMem } : {}),
               ...(input ? { stdin: nodeStdin(input, node, { user, cwd }) } : {}),
+              ...taskScriptFields(stack.taskScripts, options),
               job,
               ...(mpi ? { mpi } : {}),
               ...(stepdSettings ? { jobContainer: stepdSettings.get(node.nodeId)! } : {}),

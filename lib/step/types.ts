@@ -41,6 +41,9 @@ export interface StepOptions {
   /** CPUs on each node (S_JOB_NCPUS, SLURM_CPUS_ON_NODE); default: the node's task count. */
   cpusPerNode?: number;
   cpusPerTask?: number;
+  /** srun's --task-prolog and --task-epilog: run in each task before exec and by slurmstepd after each task (absolute paths). */
+  taskProlog?: string;
+  taskEpilog?: string;
   /** SLURM_JOB_NAME of the launch environment. Default: the program's name. */
   jobName?: string;
   /** Plugin options the launcher resolved, forwarded as srun does (option list and env). */

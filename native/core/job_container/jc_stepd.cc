@@ -183,6 +183,17 @@ int JcStepd::taskJoin(size_t local) {
   return list_.call(JcHook::Join, call);
 }
 
+int JcStepd::scriptJoin(size_t local) {
+  if (!active()) return 0;
+  JcCall call;
+  call.process = JcProcess::Script;
+  call.jobId = jobId_;
+  call.stepId = stepId_;
+  call.uid = uid_;
+  call.task = static_cast<int>(local);
+  return list_.call(JcHook::Join, call);
+}
+
 void JcStepd::addCont() {
   if (!active() || !list_.has(JcHook::AddCont)) return;
   JcCall call;

@@ -39,6 +39,9 @@ class JcStepd {
   bool start();
   // In task local's process, as root, before task_init_privileged; its rc.
   int taskJoin(size_t local);
+  // In the child that runs a task epilog for task local (both releases'
+  // _run_script_as_user), before it becomes the user; its rc.
+  int scriptJoin(size_t local);
   // 22.05: container_g_add_cont after task_post_fork (an error only logged).
   void addCont();
   // The extern step: stepd_create first (false: the step fails), and

@@ -77,6 +77,26 @@ constexpr Step kStep[kCount] = {
 
 inline const Step& step(const SlurmVersion& v) { return kStep[releaseIndex(v)]; }
 
+// The task prolog and epilog (slurm.conf TaskProlog/TaskEpilog, srun --task-prolog/--task-epilog):
+// run_command's checks before the prolog runs (src/common/run_command.c) and _run_script_as_user's
+// before an epilog does (src/slurmd/slurmstepd/mgr.c).
+struct TaskScripts {
+  // What run_command says of a prolog path not starting with '/' (between the script's class and
+  // the path).
+  const char* notQualifiedText;
+  // slurmstepd checks that the user may read and execute an epilog before forking ('Could not run
+  // ... access denied', status -1, no container join) (22.05); 24.11 forks, joins and lets execve
+  // fail (status 127).
+  bool epilogAccessCheck;
+};
+
+constexpr TaskScripts kTaskScripts[kCount] = {
+    {"is not a fully qualified pathname", false},  // 24.11
+    {"is not fully qualified pathname", true},  // 22.05
+};
+
+inline const TaskScripts& taskScripts(const SlurmVersion& v) { return kTaskScripts[releaseIndex(v)]; }
+
 // The variables slurmstepd's setup_env and exec_task write into a task's environment
 // (src/common/env.c, src/slurmd/slurmstepd/task.c).
 struct TaskEnv {

@@ -25,6 +25,7 @@
 #include "mpi/mpi_stepd.h"
 #include "step/remote_options.h"
 #include "step/task_env.h"
+#include "step/task_scripts.h"
 #include "protocol/messages.h"
 
 namespace plugstack {
@@ -268,6 +269,7 @@ void StepLifecycle::onTaskExit(TaskProcess& t, int status) {
                 .add("at", monotonicMicros()));
   // The parent rebuilds the step env for this task before its task_exit.
   applyEpilogTaskEnv(step.env, spec_, task, stack_.version());
+  runTaskEpilogs(spec_, t.index, step.env, privileges_, stack_.version());
   if (stack_.isFailure(spankTaskCall(Phase::TaskExit, "task_exit", task)))
     slurmLog(LogLevel::Error, "Unable to spank task " + std::to_string(task.id) + " at exit");
   if (task.estatus && !outcome_.stepRc) outcome_.stepRc = task.estatus;

@@ -93,6 +93,10 @@ bool readStepSpec(const json::Value& step, StepSpec* out, std::string* error) {
   if (step["srunCommPort"].isNumber()) out->srunCommPort = r.u32("srunCommPort");
   out->launchNodeAddress = r.optString("launchNodeAddress");
   out->workingCluster = r.optString("workingCluster");
+  out->taskProlog = r.optString("taskProlog").value_or("");
+  out->taskEpilog = r.optString("taskEpilog").value_or("");
+  out->userTaskProlog = r.optString("userTaskProlog").value_or("");
+  out->userTaskEpilog = r.optString("userTaskEpilog").value_or("");
   const json::Value& job = step["job"];
   if (job["start_time"].isNumber()) out->jobStartTime = static_cast<long long>(job["start_time"].asNumber());
   if (job["end_time"].isNumber()) out->jobEndTime = static_cast<long long>(job["end_time"].asNumber());

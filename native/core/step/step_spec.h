@@ -40,6 +40,9 @@ struct StepSpec {
   // every task; else per task nullopt for a pipe fed with srun's input, or
   // the file it reads.
   std::optional<std::vector<std::optional<std::string>>> stdinSpec;
+  // slurm.conf's TaskProlog/TaskEpilog and srun's --task-prolog/
+  // --task-epilog (step/task_scripts.h); empty for none.
+  std::string taskProlog, taskEpilog, userTaskProlog, userTaskEpilog;
 
   JobIdentity identity() const { return {record.uid, record.gid, record.gids}; }
   bool batch() const { return record.stepId == kBatchScriptStep; }

@@ -18,6 +18,7 @@
 #include "mpi/mpi_stepd.h"
 #include "rules/releases.h"
 #include "step/task_env.h"
+#include "step/task_scripts.h"
 #include "step/task_stdin.h"
 #include "protocol/messages.h"
 #include "rules/slurm_errors.h"
@@ -114,6 +115,9 @@ bool waitForRelease(int fd) {
     slurmLog(LogLevel::Error, "Failed to invoke spank plugin stack");
     childExit(1);
   }
+  // The task prologs, after task_init (their output may change the
+  // environment) and before TMPDIR is made.
+  if (int status = runTaskPrologs(spec, step.env, stack.version())) childExit(status);
   if (index == 0) makeTmpdir(step.env);
 
   if (task.argv.empty() || task.argv[0] == nullptr) {

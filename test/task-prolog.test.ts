@@ -1,0 +1,172 @@
+/**
+ * slurm.conf's TaskProlog and TaskEpilog (and srun's --task-prolog and
+ * --task-epilog), as slurmstepd runs them (task.c exec_task and
+ * _run_script_and_set_env, mgr.c _wait_for_any_task and
+ * _run_script_as_user): the prolog in each task after task_init, as the
+ * user, its output's export/unset/print lines changing the task; the
+ * epilog in slurmstepd after each task, before task_exit, in the job's
+ * container; failures with Slurm's effects and messages, per release.
+ */
+import { chmodSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Plugstack } from '../lib/plugstack.js';
+import { compilePlugin, readLog, tempDir, writeFile } from './helpers/plugins.js';
+
+const RELEASES = ['24.11', '22.05'] as const;
+const JC_NUMBER: Record<string, number> = { '24.11': 0x180b05, '22.05': 0x160508 };
+
+function script(dir: string, name: string, body: string): string {
+  const file = writeFile(dir, name, `#!/bin/sh\n${body}\n`);
+  chmodSync(file, 0o755);
+  return file;
+}
+
+const spankTrace = (release: string) =>
+  compilePlugin('trace.c', release === '22.05' ? { defines: { PLUGIN_VERSION: 0x160508 } } : {});
+
+/** A stack whose slurm.conf has the given lines and the SPANK trace logging into log. */
+async function site(release: string, lines: (dir: string, log: string) => string[], jc = false) {
+  const dir = tempDir('plugstack-taskprolog-');
+  const log = path.join(dir, 'trace.log');
+  const conf = writeFile(dir, 'plugstack.conf', `required ${spankTrace(release)} log=${log}\n`);
+  const jcLines = jc
+    ? [
+        `PluginDir=${path.dirname(compilePlugin('job_container_trace.c', { defines: { SLURM_VERSION_NUMBER: JC_NUMBER[release]! }, name: `job_container_trace_${release.replace('.', '')}` }))}`,
+        'JobContainerType=job_container/trace',
+      ]
+    : [];
+  const slurmConf = writeFile(dir, 'slurm.conf', [`PlugStackConfig=${conf}`, ...jcLines, ...lines(dir, log), ''].join('\n'));
+  const env = { PATH: '/usr/bin:/bin', HOME: dir, JC_TRACE_LOG: log };
+  const stack = await Plugstack.load(conf, { slurmConf, slurmVersion: release, env: { ...process.env, ...env } });
+  const srun = (args: string[]) => stack.srun({ args, cwd: dir, env });
+  return { dir, log, srun };
+}
+
+const sorted = (s: string) => s.split('\n').filter(Boolean).sort();
+const logOf = (file: string) => readLog(file).map((l) => /^(\S+)/.exec(l)![1]!);
+
+describe.each(RELEASES)('%s: TaskProlog', (release) => {
+  it("runs in each task after task_init as the user; its export, unset and print lines change the task's environment and output", async () => {
+    const { srun, log } = await site(release, (dir, log) => [
+      `TaskProlog=${script(
+        dir,
+        'prolog.sh',
+        [
+          `echo "task_prolog pid=$PPID uid=$(id -u) ctx=$SLURM_SCRIPT_CONTEXT procid=$SLURM_PROCID cwd=$(pwd)" >> ${log}`,
+          'echo "export  FROM_PROLOG = task $SLURM_PROCID"',
+          'echo "unset GONE "',
+          'echo "print   hello from $SLURM_PROCID"',
+          'echo "something else"',
+          'echo "to stderr, ignored" >&2',
+        ].join('\n'),
+      )}`,
+    ]);
+    // The value starts right after '=' (its leading space kept); the name loses the spaces around it.
+    const r = await srun(['-n', '2', '-l', 'sh', '-c', 'echo "FROM_PROLOG=[$FROM_PROLOG] GONE=${GONE-unset} ctx=$SLURM_SCRIPT_CONTEXT"']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(sorted(r.stdout)).toEqual(
+      sorted('0: hello from 0\n1: hello from 1\n0: FROM_PROLOG=[ task 0] GONE=unset ctx=prolog_task\n1: FROM_PROLOG=[ task 1] GONE=unset ctx=prolog_task\n'),
+    );
+    const lines = readLog(log).filter((l) => l.startsWith('task_prolog'));
+    expect(lines).toHaveLength(2);
+    for (const l of lines) expect(l).toContain(`uid=${process.getuid!()} ctx=prolog_task`);
+    // After task_init of its own task (the prolog's parent is the task).
+    const names = logOf(log);
+    const pids = readLog(log).map((l) => / pid=(\d+)/.exec(l)?.[1]);
+    for (let i = 0; i < names.length; i++)
+      if (names[i] === 'task_prolog') {
+        const init = names.findIndex((n, j) => n === 'task_init' && pids[j] === pids[i]);
+        expect(init, readLog(log).join('\n')).toBeGreaterThanOrEqual(0);
+        expect(init).toBeLessThan(i);
+      }
+  });
+
+  it('a failing prolog ends its task with its status; a missing or relative one with 1, saying why', async () => {
+    const { srun } = await site(release, (dir) => [`TaskProlog=${script(dir, 'fail.sh', 'echo "print before" ; exit 3')}`]);
+    const r = await srun(['-n', '1', 'echo', 'never']);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toBe('before\n');
+    expect(r.stderr).toContain('TaskProlog failed status=3');
+
+    const missing = await site(release, (dir) => [`TaskProlog=${dir}/nope.sh`]);
+    const m = await missing.srun(['-n', '1', 'echo', 'never']);
+    expect(m.exitCode).toBe(1);
+    expect(m.stdout).toBe('');
+    expect(m.stderr).toMatch(/run_command: slurm task_prolog can not be executed \(\S+nope\.sh\) No such file or directory/);
+    expect(m.stderr).toContain('slurm task_prolog did not exit normally. reason: Run command failed - configuration error');
+    expect(m.stderr).toContain('TaskProlog failed status=1');
+
+    const relative = await site(release, () => ['TaskProlog=prolog.sh']);
+    const rel = await relative.srun(['-n', '1', 'echo', 'never']);
+    expect(rel.exitCode).toBe(1);
+    expect(rel.stderr).toContain(
+      `run_command: slurm task_prolog ${release === '22.05' ? 'is not fully qualified pathname' : 'is not a fully qualified pathname'} (prolog.sh)`,
+    );
+  });
+
+  it("srun's --task-prolog runs after slurm.conf's; --task-epilog before slurm.conf's TaskEpilog", async () => {
+    const { srun, log, dir } = await site(release, (dir, log) => [
+      `TaskProlog=${script(dir, 'site-prolog.sh', `echo site_prolog >> ${log}; echo export WHO=site`)}`,
+      `TaskEpilog=${script(dir, 'site-epilog.sh', `echo site_epilog >> ${log}`)}`,
+    ]);
+    const user = script(dir, 'user-prolog.sh', `echo "user_prolog who=$WHO" >> ${log}; echo export WHO=user`);
+    const userEpilog = script(dir, 'user-epilog.sh', `echo user_epilog >> ${log}`);
+    const r = await srun(['-n', '1', `--task-prolog=${user}`, `--task-epilog=${userEpilog}`, 'sh', '-c', 'echo who=$WHO']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('who=user\n');
+    const order = logOf(log).filter((n) => /^(task_init|task_exit|site_prolog|user_prolog|site_epilog|user_epilog)$/.test(n));
+    expect(order).toEqual(['task_init', 'site_prolog', 'user_prolog', 'user_epilog', 'site_epilog', 'task_exit']);
+    expect(readLog(log)).toContain('user_prolog who=site');
+  });
+});
+
+describe.each(RELEASES)('%s: TaskEpilog', (release) => {
+  it("runs in slurmstepd's child after each task ends and before its task_exit, as the user in the step's cwd, with the task's rebuilt environment", async () => {
+    const { srun, log, dir } = await site(release, (dir, log) => [
+      `TaskEpilog=${script(dir, 'epilog.sh', `echo "task_epilog uid=$(id -u) ctx=$SLURM_SCRIPT_CONTEXT procid=$SLURM_PROCID cwd=$(pwd)" >> ${log}; echo "print ignored"`)}`,
+    ]);
+    const r = await srun(['-n', '2', 'true']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    const epilogs = readLog(log).filter((l) => l.startsWith('task_epilog'));
+    expect(epilogs.sort()).toEqual([0, 1].map((t) => `task_epilog uid=${process.getuid!()} ctx=epilog_task procid=${t} cwd=${dir}`));
+    const names = logOf(log).filter((n) => n === 'task_epilog' || n === 'task_exit');
+    expect(names).toEqual(['task_epilog', 'task_exit', 'task_epilog', 'task_exit']);
+  });
+
+  it('a failing or missing epilog is only logged, with the message naming the other script as Slurm does', async () => {
+    const { srun } = await site(release, (dir) => [`TaskEpilog=${script(dir, 'fail.sh', 'exit 4')}`]);
+    const r = await srun(['-n', '1', 'true']);
+    expect(r.exitCode).toBe(0);
+    expect(r.steps[0]!.log.map((l) => l.message)).toContain('--task-epilog failed status=4');
+
+    const missing = await site(release, (dir) => [`TaskEpilog=${dir}/nope.sh`]);
+    const m = await missing.srun(['-n', '1', 'true']);
+    expect(m.exitCode).toBe(0);
+    const messages = m.steps[0]!.log.map((l) => l.message);
+    if (release === '22.05') {
+      // Checked before any fork: access denied, status -1.
+      expect(messages.some((s) => /^Could not run slurm task_epilog \[\S+nope\.sh\]: access denied$/.test(s)), messages.join('\n')).toBe(true);
+      expect(messages).toContain('--task-epilog failed status=-1');
+    } else {
+      expect(messages.some((s) => /^execve\(\S+nope\.sh\): No such file or directory$/.test(s)), messages.join('\n')).toBe(true);
+      expect(messages).toContain('--task-epilog failed status=127');
+    }
+  });
+
+  it("joins the job's container in the epilog's process (role script); the prolog runs in the task's", async () => {
+    const { srun } = await site(
+      release,
+      (dir) => [`TaskProlog=${script(dir, 'p.sh', 'true')}`, `TaskEpilog=${script(dir, 'e.sh', 'true')}`],
+      true,
+    );
+    const r = await srun(['-n', '2', 'true']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const joins = r.jobContainer!.calls.filter((c) => c.hook === 'join');
+    const scripts = joins.filter((c) => c.process === 'script');
+    expect(scripts.map((c) => c.task).sort()).toEqual([0, 1]);
+    for (const c of scripts) expect(c.rc).toBe(0);
+    expect(joins.filter((c) => c.process === 'task')).toHaveLength(2);
+  });
+});
