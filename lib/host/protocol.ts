@@ -109,16 +109,105 @@ function compileObject(fields: FieldSpecs, ignore: readonly string[] = []): Chec
   };
 }
 
+/**
+ * The same checks as one generated function per message: a yes or no, no
+ * message built on the way (the checks above build each field's path as
+ * they go, for the message). Every event goes through it; only one it
+ * refuses goes through the checks above, for what is wrong with it.
+ */
+type Valid = (value: unknown) => boolean;
+
+const PRIMITIVE_TESTS: Record<string, (x: string) => string> = {
+  string: (x) => `typeof ${x} === 'string'`,
+  int: (x) => `Number.isSafeInteger(${x})`,
+  uint: (x) => `(Number.isSafeInteger(${x}) && ${x} >= 0)`,
+  number: (x) => `(typeof ${x} === 'number' && Number.isFinite(${x}))`,
+  bool: (x) => `typeof ${x} === 'boolean'`,
+  any: () => 'true',
+};
+
+/** Compiles validators; shared types become functions of their own, made once (they may refer to each other). */
+class ValidatorCompiler {
+  /** Generated functions by index, and the constants (enum sets, key sets) they use. */
+  private readonly fns: Valid[] = [];
+  private readonly consts: unknown[] = [];
+  private readonly namedIndex = new Map<string, number>();
+
+  valid(spec: TypeSpec, ignore: readonly string[] = []): Valid {
+    return this.fns[this.function(spec, ignore)]!;
+  }
+
+  /** A function checking a whole value of this type: its index in fns. */
+  private function(spec: TypeSpec, ignore: readonly string[] = []): number {
+    if (typeof spec === 'string' && !PRIMITIVE_TESTS[spec]) {
+      const known = this.namedIndex.get(spec);
+      if (known !== undefined) return known;
+    }
+    const index = this.fns.length;
+    this.fns.push(() => false);
+    if (typeof spec === 'string' && !PRIMITIVE_TESTS[spec]) this.namedIndex.set(spec, index);
+    let body: string;
+    if (typeof spec === 'string' && !PRIMITIVE_TESTS[spec]) {
+      const shared = (CATALOGUE.types as Record<string, TypeSpec>)[spec];
+      if (shared === undefined) throw new Error(`protocol catalogue: unknown type ${spec}`);
+      body = `return ${this.test(shared, 'v')};`;
+    } else if (typeof spec === 'object' && spec.object) {
+      const lines = [`if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;`, 'let x;'];
+      const keys: string[] = [...ignore];
+      for (const [name, type] of Object.entries(spec.object)) {
+        const optional = name.endsWith('?');
+        const key = optional ? name.slice(0, -1) : name;
+        keys.push(key);
+        lines.push(`x = v[${JSON.stringify(key)}];`);
+        lines.push(optional ? `if (x !== undefined && !(${this.test(type, 'x')})) return false;` : `if (x === undefined || !(${this.test(type, 'x')})) return false;`);
+      }
+      const k = this.constant(new Set(keys));
+      lines.push(`for (const key of Object.keys(v)) if (!C[${k}].has(key)) return false;`, 'return true;');
+      body = lines.join('\n');
+    } else if (typeof spec === 'object' && spec.array) {
+      body = `if (!Array.isArray(v)) return false; for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(${this.test(spec.array, 'x')})) return false; } return true;`;
+    } else body = `return ${this.test(spec, 'v')};`;
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from the catalogue, nothing else
+    this.fns[index] = new Function('F', 'C', `return function valid(v) { ${body} };`)(this.fns, this.consts) as Valid;
+    return index;
+  }
+
+  private constant(value: unknown): number {
+    this.consts.push(value);
+    return this.consts.length - 1;
+  }
+
+  /** An expression testing the value in variable x. */
+  private test(spec: TypeSpec, x: string): string {
+    if (typeof spec === 'string') {
+      const p = PRIMITIVE_TESTS[spec];
+      return p ? p(x) : `F[${this.function(spec)}](${x})`;
+    }
+    if (spec.enum) return `C[${this.constant(new Set(spec.enum))}].has(${x})`;
+    if (spec.nullable) return `(${x} === null || ${this.test(spec.nullable, x)})`;
+    if (spec.oneOf) return `(${spec.oneOf.map((o) => this.test(o, x)).join(' || ')})`;
+    if (spec.array || spec.object) return `F[${this.function(spec)}](${x})`;
+    throw new Error(`protocol catalogue: bad type ${JSON.stringify(spec)}`);
+  }
+}
+
+const validators = new ValidatorCompiler();
+
 interface MessageTable {
   roles: readonly string[] | 'all';
   check: Check;
+  valid: Valid;
 }
 
 function messageTable(messages: Record<string, { roles: readonly string[] | string; fields: FieldSpecs }>): Map<string, MessageTable> {
   return new Map(
     Object.entries(messages).map(([t, m]) => [
       t,
-      { roles: m.roles === 'all' ? 'all' : (m.roles as readonly string[]), check: compileObject(m.fields, ['t']) },
+      {
+        roles: m.roles === 'all' ? 'all' : (m.roles as readonly string[]),
+        check: compileObject(m.fields, ['t']),
+        valid: validators.valid({ object: m.fields }, ['t']),
+      },
     ]),
   );
 }
@@ -137,8 +226,7 @@ export function eventError(role: ProcessRole, value: unknown): string | undefine
   const m = typeof t === 'string' ? eventTable.get(t) : undefined;
   if (!m) return `unknown event type ${describe(t)}`;
   if (m.roles !== 'all' && !m.roles.includes(role)) return `a ${role} host does not send "${t}" events`;
-  const e = m.check(value, t as string);
-  return e;
+  return m.valid(value) ? undefined : (m.check(value, t as string) ?? `${t as string} is malformed`);
 }
 
 /** What is wrong with a host's hello, or undefined: the first frame of every host. */
