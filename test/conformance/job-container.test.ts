@@ -94,7 +94,7 @@ describe.each(releases())('job_container plugins: plugstack and the real Slurm %
       }),
     );
     saved = fs.readFileSync(c.conf, 'utf8');
-    rest = saved.split('\n').filter((l) => l && !/^(PluginDir|JobContainerType|PrologFlags)=/i.test(l));
+    rest = saved.split('\n').filter((l) => l && !/^(PluginDir|JobContainerType|PrologFlags|TaskProlog|TaskEpilog)=/i.test(l));
     c.useStack(`required ${c.compile('trace.c')} log=${log}\n`);
     const spank = release === '22.05' ? compilePlugin('trace.c', { defines: { PLUGIN_VERSION: 0x160508 } }) : compilePlugin('trace.c');
     plugstackConf = path.join(dir, 'plugstack.conf');
@@ -209,6 +209,63 @@ describe.each(releases())('job_container plugins: plugstack and the real Slurm %
       expect(order(ours), `PrologFlags=${contain ? 'Contain' : ''}`).toEqual(order(real));
     }
   });
+  it("TaskProlog and TaskEpilog: the same processes, joins and order around SPANK, the same effects on the task's environment and output", async () => {
+    const sh = (name: string, body: string) => {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+      return file;
+    };
+    // The prolog's parent is its task: its line goes with the task's calls.
+    const prolog = sh(
+      'task-prolog.sh',
+      [
+        `echo "task_prolog pid=$PPID ctx=$SLURM_SCRIPT_CONTEXT" >> ${log}`,
+        'echo "export  FROM_PROLOG = value $SLURM_PROCID"',
+        'echo "unset HOME"',
+        'echo "print   hello from $SLURM_PROCID"',
+        'echo "ignored line"',
+      ].join('\n'),
+    );
+    const epilog = sh('task-epilog.sh', `echo "task_epilog pid=$$ ctx=$SLURM_SCRIPT_CONTEXT procid=$SLURM_PROCID" >> ${log}`);
+    const site = configure([`TaskProlog=${prolog}`, `TaskEpilog=${epilog}`]);
+    const ended = (l: string[]) => l.some((x) => x.startsWith('task_epilog'));
+    const { real, ours } = await both(site, ['-n', '1', '-O', 'sh', '-c', 'echo "F=[$FROM_PROLOG] H=${HOME-unset} C=$SLURM_SCRIPT_CONTEXT"'], ended);
+    expect(real.exitCode, real.stderr).toBe(0);
+    expect(ours.exitCode, ours.stderr).toBe(0);
+    expect(real.stdout).toContain('hello from 0');
+    expect(ours.stdout).toBe(real.stdout);
+    expect(perProcess(ours.log)).toEqual(perProcess(real.log));
+    expect(readLog(log).length).toBeGreaterThan(0);
+    // One task: slurmd's child's and the task's joins, task_init, the prolog, then the epilog's join and the epilog before task_exit.
+    const order = (o: Observed) =>
+      o.log
+        .filter((l) => ['task_init', 'task_prolog', 'task_epilog', 'task_exit', 'jc:join'].includes(nameOf(l)))
+        .map((l) => (/^task_(pro|epi)log/.test(l) ? l.replace(/ pid=\d+/, '') : nameOf(l)));
+    expect(order(ours)).toEqual(order(real));
+
+    // A prolog that fails: the task's status, output and srun's lines.
+    const failing = sh('task-prolog-fail.sh', 'echo "print before"; exit 3');
+    const site2 = configure([`TaskProlog=${failing}`]);
+    const failed = await both(site2, ['-n', '1', '-O', 'echo', 'never']);
+    const lines = (o: Observed) =>
+      o.stderr
+        .split('\n')
+        .filter((l) => l !== '' && !/^plugstack:|queued and waiting|has been allocated/.test(l))
+        .map((l) => l.replace(/StepId=\d+/g, 'StepId=J').replace(/^slurmstepd-node0:/, 'slurmstepd:').replace(/\d{3,}/g, 'N'))
+        .sort();
+    expect(failed.ours.exitCode, `real: ${failed.real.stderr}\nours: ${failed.ours.stderr}`).toBe(failed.real.exitCode);
+    expect(failed.ours.stdout).toBe(failed.real.stdout);
+    expect(lines(failed.ours)).toEqual(lines(failed.real));
+
+    // One that is missing: run_command's messages, status 1.
+    const site3 = configure([`TaskProlog=${path.join(dir, 'no-such-prolog.sh')}`]);
+    const missing = await both(site3, ['-n', '1', '-O', 'echo', 'never']);
+    expect(missing.real.stderr).toContain('TaskProlog failed status=1');
+    expect(missing.ours.exitCode, `real: ${missing.real.stderr}\nours: ${missing.ours.stderr}`).toBe(missing.real.exitCode);
+    expect(missing.ours.stdout).toBe(missing.real.stdout);
+    expect(lines(missing.ours)).toEqual(lines(missing.real));
+  });
+
   it('a stepd_create that fails (PrologFlags=Contain): the same status and srun lines', async () => {
     const failing = path.dirname(
       compilePlugin('job_container_trace.c', {
