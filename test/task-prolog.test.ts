@@ -40,7 +40,7 @@ async function site(release: string, lines: (dir: string, log: string) => string
   const env = { PATH: '/usr/bin:/bin', HOME: dir, JC_TRACE_LOG: log };
   const stack = await Plugstack.load(conf, { slurmConf, slurmVersion: release, env: { ...process.env, ...env } });
   const srun = (args: string[]) => stack.srun({ args, cwd: dir, env });
-  return { dir, log, srun };
+  return { dir, log, srun, stack, env };
 }
 
 const sorted = (s: string) => s.split('\n').filter(Boolean).sort();
@@ -118,6 +118,19 @@ describe.each(RELEASES)('%s: TaskProlog', (release) => {
     const order = logOf(log).filter((n) => /^(task_init|task_exit|site_prolog|user_prolog|site_epilog|user_epilog)$/.test(n));
     expect(order).toEqual(['task_init', 'site_prolog', 'user_prolog', 'user_epilog', 'site_epilog', 'task_exit']);
     expect(readLog(log)).toContain('user_prolog who=site');
+  });
+});
+
+describe.each(RELEASES)('%s: a batch job', (release) => {
+  it('runs them around its script and around each step inside it', async () => {
+    const { stack, dir, env, log } = await site(release, (dir, log) => [
+      `TaskProlog=${script(dir, 'prolog.sh', 'echo "print prolog of $SLURM_STEP_ID"')}`,
+      `TaskEpilog=${script(dir, 'epilog.sh', `echo "task_epilog ctx=$SLURM_SCRIPT_CONTEXT" >> ${log}`)}`,
+    ]);
+    const r = await stack.sbatch({ args: [], script: '#!/bin/sh\necho batch\nsrun -n 1 echo step\n', cwd: dir, env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.output!.text).toMatch(/^prolog of .*\nbatch\nprolog of 0\nstep\n$/);
+    expect(readLog(log).filter((l) => l.startsWith('task_epilog'))).toEqual(['task_epilog ctx=epilog_task', 'task_epilog ctx=epilog_task']);
   });
 });
 

@@ -9,9 +9,10 @@
 //     block on the barrier)
 //   back to root; task_post_fork for each task; release the barrier
 //   (child: task environment, the mpi plugin's slurmstepd_task, task_init,
-//   execve)
+//   the task prologs, execve)
 //   answer the launch request (srun stops waiting for the launch)
-//   reap each task as it ends: task_exit with its raw wait status; signal
+//   reap each task as it ends: its task epilogs (step/task_scripts.h), then
+//     task_exit with its raw wait status; signal
 //     the tasks when Node asks (srun's Ctrl-C, a cancel, the time limit)
 //   kill what is left of the step; exit; a failed launch is answered now
 //

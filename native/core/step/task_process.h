@@ -23,7 +23,8 @@ struct TaskProcess {
 
 // Forks task `index`. The child runs task_init_privileged as root, becomes
 // the job's user, waits on the barrier, builds its environment, runs the
-// mpi plugin's slurmstepd_task and task_init, and execs; it never returns. In the parent, fills `process`
+// mpi plugin's slurmstepd_task, task_init and the task prologs
+// (step/task_scripts.h), and execs; it never returns. In the parent, fills `process`
 // (pid, barrier, output pipes); false with errno set if fork failed.
 // `earlier` are the tasks forked before: the child closes our ends of their
 // pipes, as slurmstepd's child destroys its copy of the wait list, so that
