@@ -26,7 +26,7 @@ const spankTrace = (release: string) =>
   compilePlugin('trace.c', release === '22.05' ? { defines: { PLUGIN_VERSION: 0x160508 } } : {});
 
 /** A stack whose slurm.conf has the given lines and the SPANK trace logging into log. */
-async function site(release: string, lines: (dir: string, log: string) => string[], jc = false) {
+async function site(release: string, lines: (dir: string, log: string) => string[], jc = false, extraEnv: Record<string, string> = {}) {
   const dir = tempDir('plugstack-taskprolog-');
   const log = path.join(dir, 'trace.log');
   const conf = writeFile(dir, 'plugstack.conf', `required ${spankTrace(release)} log=${log}\n`);
@@ -37,7 +37,7 @@ async function site(release: string, lines: (dir: string, log: string) => string
       ]
     : [];
   const slurmConf = writeFile(dir, 'slurm.conf', [`PlugStackConfig=${conf}`, ...jcLines, ...lines(dir, log), ''].join('\n'));
-  const env = { PATH: '/usr/bin:/bin', HOME: dir, JC_TRACE_LOG: log };
+  const env = { PATH: '/usr/bin:/bin', HOME: dir, JC_TRACE_LOG: log, ...extraEnv };
   const stack = await Plugstack.load(conf, { slurmConf, slurmVersion: release, env: { ...process.env, ...env } });
   const srun = (args: string[]) => stack.srun({ args, cwd: dir, env });
   return { dir, log, srun, stack, env };
@@ -182,4 +182,16 @@ describe.each(RELEASES)('%s: TaskEpilog', (release) => {
     for (const c of scripts) expect(c.rc).toBe(0);
     expect(joins.filter((c) => c.process === 'task')).toHaveLength(2);
   });
+
+  if (release === '22.05')
+    it("an epilog's join that fails is logged and the epilog runs (22.05: the tasks' joins fail too, each task exits 1)", async () => {
+      const { srun, log } = await site(release, (dir, log) => [`TaskEpilog=${script(dir, 'e.sh', `echo task_epilog >> ${log}`)}`], true, { JC_TRACE_FAIL: 'join' });
+      const r = await srun(['-n', '1', 'true']);
+      expect(r.exitCode).toBe(1);
+      expect(readLog(log).filter((l) => l === 'task_epilog')).toHaveLength(1);
+      const joins = r.jobContainer!.calls.filter((c) => c.hook === 'join' && c.process === 'script');
+      expect(joins).toHaveLength(1);
+      expect(joins[0]!.rc).not.toBe(0);
+      expect(r.steps[0]!.log.map((l) => l.message).some((m) => m.startsWith(`container_g_join(${r.job!.jobId}): `))).toBe(true);
+    });
 });

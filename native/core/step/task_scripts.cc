@@ -18,6 +18,7 @@
 #include "job_container/jc_stepd.h"
 #include "lifecycle/containment.h"
 #include "rules/releases.h"
+#include "rules/slurm_errors.h"
 
 namespace plugstack {
 
@@ -203,7 +204,7 @@ int runEpilog(const char* type, const std::string& path, const StepSpec& spec, s
       if (JcStepd* jc = JcStepd::current())
         if (jc->scriptJoin(local) != 0)
           slurmLog(LogLevel::Error, "container_g_join(" + std::to_string(spec.record.jobId) + "): " +
-                                        std::strerror(errno));
+                                        slurmErrorText(errno));
     // slurmstepd is root again when it reaps a task.
     reclaimPrivileges(privileges);
     PrivState saved;
