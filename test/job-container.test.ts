@@ -588,9 +588,13 @@ describe('the job around its steps (slurmd/req.c, slurmstepd/mgr.c)', () => {
     expect(readLog(log).filter((l) => l.startsWith('jc:restore'))).toHaveLength(2);
   });
 
-  it.skipIf(!asRoot).each(RELEASES)("Slurm %s: with job_container/tmpfs, the steps of a batch job share the job's /tmp, on every node", async (release) => {
+  // The job's srun is plugstack itself: where this checkout lies below /tmp
+  // (a CI clone), a private /tmp would hide it, so /dev/shm is the private
+  // directory shown instead.
+  const priv = repoRoot.startsWith('/tmp/') ? '/dev/shm' : '/tmp';
+  it.skipIf(!asRoot).each(RELEASES)(`Slurm %s: with job_container/tmpfs, the steps of a batch job share the job's private ${priv}, on every node`, async (release) => {
     // One BasePath per emulated node (%n): they are all on this machine.
-    const site = tmpfsSite(release, (base) => `AutoBasePath=true\nBasePath=${base}/%n\n`);
+    const site = tmpfsSite(release, (base) => `AutoBasePath=true\nBasePath=${base}/%n\nDirs=${priv}\n`);
     // The jobs' directory (the batch script, the srun on the job's PATH) has
     // to be seen inside the job's container, whose /tmp is private: as a
     // spool directory is in Slurm, it is kept outside /tmp here.
@@ -599,15 +603,33 @@ describe('the job around its steps (slurmd/req.c, slurmstepd/mgr.c)', () => {
     process.env.XDG_RUNTIME_DIR = runtime;
     try {
       const stack = await site.load();
-      const script = `srun -N 2 -n 2 sh -c 'echo > /tmp/n$SLURM_NODEID'; srun -N 2 -n 2 -l sh -c 'ls -A /tmp | tr "\\n" " "; echo'; ls -A /tmp`;
+      const script = `srun -N 2 -n 2 sh -c 'echo > ${priv}/n$SLURM_NODEID'; srun -N 2 -n 2 -l sh -c 'ls -A ${priv} | tr "\\n" " "; echo'; ls -A ${priv}`;
       const r = await stack.sbatch({ args: ['-N', '2', '--wait', '--wrap', script], cwd: site.dir, env: { PATH: '/usr/bin:/bin', XDG_RUNTIME_DIR: runtime } });
       expect(r.exitCode, `${r.stderr}\n${r.output?.text}`).toBe(0);
       expect(r.output!.text.split('\n').filter(Boolean).sort()).toEqual(['0: n0 ', '1: n1 ', 'n0'].sort());
-      expect(fs.existsSync('/tmp/n0')).toBe(false);
+      expect(fs.existsSync(`${priv}/n0`)).toBe(false);
       for (const n of ['node0', 'node1']) expect(fs.readdirSync(`${site.dir}/base/${n}`)).toEqual([]);
     } finally {
       if (saved === undefined) delete process.env.XDG_RUNTIME_DIR;
       else process.env.XDG_RUNTIME_DIR = saved;
+      fs.rmSync(site.dir, { recursive: true, force: true });
+      fs.rmSync(runtime, { recursive: true, force: true });
+    }
+  });
+
+  // A container that hides plugstack's own files from the job (its Dirs over
+  // the checkout's directory): the job's srun says so in one line.
+  const hiding = path.dirname(repoRoot);
+  it.skipIf(!asRoot || hiding === '/' || '/var/tmp/'.startsWith(`${hiding}/`))("an srun inside a job whose container hides plugstack says so, and why", async () => {
+    const site = tmpfsSite('24.11', (base) => `AutoBasePath=true\nBasePath=${base}\nDirs=${hiding}\n`);
+    const runtime = fs.mkdtempSync('/var/tmp/plugstack-jc-run-');
+    try {
+      const stack = await site.load();
+      const r = await stack.sbatch({ args: ['--wait', '--wrap', 'srun true'], cwd: site.dir, env: { PATH: '/usr/bin:/bin', XDG_RUNTIME_DIR: runtime } });
+      expect(r.exitCode).toBe(1);
+      expect(r.output!.text).toContain(`plugstack: error: srun inside job ${r.job!.jobId} cannot reach plugstack at ${path.join(repoRoot, 'bin')}: is it hidden by the job's container`);
+      expect(r.output!.text).not.toContain('ModuleLoader');
+    } finally {
       fs.rmSync(site.dir, { recursive: true, force: true });
       fs.rmSync(runtime, { recursive: true, force: true });
     }

@@ -188,9 +188,13 @@ export function srunShim(job: Job): string {
   // into the environment of the srun (and of its step), which a real srun
   // started by salloc or a program does not have.
   const direct = /^[^\s]+$/.test(process.execPath) && process.execPath.length < 120;
+  // Inside a job whose container hides plugstack's own files (a private
+  // /tmp over a package installed below /tmp), the srun cannot start: it
+  // says so in one line instead of Node's module-loader trace.
+  const hidden = `plugstack: error: srun inside job ${job.id} cannot reach plugstack at ${path.dirname(cli)}: is it hidden by the job's container (a private /tmp or /dev/shm)?`;
   const text = direct
-    ? `#!${process.execPath}\nprocess.argv.splice(2, 0, 'run');\nimport(${JSON.stringify(pathToFileURL(cli).href)});\n`
-    : `#!/bin/sh\nexec '${process.execPath}' '${cli}' run "$@"\n`;
+    ? `#!${process.execPath}\nprocess.argv.splice(2, 0, 'run');\nimport(${JSON.stringify(pathToFileURL(cli).href)}).catch((e) => {\n  if (!e || e.code !== 'ERR_MODULE_NOT_FOUND') throw e;\n  process.stderr.write(${JSON.stringify(hidden)} + '\\n');\n  process.exit(1);\n});\n`
+    : `#!/bin/sh\n[ -e '${cli}' ] || { echo ${JSON.stringify(hidden)} >&2; exit 1; }\nexec '${process.execPath}' '${cli}' run "$@"\n`;
   try {
     // Only its owner may change it: the directory is first on the job's PATH.
     fs.writeFileSync(srun, text, { mode: 0o700, flag: 'wx' });
