@@ -12,6 +12,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Plugstack } from '../lib/plugstack.js';
 import { compilePlugin, readLog, tempDir, writeFile } from './helpers/plugins.js';
+import { leftBehind, uniqueTag } from './helpers/processes.js';
 
 const RELEASES = ['24.11', '22.05'] as const;
 const JC_NUMBER: Record<string, number> = { '24.11': 0x180b05, '22.05': 0x160508 };
@@ -103,6 +104,15 @@ describe.each(RELEASES)('%s: TaskProlog', (release) => {
     expect(rel.stderr).toContain(
       `run_command: slurm task_prolog ${release === '22.05' ? 'is not fully qualified pathname' : 'is not a fully qualified pathname'} (prolog.sh)`,
     );
+  });
+
+  it('what a prolog leaves running (its output closed) does not hold the task, and ends with the step', async () => {
+    const tag = uniqueTag('taskprolog');
+    const { srun } = await site(release, (dir) => [`TaskProlog=${script(dir, 'bg.sh', `sh -c 'sleep 30; true' ${tag} >/dev/null 2>&1 &\necho export BG=started`)}`]);
+    const r = await srun(['-n', '1', 'sh', '-c', 'echo $BG']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('started\n');
+    expect(await leftBehind([tag])).toEqual([]);
   });
 
   it("srun's --task-prolog runs after slurm.conf's; --task-epilog before slurm.conf's TaskEpilog", async () => {

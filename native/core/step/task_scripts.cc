@@ -139,8 +139,8 @@ std::string runCommand(const char* type, const std::string& path, EnvArray& env,
   close(pfd[0]);
   while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
   }
-  // What the script left in its process group goes with it.
-  kill(-pid, SIGKILL);
+  // What the script left running is not killed here (as in Slurm): it is
+  // the step's, ended with the step.
   return out;
 }
 
