@@ -243,6 +243,23 @@ describe.each(releases())('job_container plugins: plugstack and the real Slurm %
         .map((l) => (/^task_(pro|epi)log/.test(l) ? l.replace(/ pid=\d+/, '') : nameOf(l)));
     expect(order(ours)).toEqual(order(real));
 
+    // srun's --task-prolog after slurm.conf's (and sees its export), --task-epilog before slurm.conf's.
+    const userProlog = sh('user-prolog.sh', `echo "user_prolog pid=$PPID from=$FROM_PROLOG" >> ${log}; echo "export FROM_PROLOG=user"`);
+    const userEpilog = sh('user-epilog.sh', `echo "user_epilog pid=$$ ctx=$SLURM_SCRIPT_CONTEXT" >> ${log}`);
+    const withUser = await both(
+      site,
+      ['-n', '1', '-O', `--task-prolog=${userProlog}`, `--task-epilog=${userEpilog}`, 'sh', '-c', 'echo "F=[$FROM_PROLOG]"'],
+      (l) => l.some((x) => x.startsWith('task_epilog')),
+    );
+    expect(withUser.real.exitCode, withUser.real.stderr).toBe(0);
+    expect(withUser.real.stdout).toContain('F=[user]');
+    expect(withUser.ours.stdout).toBe(withUser.real.stdout);
+    expect(withUser.ours.exitCode, withUser.ours.stderr).toBe(0);
+    const scripts = (o: Observed) =>
+      o.log.filter((l) => /^(task_init|task_exit|task_prolog|task_epilog|user_prolog|user_epilog|jc:join) /.test(l)).map((l) => l.replace(/ pid=\d+/, '').replace(/^(task_init|task_exit|jc:join) .*/, '$1'));
+    expect(scripts(withUser.ours)).toEqual(scripts(withUser.real));
+    expect(perProcess(withUser.ours.log)).toEqual(perProcess(withUser.real.log));
+
     // A prolog that fails: the task's status, output and srun's lines.
     const failing = sh('task-prolog-fail.sh', 'echo "print before"; exit 3');
     const site2 = configure([`TaskProlog=${failing}`]);
