@@ -27,7 +27,7 @@ const spankTrace = (release: string) =>
   compilePlugin('trace.c', release === '22.05' ? { defines: { PLUGIN_VERSION: 0x160508 } } : {});
 
 /** A stack whose slurm.conf has the given lines and the SPANK trace logging into log. */
-async function site(release: string, lines: (dir: string, log: string) => string[], jc = false, extraEnv: Record<string, string> = {}) {
+async function site(release: string, lines: (dir: string, log: string) => string[], jc = false, extraEnv: Record<string, string> = {}, mpi = false) {
   const dir = tempDir('plugstack-taskprolog-');
   const log = path.join(dir, 'trace.log');
   const conf = writeFile(dir, 'plugstack.conf', `required ${spankTrace(release)} log=${log}\n`);
@@ -37,8 +37,11 @@ async function site(release: string, lines: (dir: string, log: string) => string
         'JobContainerType=job_container/trace',
       ]
     : [];
-  const slurmConf = writeFile(dir, 'slurm.conf', [`PlugStackConfig=${conf}`, ...jcLines, ...lines(dir, log), ''].join('\n'));
-  const env = { PATH: '/usr/bin:/bin', HOME: dir, JC_TRACE_LOG: log, ...extraEnv };
+  const mpiLines = mpi
+    ? [`PluginDir=${path.dirname(compilePlugin('mpi_trace.c', { defines: { SLURM_VERSION_NUMBER: JC_NUMBER[release]! }, name: 'mpi_trace.so' }))}`]
+    : [];
+  const slurmConf = writeFile(dir, 'slurm.conf', [`PlugStackConfig=${conf}`, ...jcLines, ...mpiLines, ...lines(dir, log), ''].join('\n'));
+  const env = { PATH: '/usr/bin:/bin', HOME: dir, JC_TRACE_LOG: log, MPI_TRACE_LOG: log, ...extraEnv };
   const stack = await Plugstack.load(conf, { slurmConf, slurmVersion: release, env: { ...process.env, ...env } });
   const srun = (args: string[]) => stack.srun({ args, cwd: dir, env });
   return { dir, log, srun, stack, env };
@@ -104,6 +107,24 @@ describe.each(RELEASES)('%s: TaskProlog', (release) => {
     expect(rel.stderr).toContain(
       `run_command: slurm task_prolog ${release === '22.05' ? 'is not fully qualified pathname' : 'is not a fully qualified pathname'} (prolog.sh)`,
     );
+  });
+
+  it("runs after the mpi plugin's slurmstepd_task and task_init, in the task's process, and sees what both set", async () => {
+    const { srun, log } = await site(
+      release,
+      (dir, log) => [`TaskProlog=${script(dir, 'prolog.sh', `echo "task_prolog pid=$PPID mpi=$MPI_TRACE_TASK" >> ${log}`)}`],
+      false,
+      {},
+      true,
+    );
+    const r = await srun(['--mpi=trace', '-n', '1', 'true']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lines = readLog(log);
+    const prolog = lines.find((l) => l.startsWith('task_prolog'))!;
+    expect(prolog).toBe(`task_prolog pid=${/pid=(\d+)/.exec(prolog)![1]} mpi=0`);
+    const pid = /pid=(\d+)/.exec(prolog)![1];
+    const inTask = lines.filter((l) => new RegExp(`(^| )pid=${pid}( |$)`).test(l)).map((l) => /^(\S+)/.exec(l)![1]);
+    expect(inTask.filter((n) => ['mpi:task', 'task_init', 'task_prolog'].includes(n))).toEqual(['mpi:task', 'task_init', 'task_prolog']);
   });
 
   it('what a prolog leaves running (its output closed) does not hold the task, and ends with the step', async () => {
