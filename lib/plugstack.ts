@@ -29,7 +29,7 @@ import type { StepOptions, StepResult } from './step/types.js';
 import { checkCliFilter } from './cli-filter/check.js';
 import { validCliFilterOptions, type CliFilterOptions } from './cli-filter/settings.js';
 import { native } from './native/binding.js';
-import { taskScripts } from './step/task-scripts.js';
+import { taskScriptProblems, taskScripts } from './step/task-scripts.js';
 import { ALL_CONTEXTS, CLIENT_COMMANDS, SPANK_CONTEXTS, type ClientCommand, type SpankContext } from './spank.js';
 
 export { DEFAULT_PLUGIN_DIR };
@@ -171,7 +171,13 @@ export class Plugstack {
       ok: reports.every((r) => r.ok) && (this.slurmConf?.ok ?? true),
       contexts: reports,
     };
-    if (this.slurmConf) report.slurmConf = slurmConfReport(this.slurmConf);
+    if (this.slurmConf) {
+      report.slurmConf = slurmConfReport(this.slurmConf);
+      // TaskProlog/TaskEpilog that slurmstepd could not run.
+      const scripts = taskScriptProblems(this.slurmConf);
+      report.slurmConf.problems.push(...scripts);
+      if (scripts.some((p) => p.severity === 'error')) report.ok = false;
+    }
     if (this.slurmConf) {
       const cliFilter = await checkCliFilter(this, this.slurmConf, this.cliFilter, this.timeoutMs, this.env);
       if (cliFilter) {

@@ -226,3 +226,23 @@ describe.each(RELEASES)('%s: TaskEpilog', (release) => {
       expect(r.steps[0]!.log.map((l) => l.message).some((m) => m.startsWith(`container_g_join(${r.job!.jobId}): `))).toBe(true);
     });
 });
+
+describe('check --slurm-conf: task prolog and epilog slurmstepd could not run', () => {
+  it('a TaskProlog that is relative or cannot be executed is an error (every task would fail); such a TaskEpilog a warning', async () => {
+    const dir = tempDir('plugstack-taskprolog-');
+    const conf = writeFile(dir, 'plugstack.conf', '');
+    const good = script(dir, 'good.sh', 'true');
+    const load = (lines: string[]) => Plugstack.load(conf, { slurmConf: writeFile(dir, 'slurm.conf', [`PlugStackConfig=${conf}`, ...lines, ''].join('\n')) });
+    const fine = await (await load([`TaskProlog=${good}`, `TaskEpilog=${good}`])).check();
+    expect(fine.ok).toBe(true);
+    expect(fine.slurmConf!.problems).toEqual([]);
+    const bad = await (await load(['TaskProlog=prolog.sh', `TaskEpilog=${dir}/missing.sh`])).check();
+    expect(bad.ok).toBe(false);
+    expect(bad.slurmConf!.problems.map((p) => [p.severity, p.code, p.line])).toEqual([
+      ['error', 'TASK_PROLOG_UNUSABLE', 2],
+      ['warning', 'TASK_EPILOG_UNUSABLE', 3],
+    ]);
+    expect(bad.slurmConf!.problems[0]!.message).toContain('is not a fully qualified path');
+    expect(bad.slurmConf!.problems[1]!.message).toContain('can not be executed (ENOENT)');
+  });
+});

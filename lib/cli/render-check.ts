@@ -114,6 +114,7 @@ export function renderCheck(report: CheckReport): string {
   out.push(...slurmConfLines(report));
   const failing: string[] = report.contexts.filter((c) => !c.ok).map((c) => c.context);
   if (report.slurmConf && !report.slurmConf.ok) failing.push('srun, sbatch and salloc (slurm.conf)');
+  if (report.slurmConf?.problems.some((p) => p.code === 'TASK_PROLOG_UNUSABLE')) failing.push('every task (TaskProlog)');
   if (report.cliFilter && !report.cliFilter.ok) failing.push(`${report.cliFilter.commands.join(', ')} (cli_filter)`);
   if (report.mpi && !report.mpi.ok) failing.push('slurmd and srun (mpi)');
   if (report.jobContainer && !report.jobContainer.ok) failing.push('slurmd and slurmstepd (job_container)');

@@ -4,6 +4,8 @@
  * --task-epilog, as slurmd hands them to each slurmstepd (paths as written:
  * the prolog must be absolute, as Slurm's run_command wants it).
  */
+import fs from 'node:fs';
+import type { Problem } from '../check/types.js';
 import type { SlurmConf } from '../config/slurm-conf.js';
 
 export interface TaskScripts {
@@ -31,5 +33,47 @@ export function taskScriptFields(
   if (site?.epilog) out.taskEpilog = site.epilog;
   if (user.taskProlog) out.userTaskProlog = user.taskProlog;
   if (user.taskEpilog) out.userTaskEpilog = user.taskEpilog;
+  return out;
+}
+
+/**
+ * What `check` says of them: a TaskProlog that is not an absolute path, or
+ * that cannot be read and executed here, fails every task before exec (an
+ * error); a TaskEpilog of that kind is only logged by slurmstepd (a
+ * warning). Access is checked as the user running check.
+ */
+export function taskScriptProblems(conf: SlurmConf): Problem[] {
+  const out: Problem[] = [];
+  const look = (key: 'TaskProlog' | 'TaskEpilog') => {
+    const value = conf.keys[key];
+    if (!value) return;
+    let why: string | undefined;
+    if (!value.startsWith('/')) why = 'is not a fully qualified path';
+    else {
+      try {
+        fs.accessSync(value, fs.constants.R_OK | fs.constants.X_OK);
+      } catch (e) {
+        why = `can not be executed (${(e as NodeJS.ErrnoException).code ?? 'error'})`;
+      }
+    }
+    if (!why) return;
+    const prolog = key === 'TaskProlog';
+    const p: Problem = {
+      severity: prolog ? 'error' : 'warning',
+      code: prolog ? 'TASK_PROLOG_UNUSABLE' : 'TASK_EPILOG_UNUSABLE',
+      message: prolog
+        ? `${key}=${value} ${why}: every task would end before exec with status 1 ('TaskProlog failed status=1')`
+        : `${key}=${value} ${why}: slurmstepd would log its failure after each task ('--task-epilog failed status=...')`,
+      context: 'remote',
+    };
+    const where = conf.keyLines[key];
+    if (where) {
+      p.file = where.file;
+      p.line = where.line;
+    }
+    out.push(p);
+  };
+  look('TaskProlog');
+  look('TaskEpilog');
   return out;
 }
