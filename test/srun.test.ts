@@ -179,6 +179,24 @@ describe('srun: exit statuses and messages', () => {
     expect(missing2.result.stderr).toContain("srun: option '--need' requires an argument\n");
   });
 
+  // glibc's getopt_long prints these in the real srun (the real 22.05 and
+  // 24.11 printed exactly these lines here): the option named in full as
+  // matched, and an ambiguous prefix with its possibilities in table order,
+  // a plugin's options last, aliases of one option (cpu_bind) not repeated.
+  it('an argument to a flag, and an ambiguous prefix: getopt’s wording, status 255', async () => {
+    const flag = await recordCommand('srun', ['option=no-zzz:0'], ['--no-zz=1', 'true']);
+    expect(flag.result.exitCode).toBe(255);
+    expect(flag.result.stderr).toBe('srun: option \'--no-zzz\' doesn\'t allow an argument\nTry "srun --help" for more information\n');
+    const ambiguous = await recordCommand('srun', ['option=no-zzz:0'], ['--no', 'true']);
+    expect(ambiguous.result.exitCode).toBe(255);
+    expect(ambiguous.result.stderr).toBe(
+      "srun: option '--no' is ambiguous; possibilities: '--no-allocate' '--no-kill' '--nodefile' '--nodelist' '--nodes' '--no-zzz'\n" +
+        'Try "srun --help" for more information\n',
+    );
+    const aliases = await recordCommand('srun', [], ['--cpu', 'true']);
+    expect(aliases.result.stderr).toContain("srun: option '--cpu' is ambiguous; possibilities: '--cpu-bind' '--cpu-freq' '--cpus-per-gpu' '--cpus-per-task'\n");
+  });
+
   it('a failing option callback: Slurm’s message, 255 from the command line, 1 from the environment', async () => {
     const argv = await recordCommand('srun', ['option=bad:1:fail'], ['--bad=x', 'true']);
     expect(argv.result.exitCode).toBe(255);

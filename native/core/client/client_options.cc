@@ -208,10 +208,57 @@ int ClientOptions::processScript(const std::string& script) {
   return 0;
 }
 
+namespace {
+
+// What glibc's getopt_long prints for a "--" word it refuses: an option
+// given an argument it does not take, one missing its argument (both named
+// in full, as matched), a prefix several options share ("possibilities",
+// in table order: the first match and every later one that differs from
+// it), or no option at all.
+// sameAs[i] is the index of the first option Slurm gives the same val as
+// option i (its aliases: cpu_bind, pack-group, tasks-per-node), else i.
+std::string longOptionError(const char* program, const char* word, const std::vector<struct option>& options,
+                            const std::vector<size_t>& sameAs, int matchedVal) {
+  const std::string rest(word + 2);
+  const std::string name = rest.substr(0, rest.find('='));
+  if (matchedVal != 0) {
+    for (const auto& o : options) {
+      if (!o.name || o.val != matchedVal) continue;
+      const char* why = rest.find('=') != std::string::npos ? "doesn't allow an argument" : "requires an argument";
+      return std::string(program) + ": option '--" + o.name + "' " + why + "\n";
+    }
+  }
+  std::vector<size_t> listed;
+  for (size_t i = 0; i < options.size() && options[i].name; i++) {
+    if (std::strncmp(options[i].name, name.c_str(), name.size()) != 0) continue;
+    if (listed.empty() || options[i].has_arg != options[listed[0]].has_arg || sameAs[i] != sameAs[listed[0]]) listed.push_back(i);
+  }
+  if (listed.size() > 1) {
+    std::string text = std::string(program) + ": option '" + word + "' is ambiguous; possibilities:";
+    for (size_t i : listed) text += std::string(" '--") + options[i].name + "'";
+    return text + "\n";
+  }
+  return std::string(program) + ": unrecognized option '" + word + "'\n";
+}
+
+}  // namespace
+
 template <typename Visit>
 int ClientOptions::scan(const std::vector<std::string>& args, Visit&& visit) {
   std::vector<struct option> longOptions;
-  for (const auto& e : table_) longOptions.push_back({e.name.c_str(), e.hasArg, nullptr, e.val});
+  std::vector<size_t> sameAs;
+  for (const auto& e : table_) {
+    size_t same = longOptions.size();
+    for (size_t i = 0; i < same && e.builtin; i++) {
+      const BuiltinOption* b = table_[i].builtin;
+      if (b && b->hasArg == e.builtin->hasArg && b->shortName == e.builtin->shortName && std::strcmp(b->field, e.builtin->field) == 0) {
+        same = sameAs[i];
+        break;
+      }
+    }
+    sameAs.push_back(same);
+    longOptions.push_back({e.name.c_str(), e.hasArg, nullptr, e.val});
+  }
   longOptions.push_back({nullptr, 0, nullptr, 0});
 
   const char* program = commandName(command_);
@@ -229,12 +276,12 @@ int ClientOptions::scan(const std::vector<std::string>& args, Visit&& visit) {
   int c, longIndex = -1;
   while ((c = getopt_long(argc, argv.data(), shortOptions_.c_str(), longOptions.data(), &longIndex)) != -1) {
     if (c == '?' || c == ':') {
-      // glibc's wording, then the command's own hint.
+      // glibc's wording (Slurm leaves opterr set, so getopt_long prints),
+      // then the command's own hint.
       const char* word = argv[optind - 1];
       std::string text;
-      if (optopt == 0) text = std::string(program) + ": unrecognized option '" + word + "'\n";
-      else if (std::strncmp(word, "--", 2) == 0)
-        text = std::string(program) + ": option '" + word + "' requires an argument\n";
+      if (std::strncmp(word, "--", 2) == 0) text = longOptionError(program, word, longOptions, sameAs, optopt);
+      else if (optopt == 0) text = std::string(program) + ": unrecognized option '" + word + "'\n";
       else if (std::strchr(shortOptions_.c_str(), optopt))
         text = std::string(program) + ": option requires an argument -- '" + static_cast<char>(optopt) + "'\n";
       else
