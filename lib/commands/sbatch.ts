@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
+import { BatchOutput } from './batch-output.js';
 import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep } from '../step/launch.js';
 import type { StepResult } from '../step/types.js';
@@ -163,6 +164,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const stderrFile = b.error ? outputPath(b.error, job.id, workdir) : stdoutFile;
   fs.writeFileSync(stdoutFile, '');
   if (stderrFile !== stdoutFile) fs.writeFileSync(stderrFile, '');
+  const output = new BatchOutput(stdoutFile, stderrFile);
 
   let io = false;
   const limit =
@@ -206,16 +208,17 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
         // The batch step's error file stays open to the end (unlike an
         // srun step's IO): everything slurmstepd logs from user_init on.
         if (e.t === 'io') io = true;
-        else if (e.t === 'output') fs.appendFileSync(e.stream === 'stdout' ? stdoutFile : stderrFile, hostStringToBytes(e.data));
+        else if (e.t === 'output') output.write(e.stream === 'stdout' ? 'stdout' : 'stderr', hostStringToBytes(e.data));
         else if (e.t === 'log' && io) {
           // slurmstepd's errors go to the job's error output once its IO is up.
           const line = e.bare ? `${e.msg}\n` : e.level === 'error' ? `slurmstepd: error: ${e.msg}\n` : '';
-          if (line) fs.appendFileSync(stderrFile, line);
+          if (line) output.log(line);
         }
       },
     },
     control,
   );
+  output.flush();
   clearTimeout(limit);
   // Past its end time the job is TIMEOUT, whichever of its processes ended first.
   if (job.endTime !== undefined && Date.now() >= job.endTime) ended ??= 'TIMEOUT';
