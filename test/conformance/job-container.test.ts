@@ -104,6 +104,9 @@ describe.each(releases())('job_container plugins: plugstack and the real Slurm %
   afterAll(() => {
     if (!saved) return;
     fs.writeFileSync(c.conf, saved);
+    // slurmctld re-reads it too: a PrologFlags=Contain left in slurmctld
+    // would run every later scenario's prolog at allocation.
+    spawnSync(c.command('scontrol'), ['reconfigure'], { env: c.env(), stdio: 'ignore' });
     c.verb('restart-slurmd');
   });
 
