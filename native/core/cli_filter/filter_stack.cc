@@ -156,7 +156,8 @@ bool CliFilterStack::ensureLoaded() {
   return init() == InitOutcome::Loaded;
 }
 
-int CliFilterStack::setupDefaults(slurm_opt* opt, bool early) {
+template <typename Call>
+int CliFilterStack::eachFilter(slurm_opt* opt, const char* symbol, const char* hook, const char* argument, json::Value value, Call&& call) {
   if (settings_.plugins.empty()) return SLURM_SUCCESS;
   if (!ensureLoaded()) return SLURM_ERROR;
   int rc = SLURM_SUCCESS;
@@ -164,36 +165,30 @@ int CliFilterStack::setupDefaults(slurm_opt* opt, bool early) {
     json::Array before = optionValues(opt->store);
     int problems = filterProblemCount();
     {
-      HookScope scope(e.ref, "cli_filter_p_setup_defaults");
-      rc = e.filter->setupDefaults(opt, early);
+      HookScope scope(e.ref, symbol);
+      rc = call(*e.filter);
       scope.setResult(rc);
     }
-    rc = strictResult(rc, problems, e.ref, "cli_filter_p_setup_defaults");
-    emitEvent({{"t", msg::kCliFilter}, {"ref", e.ref}, {"hook", "setup_defaults"}, {"early", early}, {"rc", rc},
-               {"before", std::move(before)}, {"after", optionValues(opt->store)}});
+    rc = strictResult(rc, problems, e.ref, symbol);
+    json::Object event{{"t", msg::kCliFilter}, {"ref", e.ref}, {"hook", hook}};
+    event.emplace_back(argument, value);
+    event.emplace_back("rc", rc);
+    event.emplace_back("before", std::move(before));
+    event.emplace_back("after", optionValues(opt->store));
+    emitEvent(std::move(event));
     if (rc != SLURM_SUCCESS) break;
   }
   return rc;
 }
 
+int CliFilterStack::setupDefaults(slurm_opt* opt, bool early) {
+  return eachFilter(opt, "cli_filter_p_setup_defaults", "setup_defaults", "early", early,
+                    [&](CliFilter& f) { return f.setupDefaults(opt, early); });
+}
+
 int CliFilterStack::preSubmit(slurm_opt* opt, int offset) {
-  if (settings_.plugins.empty()) return SLURM_SUCCESS;
-  if (!ensureLoaded()) return SLURM_ERROR;
-  int rc = SLURM_SUCCESS;
-  for (auto& e : entries_) {
-    json::Array before = optionValues(opt->store);
-    int problems = filterProblemCount();
-    {
-      HookScope scope(e.ref, "cli_filter_p_pre_submit");
-      rc = e.filter->preSubmit(opt, offset);
-      scope.setResult(rc);
-    }
-    rc = strictResult(rc, problems, e.ref, "cli_filter_p_pre_submit");
-    emitEvent({{"t", msg::kCliFilter}, {"ref", e.ref}, {"hook", "pre_submit"}, {"offset", offset}, {"rc", rc},
-               {"before", std::move(before)}, {"after", optionValues(opt->store)}});
-    if (rc != SLURM_SUCCESS) break;
-  }
-  return rc;
+  return eachFilter(opt, "cli_filter_p_pre_submit", "pre_submit", "offset", offset,
+                    [&](CliFilter& f) { return f.preSubmit(opt, offset); });
 }
 
 void CliFilterStack::postSubmit(int offset, uint32_t jobid, uint32_t stepid) {

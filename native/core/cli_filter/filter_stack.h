@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli_filter/filter.h"
+#include "common/json.h"
 #include "cli_filter/release_rules.h"
 
 namespace plugstack {
@@ -52,6 +53,11 @@ class CliFilterStack {
   bool load(const std::string& name, int ref);
   int strictResult(int rc, int problemsBefore, int ref, const char* hook);
   bool ensureLoaded();
+  // One option hook through every plugin in order until one fails: each
+  // call with the options before and after it in a cli_filter event, whose
+  // `argument` names what the hook was handed (early, offset).
+  template <typename Call>
+  int eachFilter(slurm_opt* opt, const char* symbol, const char* hook, const char* argument, json::Value value, Call&& call);
 
   CliFilterSettings settings_;
   SlurmVersion version_;
