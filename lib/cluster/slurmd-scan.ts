@@ -11,12 +11,11 @@
  * directory, so that each `plugstack run` (a new Node process) need not
  * scan again.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { parseConfig } from '../config/plugstack-conf.js';
 import { startHost, type HostHandle } from '../host/host-process.js';
 import type { StackRef } from '../commands/client.js';
-import { stateDir } from './state-dir.js';
+import { fileState, KeptAnswers } from './kept-answers.js';
 
 export interface SlurmdScan {
   prolog: boolean;
@@ -29,20 +28,11 @@ interface Owner {
 
 const SCAN_TIMEOUT_MS = 60_000;
 
-/** Scans kept: one per stack (and loader environment), with what they read. */
-const scans = new Map<string, { fingerprint: string; scan: SlurmdScan }>();
-/** At most this many stacks remembered, in memory and on disk; the oldest go first. */
-const MAX_SCANS = 64;
-const MAX_SAVED = 256;
-
-function fileState(file: string): string {
-  try {
-    const s = fs.statSync(file, { bigint: true });
-    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? 'error';
-  }
-}
+/** Scans kept, per stack (and loader environment), with what they read. */
+const scans = new KeptAnswers<SlurmdScan>(
+  'scans',
+  (v): v is SlurmdScan => typeof (v as SlurmdScan | null)?.prolog === 'boolean' && typeof (v as SlurmdScan).epilog === 'boolean',
+);
 
 /** What the scan depends on, as it is now. */
 function fingerprint(stack: StackRef): string {
@@ -59,69 +49,14 @@ function fingerprint(stack: StackRef): string {
   return parts.join('\n');
 }
 
-/**
- * A file name for a key: two 32-bit FNV-1a hashes (node:crypto costs
- * milliseconds to load, and every plugstack command would pay them). The
- * file holds its key: another key with the same name is told apart.
- */
-function nameOf(key: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193) >>> 0;
-    b = Math.imul(b ^ c, 0x811c9dc5) >>> 0;
-  }
-  return `${a.toString(16).padStart(8, '0')}${b.toString(16).padStart(8, '0')}`;
-}
-
-function scanFile(key: string): string {
-  return path.join(stateDir('scans'), `${nameOf(key)}.json`);
-}
-
-function readKept(key: string): { fingerprint: string; scan: SlurmdScan } | undefined {
-  const kept = scans.get(key);
-  if (kept) return kept;
-  try {
-    const saved = JSON.parse(fs.readFileSync(scanFile(key), 'utf8')) as { key: string; fingerprint: string; scan: SlurmdScan };
-    if (saved.key === key && typeof saved.fingerprint === 'string' && typeof saved.scan?.prolog === 'boolean' && typeof saved.scan.epilog === 'boolean')
-      return { fingerprint: saved.fingerprint, scan: saved.scan };
-  } catch {
-    // never scanned by this user, or being written
-  }
-  return undefined;
-}
-
-function keep(key: string, kept: { fingerprint: string; scan: SlurmdScan }): void {
-  scans.delete(key);
-  scans.set(key, kept);
-  if (scans.size > MAX_SCANS) scans.delete(scans.keys().next().value!);
-  try {
-    const file = scanFile(key);
-    const tmp = `${file}.${process.pid}`;
-    fs.writeFileSync(tmp, JSON.stringify({ key, ...kept }), { mode: 0o600 });
-    fs.renameSync(tmp, file);
-    const dir = path.dirname(file);
-    const saved = fs.readdirSync(dir);
-    if (saved.length > MAX_SAVED) {
-      const byAge = saved
-        .map((name) => ({ name, at: fs.statSync(path.join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
-        .sort((a, b) => a.at - b.at);
-      for (const { name } of byAge.slice(0, saved.length - MAX_SAVED)) fs.rmSync(path.join(dir, name), { force: true });
-    }
-  } catch {
-    // kept in memory only
-  }
-}
-
 /** The scan of a stack: a host process the first time, and whenever what it read has changed. */
 export async function scanStack(stack: StackRef & { hostEnv?: NodeJS.ProcessEnv }, owner?: Owner): Promise<SlurmdScan> {
   const env = stack.hostEnv ?? process.env;
   // What dlopen finds depends on the loader's environment too.
   const key = JSON.stringify([stack.conf, stack.slurmVersion, stack.pluginDirs, env.LD_LIBRARY_PATH ?? null, env.LD_PRELOAD ?? null]);
   const now = fingerprint(stack);
-  const kept = readKept(key);
-  if (kept && kept.fingerprint === now) return kept.scan;
+  const kept = scans.get(key, now);
+  if (kept) return kept;
   const handle = startHost(
     'inspect',
     { conf: stack.conf, context: 'slurmd', slurmVersion: stack.slurmVersion, pluginDirs: [...stack.pluginDirs], scanOnly: true },
@@ -131,6 +66,6 @@ export async function scanStack(stack: StackRef & { hostEnv?: NodeJS.ProcessEnv 
   const run = await handle.finished;
   const scan = { prolog: run.done?.anyJobProlog === true, epilog: run.done?.anyJobEpilog === true };
   // Only a scan that ran to its end is an answer worth keeping.
-  if (run.done && !run.fault) keep(key, { fingerprint: now, scan });
+  if (run.done && !run.fault) scans.set(key, now, scan);
   return scan;
 }

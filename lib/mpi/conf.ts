@@ -9,7 +9,6 @@
  * every mpi_*.so along PluginDir and plugstack's own. A slurmd that stops
  * on mpi.conf is not kept: every step tries again and says why.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Problem } from '../check/types.js';
@@ -17,7 +16,7 @@ import { startHost, type HostHandle } from '../host/host-process.js';
 import { processRecord } from '../host/process-record.js';
 import type { HostEvent } from '../host/protocol.js';
 import { hostExecutable } from '../native/paths.js';
-import { stateDir } from '../cluster/state-dir.js';
+import { fileState, KeptAnswers } from '../cluster/kept-answers.js';
 import { slurmdEnv } from '../cluster/command-env.js';
 
 /** The mpi.conf beside a slurm.conf (get_extra_conf_path); none without a slurm.conf. */
@@ -65,18 +64,8 @@ export function mpiConfEvents(events: readonly HostEvent[]): MpiPluginConf[] {
   return out;
 }
 
-const kept = new Map<string, { fingerprint: string; plugins: MpiPluginConf[] }>();
-const MAX_KEPT = 64;
+const kept = new KeptAnswers<MpiPluginConf[]>('mpi-conf', (v): v is MpiPluginConf[] => Array.isArray(v));
 const TIMEOUT_MS = 60_000;
-
-function fileState(file: string): string {
-  try {
-    const s = fs.statSync(file, { bigint: true });
-    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? 'error';
-  }
-}
 
 function mpiPluginFiles(dir: string): string[] {
   try {
@@ -118,38 +107,6 @@ function fingerprint(stack: MpiConfStack): string {
   return parts.join('\n');
 }
 
-const sha = (text: string): string => crypto.createHash('sha256').update(text).digest('hex');
-
-function keptFile(key: string): string {
-  return path.join(stateDir('mpi-conf'), `${sha(key).slice(0, 32)}.json`);
-}
-
-function readKept(key: string): { fingerprint: string; plugins: MpiPluginConf[] } | undefined {
-  const k = kept.get(key);
-  if (k) return k;
-  try {
-    const saved = JSON.parse(fs.readFileSync(keptFile(key), 'utf8')) as { fingerprint: string; plugins: MpiPluginConf[] };
-    if (typeof saved.fingerprint === 'string' && Array.isArray(saved.plugins)) return saved;
-  } catch {
-    // never read by this user, or being written
-  }
-  return undefined;
-}
-
-function keep(key: string, value: { fingerprint: string; plugins: MpiPluginConf[] }): void {
-  kept.delete(key);
-  kept.set(key, value);
-  if (kept.size > MAX_KEPT) kept.delete(kept.keys().next().value!);
-  try {
-    const file = keptFile(key);
-    const tmp = `${file}.${process.pid}`;
-    fs.writeFileSync(tmp, JSON.stringify(value), { mode: 0o600 });
-    fs.renameSync(tmp, file);
-  } catch {
-    // kept in memory only
-  }
-}
-
 /**
  * slurmd's mpi.conf for a stack: a slurmd host the first time, and
  * whenever what it read has changed.
@@ -158,9 +115,9 @@ export async function slurmdMpiConf(stack: MpiConfStack, owner?: { track(handle:
   // slurmd's own environment, never the caller's.
   const env = stack.daemonEnv ?? slurmdEnv(stack.hostEnv, stack.hostEnv?.SLURM_CONF);
   const key = JSON.stringify([stack.slurmVersion, stack.pluginDirs, stack.mpiConf ?? null, env.LD_LIBRARY_PATH ?? null, env.LD_PRELOAD ?? null]);
-  const now = sha(fingerprint(stack));
-  const k = readKept(key);
-  if (k && k.fingerprint === now) return { ok: true, plugins: k.plugins, problems: [], log: [], kept: true };
+  const now = fingerprint(stack);
+  const plugins = kept.get(key, now);
+  if (plugins) return { ok: true, plugins, problems: [], log: [], kept: true };
   const handle = startHost(
     'slurmd',
     {
@@ -176,8 +133,8 @@ export async function slurmdMpiConf(stack: MpiConfStack, owner?: { track(handle:
   owner?.track(handle);
   const run = await handle.finished;
   const record = processRecord(run, 'slurmd');
-  const plugins = mpiConfEvents(run.events);
+  const read = mpiConfEvents(run.events);
   const ok = run.done?.ok === true && !run.fault;
-  if (ok) keep(key, { fingerprint: now, plugins });
-  return { ok, plugins, problems: record.problems, log: record.log.map((l) => ({ level: l.level, message: l.message })) };
+  if (ok) kept.set(key, now, read);
+  return { ok, plugins: read, problems: record.problems, log: record.log.map((l) => ({ level: l.level, message: l.message })) };
 }
