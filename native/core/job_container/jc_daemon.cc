@@ -12,8 +12,8 @@
 
 namespace plugstack {
 
-bool JcDaemon::start() {
-  if (!configured()) return true;
+// slurmd's load of JobContainerType: a plugin that does not load ends it.
+bool JcDaemon::load() {
   JcList::Init init = list_.init();
   if (init == JcList::Init::Fatal) {
     slurmLog(LogLevel::Error, "plugin_load_and_link: Plugin loading failed due to missing symbols. Plugin is corrupted.",
@@ -24,11 +24,22 @@ bool JcDaemon::start() {
     slurmLog(LogLevel::Error, "Unable to initialize job_container plugin.", /*fatal=*/true);
     return false;
   }
-  JcCall call;
-  call.process = JcProcess::Slurmd;
+  return true;
+}
+
+// slurmd's restore: a failure is only logged.
+void JcDaemon::restore(JcCall call) {
   call.dir = list_.settings().spoolDir;
   call.recover = recover_;
   if (list_.call(JcHook::Restore, call) != 0) slurmLog(LogLevel::Error, "Unable to restore job_container state.");
+}
+
+bool JcDaemon::start() {
+  if (!configured()) return true;
+  if (!load()) return false;
+  JcCall call;
+  call.process = JcProcess::Slurmd;
+  restore(call);
   return true;
 }
 
@@ -43,9 +54,7 @@ bool JcDaemon::op(const std::string& op, uint32_t jobId, uid_t uid) {
   call.jobId = jobId;
   call.uid = uid;
   if (op == "restore") {
-    call.dir = list_.settings().spoolDir;
-    call.recover = recover_;
-    if (list_.call(JcHook::Restore, call) != 0) slurmLog(LogLevel::Error, "Unable to restore job_container state.");
+    restore(call);
   } else if (op == "create" && list_.has(JcHook::Create)) {
     if (list_.call(JcHook::Create, call) != 0)
       slurmLog(LogLevel::Error, "container_g_create(" + std::to_string(jobId) + "): " + slurmErrorText(errno));
@@ -89,16 +98,7 @@ bool JcDaemon::op(const std::string& op, uint32_t jobId, uid_t uid) {
 
 bool JcDaemon::check() {
   if (!configured()) return true;
-  JcList::Init init = list_.init();
-  if (init == JcList::Init::Fatal) {
-    slurmLog(LogLevel::Error, "plugin_load_and_link: Plugin loading failed due to missing symbols. Plugin is corrupted.",
-             /*fatal=*/true);
-    return false;
-  }
-  if (init == JcList::Init::Failed) {
-    slurmLog(LogLevel::Error, "Unable to initialize job_container plugin.", /*fatal=*/true);
-    return false;
-  }
+  if (!load()) return false;
   list_.fini();
   return true;
 }

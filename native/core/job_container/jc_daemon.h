@@ -34,6 +34,9 @@ class JcDaemon {
   void stop() { list_.fini(); }
 
  private:
+  bool load();
+  void restore(JcCall call);
+
   JcList list_;
   bool recover_;
 };
