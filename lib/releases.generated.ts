@@ -40,7 +40,7 @@ export interface ClientRules {
 
 /** What srun, sbatch and salloc write into their own environment and the job's, and what slurmd's environment gives slurmstepd (src/common/env.c setup_env, env_array_for_job, env_array_for_batch_job, set_env_from_opts; src/srun/srun_job.c, src/srun/launch.c). Read by lib/cluster/command-env.ts. */
 export interface CommandEnvRules {
-  /** The external-launcher variables of MPICH, Intel MPI, Open MPI and PRRTE that set_env_from_opts appends (each only when not already set; the HYDRA pairs only when the bootstrap is unset or 'slurm') to srun's and salloc's environment and to a batch job's (24.11). */
+  /** The external-launcher variables of MPICH, Intel MPI, Open MPI and PRRTE that set_env_from_opts appends (each only when not already set; the HYDRA pairs only when the bootstrap is unset or 'slurm') to srun's and salloc's environment and to a batch job's (24.11), in the order it appends them. */
   readonly launcherVars: Readonly<Record<string, string>>;
   /** setup_env writes SLURM_JOB_GID and SLURM_JOB_GROUP into srun's environment (24.11). */
   readonly jobGroup: boolean;
@@ -60,6 +60,8 @@ export interface CommandEnvRules {
   readonly tresPerTaskCpu: boolean;
   /** slurmctld writes the job's name into the batch launch's environment (24.11, _set_job_env: 'sbatch' when sbatch named none, its script on standard input); 22.05's batch job has SLURM_JOB_NAME only from sbatch's own environment, so none then. */
   readonly batchJobNameFromController: boolean;
+  /** srun's launch request's environment starts with what set_env_from_opts wrote into it (SLURM_TRES_PER_TASK, the external launchers' variables), srun's own environment merged in after them (24.11, srun.c _setup_one_job_env); 22.05's is srun's environment in its order. */
+  readonly launchEnvFromOptsFirst: boolean;
   /** env_array_for_job (salloc) and env_array_for_batch_job write SLURM_NODE_ALIASES from an alias list that is NULL without cloud nodes: '(null)' (22.05); 24.11 writes none. srun removes it from its own environment (_set_env_vars). */
   readonly nodeAliasesNull: boolean;
 }
@@ -102,7 +104,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "24.11": {
     identity: {"libslurmSoname":42,"protocolVersion":10752},
     client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true},
-    commandEnv: {"launcherVars":{"HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher","OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"nodeAliasesNull":false},
+    commandEnv: {"launcherVars":{"OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher","HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"launchEnvFromOptsFirst":true,"nodeAliasesNull":false},
     taskEnv: {"workingCluster":false},
     jobScript: {"jobNodelist":true},
     mpi: {"mpiDefaultUnset":null,"mpiDefaultDropped":"none|openmpi","mpiDefaultRenamed":{},"clientFiniNegativeDropped":true},
@@ -110,7 +112,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "22.05": {
     identity: {"libslurmSoname":38,"protocolVersion":9728},
     client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false},
-    commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"nodeAliasesNull":true},
+    commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"launchEnvFromOptsFirst":false,"nodeAliasesNull":true},
     taskEnv: {"workingCluster":true},
     jobScript: {"jobNodelist":false},
     mpi: {"mpiDefaultUnset":"none","mpiDefaultDropped":null,"mpiDefaultRenamed":{"openmpi":"none"},"clientFiniNegativeDropped":false},

@@ -25,18 +25,19 @@ export function commandEnvRules(slurmVersion: string): CommandEnvRules {
 
 /**
  * set_env_from_opts' external-launcher variables (24.11), as it appends
- * them to srun's, salloc's or a batch job's environment: none that is
- * already there is replaced, and a HYDRA bootstrap pair only when the
- * bootstrap is unset or "slurm" (getenv of the command's own environment).
+ * them to srun's, salloc's or a batch job's environment (dest, by default
+ * the command's own): none that is already there is replaced, and a HYDRA
+ * bootstrap pair only when the bootstrap is unset or "slurm" (getenv of
+ * the command's own environment, current).
  */
-export function launcherEnv(slurmVersion: string, current: Record<string, string | undefined>): Record<string, string> {
+export function launcherEnv(slurmVersion: string, current: Record<string, string | undefined>, dest: Record<string, string | undefined> = current): Record<string, string> {
   const vars = commandEnvRules(slurmVersion).launcherVars;
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(vars)) {
     // A bootstrap and its extra arguments go together.
     const bootstrap = name.endsWith('_EXTRA_ARGS') ? HYDRA_PAIRS[name] : name.endsWith('BOOTSTRAP') ? name : undefined;
     if (bootstrap !== undefined && current[bootstrap] !== undefined && current[bootstrap] !== 'slurm') continue;
-    if (current[name] === undefined) out[name] = value;
+    if (dest[name] === undefined) out[name] = value;
   }
   return out;
 }

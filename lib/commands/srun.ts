@@ -26,6 +26,7 @@ import { withCommand, type CommandRun } from './command-run.js';
 import { signalText, taskRanges } from './console.js';
 import { allocationEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv } from '../cluster/job-env.js';
 import { commandEnvRules, entriesOf, SLURM_AUTH_NOBODY, slurmdEnv, srunStepEnv, taskShapeEnv } from '../cluster/command-env.js';
+import { launchEnvInOrder, srunEnvInOrder } from '../cluster/env-order.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
 import { requestJob } from './allocate.js';
@@ -259,6 +260,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     ...(b.label ? { SLURM_LABELIO: '1' } : {}),
     ...taskShapeEnv(stack.slurmVersion, b, current),
   };
+  // In the order srun writes them (setenv appends a new name at the end).
+  ownEnv = srunEnvInOrder(ownEnv, stack.slurmVersion, Boolean(existing));
   // 24.11 hands local_user_init the option's ids, reset to SLURM_AUTH_NOBODY.
   const nobody = commandEnvRules(stack.slurmVersion).localUserInitNobody;
   const lui = await client.localUserInit(
@@ -344,7 +347,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
 
   // srun's own environment after local_user_init (the option variables, the
   // job's, and whatever a plugin set there) is what the step is launched with.
-  let launchEnv = exportedEnv(lui.environ ?? overlayEnv(ready.environ, ownEnv), b.export);
+  const srunEnv = lui.environ ?? overlayEnv(ready.environ, ownEnv);
+  let launchEnv = exportedEnv(launchEnvInOrder(srunEnv, stack.slurmVersion, envRecord(srunEnv), ownEnv.SLURM_TRES_PER_TASK !== undefined), b.export);
   if (b.label) launchEnv = overlayEnv(launchEnv, { SLURM_LABELIO: '1' });
   // env_array_merge(&env, mpi_env): what client_prelaunch set, last.
   launchEnv = overlayEnv(launchEnv, envRecord(prelaunch.env));
