@@ -60,6 +60,8 @@ export interface CommandEnvRules {
   readonly tresPerTaskCpu: boolean;
   /** slurmctld writes the job's name into the batch launch's environment (24.11, _set_job_env: 'sbatch' when sbatch named none, its script on standard input); 22.05's batch job has SLURM_JOB_NAME only from sbatch's own environment, so none then. */
   readonly batchJobNameFromController: boolean;
+  /** Without -n, sbatch's own task count is --ntasks-per-node times the nodes, which it writes as SLURM_NPROCS and SLURM_NTASKS with its other options, before the job's variables (22.05); 24.11's sbatch leaves it unset and env_array_for_batch_job writes SLURM_NTASKS and SLURM_NPROCS after SLURM_NODELIST. The values are the same; the order differs. */
+  readonly sbatchNtasksFromPerNode: boolean;
   /** srun's launch request's environment starts with what set_env_from_opts wrote into it (SLURM_TRES_PER_TASK, the external launchers' variables), srun's own environment merged in after them (24.11, srun.c _setup_one_job_env); 22.05's is srun's environment in its order. */
   readonly launchEnvFromOptsFirst: boolean;
   /** env_array_for_job (salloc) and env_array_for_batch_job write SLURM_NODE_ALIASES from an alias list that is NULL without cloud nodes: '(null)' (22.05); 24.11 writes none. srun removes it from its own environment (_set_env_vars). */
@@ -104,7 +106,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "24.11": {
     identity: {"libslurmSoname":42,"protocolVersion":10752},
     client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true},
-    commandEnv: {"launcherVars":{"OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher","HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"launchEnvFromOptsFirst":true,"nodeAliasesNull":false},
+    commandEnv: {"launcherVars":{"OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher","HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"sbatchNtasksFromPerNode":false,"launchEnvFromOptsFirst":true,"nodeAliasesNull":false},
     taskEnv: {"workingCluster":false},
     jobScript: {"jobNodelist":true},
     mpi: {"mpiDefaultUnset":null,"mpiDefaultDropped":"none|openmpi","mpiDefaultRenamed":{},"clientFiniNegativeDropped":true},
@@ -112,7 +114,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "22.05": {
     identity: {"libslurmSoname":38,"protocolVersion":9728},
     client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false},
-    commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"launchEnvFromOptsFirst":false,"nodeAliasesNull":true},
+    commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"sbatchNtasksFromPerNode":true,"launchEnvFromOptsFirst":false,"nodeAliasesNull":true},
     taskEnv: {"workingCluster":true},
     jobScript: {"jobNodelist":false},
     mpi: {"mpiDefaultUnset":"none","mpiDefaultDropped":null,"mpiDefaultRenamed":{"openmpi":"none"},"clientFiniNegativeDropped":false},

@@ -65,6 +65,94 @@ function fromOpts(slurmVersion: string): string[] {
 }
 
 /**
+ * env_array_for_job (src/common/env.c): the allocation's variables as
+ * salloc writes them, in the function's order (22.05's NULL alias list
+ * right after the node list).
+ */
+const ENV_ARRAY_FOR_JOB = [
+  'SLURM_JOB_ID',
+  'SLURM_JOB_NAME',
+  'SLURM_JOB_NUM_NODES',
+  'SLURM_JOB_NODELIST',
+  'SLURM_NODE_ALIASES',
+  'SLURM_JOB_PARTITION',
+  'SLURM_DISTRIBUTION',
+  'SLURM_JOB_CPUS_PER_NODE',
+  'SLURM_JOBID',
+  'SLURM_NNODES',
+  'SLURM_NODELIST',
+  'SLURM_TASKS_PER_NODE',
+  'SLURM_OVERCOMMIT',
+  'SLURM_NTASKS',
+  'SLURM_NPROCS',
+  'SLURM_CPUS_PER_TASK',
+  'SLURM_NTASKS_PER_NODE',
+];
+
+/**
+ * salloc's own environment (its command's): _set_submit_dir_env's setenvs,
+ * then the array salloc builds and sets all at once: set_env_from_opts'
+ * (24.11), env_array_for_job's, and the cluster's name last.
+ */
+function sallocOrder(slurmVersion: string): string[] {
+  return ['SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST', ...fromOpts(slurmVersion), ...ENV_ARRAY_FOR_JOB, 'SLURM_CLUSTER_NAME'];
+}
+
+/** What salloc writes into its own environment once it has its allocation, in the order it writes it. */
+export function sallocEnvInOrder(env: Record<string, string>, slurmVersion: string): Record<string, string> {
+  return inOrder(env, sallocOrder(slurmVersion));
+}
+
+/** sbatch's own environment: set_prio_process_env, _set_submit_dir_env, _set_umask_env. */
+const SBATCH_OWN = ['SLURM_PRIO_PROCESS', 'SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST', 'SLURM_UMASK'];
+
+/** env_array_for_batch_job (src/common/env.c), as slurmd adds it to the batch job's environment. */
+const ENV_ARRAY_FOR_BATCH_JOB = [
+  'SLURM_CLUSTER_NAME',
+  'SLURM_JOB_ID',
+  'SLURM_JOB_NUM_NODES',
+  'SLURM_JOB_NODELIST',
+  'SLURM_JOB_PARTITION',
+  'SLURM_NODE_ALIASES',
+  'SLURM_JOB_CPUS_PER_NODE',
+  'ENVIRONMENT',
+  'HOSTNAME',
+  'SLURM_JOBID',
+  'SLURM_NNODES',
+  'SLURM_NODELIST',
+  'SLURM_NTASKS',
+  'SLURM_NPROCS',
+  'SLURM_TASKS_PER_NODE',
+];
+
+/**
+ * The batch job's environment: sbatch's own (with 22.05's SLURM_JOB_NAME
+ * where sbatch set it), what sbatch adds to the job's copy
+ * (set_env_from_opts under 24.11, then set_envs' task shape: the task
+ * count only when sbatch has one), 24.11's job name from slurmctld, then
+ * env_array_for_batch_job's.
+ */
+function batchOrder(slurmVersion: string, sbatchHasNtasks: boolean): string[] {
+  const sbatchShape = ['SLURM_CPUS_PER_TASK', ...(sbatchHasNtasks ? ['SLURM_NPROCS', 'SLURM_NTASKS'] : []), 'SLURM_NTASKS_PER_NODE'];
+  return [...SBATCH_OWN, ...fromOpts(slurmVersion), ...sbatchShape, 'SLURM_JOB_NAME', ...ENV_ARRAY_FOR_BATCH_JOB];
+}
+
+/** sbatch's own environment at its exit callbacks, in the order it writes it. */
+export function sbatchEnvInOrder(env: Record<string, string>): Record<string, string> {
+  return inOrder(env, SBATCH_OWN);
+}
+
+/**
+ * What a batch job's environment adds to sbatch's exported one, in the
+ * order Slurm adds it. sbatch has a task count with -n, and under 22.05
+ * with --ntasks-per-node too (commandEnv.sbatchNtasksFromPerNode).
+ */
+export function batchEnvInOrder(env: Record<string, string>, slurmVersion: string, options: { ntasks?: number; ntasksPerNode?: number }): Record<string, string> {
+  const sbatchHasNtasks = options.ntasks !== undefined || (options.ntasksPerNode !== undefined && commandEnvRules(slurmVersion).sbatchNtasksFromPerNode);
+  return inOrder(env, batchOrder(slurmVersion, sbatchHasNtasks));
+}
+
+/**
  * The variables in the order a table gives; a name the table does not
  * know keeps its place after them (so nothing is ever lost).
  */
@@ -80,21 +168,23 @@ export function srunEnvInOrder(env: Record<string, string>, slurmVersion: string
   return inOrder(env, srunOrder(slurmVersion, inside));
 }
 
-/** The names srun's table knows (for tests: every variable srun writes has its place). */
-export function srunOrderNames(slurmVersion: string, inside: boolean): readonly string[] {
-  return srunOrder(slurmVersion, inside);
+/** The names each command's table knows (for tests: every variable a command writes has its place). */
+export function orderNames(command: 'srun' | 'srun-inside' | 'salloc' | 'batch', slurmVersion: string): readonly string[] {
+  if (command === 'batch') return batchOrder(slurmVersion, true);
+  return command === 'salloc' ? sallocOrder(slurmVersion) : srunOrder(slurmVersion, command === 'srun-inside');
 }
 
 /**
- * srun's launch request's environment: under 24.11 what set_env_from_opts
- * wrote into the request's own array comes first (SLURM_TRES_PER_TASK when
- * srun has the option, the launchers' variables whose bootstrap allows
- * them), then srun's environment in its order; under 22.05 srun's
- * environment as it is.
+ * srun's launch request's environment (srun's own, env): under 24.11 what
+ * set_env_from_opts wrote into the request's own array comes first
+ * (SLURM_TRES_PER_TASK when srun has the option, from -c or its
+ * environment; the launchers' variables whose bootstrap allows them), then
+ * srun's environment in its order; under 22.05 srun's environment as it is.
  */
-export function launchEnvInOrder(env: string[], slurmVersion: string, srunEnv: Record<string, string>, hasTresPerTask: boolean): string[] {
+export function launchEnvInOrder(env: string[], slurmVersion: string): string[] {
   if (!commandEnvRules(slurmVersion).launchEnvFromOptsFirst) return env;
-  const first = [...(hasTresPerTask ? ['SLURM_TRES_PER_TASK'] : []), ...Object.keys(launcherEnv(slurmVersion, srunEnv, {}))];
+  const srunEnv = Object.fromEntries(env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+  const first = [...(srunEnv.SLURM_TRES_PER_TASK !== undefined ? ['SLURM_TRES_PER_TASK'] : []), ...Object.keys(launcherEnv(slurmVersion, srunEnv, {}))];
   const at = new Map(env.map((e, i) => [e.slice(0, e.indexOf('=')), i]));
   const head = first.filter((n) => at.has(n)).map((n) => env[at.get(n)!]!);
   const moved = new Set(first);

@@ -14,6 +14,7 @@ import { allocationEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/j
 import { drainedBy, runEpilogs } from '../cluster/job-scripts.js';
 import { innerResults, srunShim } from '../cluster/jobs.js';
 import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
+import { sallocEnvInOrder } from '../cluster/env-order.js';
 import { requestJob } from './allocate.js';
 import { NO_VAL } from '../cluster/job-info.js';
 import { commandJobContainer, inJobNamespace } from '../job-container/command-job.js';
@@ -139,14 +140,14 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   // What salloc writes into its own environment once it has the allocation
   // (env_array_for_job, and 24.11's launcher variables); its command runs
   // with it. Its job name is -J, else "interactive" (salloc's opt.c).
-  const ownEnv: Record<string, string> = {
+  const ownEnv = sallocEnvInOrder({
     ...allocationEnv({ job, jobName: b.jobName ?? 'interactive', submitDir: cwd, tasksPerNode: perNode }),
     ...(ntasks !== undefined ? { SLURM_NTASKS: String(ntasks), SLURM_NPROCS: String(ntasks) } : {}),
     // 22.05's env_array_for_job writes the (NULL) alias list too.
     ...(commandEnvRules(stack.slurmVersion).nodeAliasesNull ? { SLURM_NODE_ALIASES: '(null)' } : {}),
     ...taskShapeEnv(stack.slurmVersion, b, envRecord(ready.environ)),
     ...launcherEnv(stack.slurmVersion, envRecord(ready.environ)),
-  };
+  }, stack.slurmVersion);
   let jobEnv = overlayEnv(ready.environ, ownEnv);
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
 

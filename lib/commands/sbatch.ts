@@ -21,6 +21,7 @@ import { batchJobEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv, plu
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { BATCH_STEP, innerResults, srunShim } from '../cluster/jobs.js';
 import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
+import { batchEnvInOrder, sbatchEnvInOrder } from '../cluster/env-order.js';
 import { requestJob } from './allocate.js';
 import { NO_VAL } from '../cluster/job-info.js';
 import { jobRecordOf } from '../cluster/job-info.js';
@@ -92,11 +93,11 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   });
   // What sbatch has written into its own environment by its exit callbacks
   // (set_prio_process_env, _set_umask_env, the submission's directory and host).
-  const ownEnv = entriesOf({
+  const ownEnv = entriesOf(sbatchEnvInOrder({
     ...commandProcessEnv('sbatch', envRecord(ready.environ), { slurmVersion: stack.slurmVersion, clusterName: job.clusterName }),
     SLURM_SUBMIT_DIR: cwd,
     SLURM_SUBMIT_HOST: os.hostname(),
-  });
+  }));
   // Without --wait, sbatch ends right after the submission: its exit
   // callbacks run before the job starts.
   if (!b.wait) {
@@ -116,17 +117,23 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const jobName = job.description?.name ?? b.jobName ?? 'sbatch';
   const namedBySbatch = b.jobName !== undefined || b.wrap || ready.positional.length > 0;
   const envJobName = namedBySbatch || commandEnvRules(stack.slurmVersion).batchJobNameFromController ? jobName : undefined;
-  let jobEnv = exportedEnv(ready.environ, b.export);
-  // set_env_from_opts: 24.11's sbatch appends the launcher variables to the job's environment.
-  jobEnv = overlayEnv(jobEnv, launcherEnv(stack.slurmVersion, envRecord(jobEnv)));
-  // set_envs: what the task-shape options write (SLURM_CPUS_PER_TASK is batchJobEnv's).
-  jobEnv = overlayEnv(jobEnv, taskShapeEnv(stack.slurmVersion, { ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, envRecord(jobEnv)));
+  const exported = exportedEnv(ready.environ, b.export);
+  const current = envRecord(exported);
   const batchHost = { node: names[0]!, nodeAliasesNull: commandEnvRules(stack.slurmVersion).nodeAliasesNull };
   // env_array_for_batch_job: without -n, --ntasks-per-node times the nodes.
   const batchNtasks = ntasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : undefined);
   const batchPerNode = batchNtasks === ntasks ? perNode : names.map(() => b.ntasksPerNode!);
-  jobEnv = overlayEnv(jobEnv, batchJobEnv({ job, jobName: envJobName, submitDir: cwd, tasksPerNode: batchPerNode, ...(batchNtasks !== undefined ? { ntasks: batchNtasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, batchHost));
-  jobEnv = overlayEnv(jobEnv, commandProcessEnv('sbatch', envRecord(jobEnv), { slurmVersion: stack.slurmVersion, clusterName: job.clusterName }));
+  // What the job's environment adds to sbatch's, in the order Slurm adds it
+  // (a later source's value wins, as each overwrote the one before).
+  const added = batchEnvInOrder({
+    // set_env_from_opts: 24.11's sbatch appends the launcher variables to the job's environment.
+    ...launcherEnv(stack.slurmVersion, current),
+    // set_envs: what the task-shape options write (SLURM_CPUS_PER_TASK is batchJobEnv's).
+    ...taskShapeEnv(stack.slurmVersion, { ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, current),
+    ...batchJobEnv({ job, jobName: envJobName, submitDir: cwd, tasksPerNode: batchPerNode, ...(batchNtasks !== undefined ? { ntasks: batchNtasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, batchHost),
+    ...commandProcessEnv('sbatch', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName }),
+  }, stack.slurmVersion, { ...(ntasks !== undefined ? { ntasks } : {}), ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}) });
+  let jobEnv = overlayEnv(exported, added);
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
 
   // slurmd runs the job prolog on the batch host before the batch step.

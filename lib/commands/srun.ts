@@ -347,8 +347,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
 
   // srun's own environment after local_user_init (the option variables, the
   // job's, and whatever a plugin set there) is what the step is launched with.
-  const srunEnv = lui.environ ?? overlayEnv(ready.environ, ownEnv);
-  let launchEnv = exportedEnv(launchEnvInOrder(srunEnv, stack.slurmVersion, envRecord(srunEnv), ownEnv.SLURM_TRES_PER_TASK !== undefined), b.export);
+  let launchEnv = exportedEnv(launchEnvInOrder(lui.environ ?? overlayEnv(ready.environ, ownEnv), stack.slurmVersion), b.export);
   if (b.label) launchEnv = overlayEnv(launchEnv, { SLURM_LABELIO: '1' });
   // env_array_merge(&env, mpi_env): what client_prelaunch set, last.
   launchEnv = overlayEnv(launchEnv, envRecord(prelaunch.env));

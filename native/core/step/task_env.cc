@@ -33,6 +33,11 @@ void setConf(EnvArray& env) {
 void setFromLaunchRequest(EnvArray& env, const StepSpec& spec) {
   if (spec.srunCommPort) setNumber(env, "SLURM_SRUN_COMM_PORT", *spec.srunCommPort);
   if (spec.launchNodeAddress) env.set("SLURM_LAUNCH_NODE_IPADDR", *spec.launchNodeAddress);
+}
+
+// setup_env writes it last (22.05), after the user: where the job's
+// environment has none yet (a batch step), it is appended there.
+void setWorkingCluster(EnvArray& env, const StepSpec& spec) {
   if (spec.workingCluster) env.set("SLURM_WORKING_CLUSTER", *spec.workingCluster);
 }
 
@@ -76,6 +81,7 @@ void applyTaskEnv(EnvArray& env, const StepSpec& spec, const TaskRecord& task,
   // setup_env writes SLURM_JOB_GID in 24.11 (from a field exec_task never
   // fills); exec_task then writes the real one right after.
   setUser(env, spec, 0, releases::taskEnv(version).setupEnvJobGid);
+  setWorkingCluster(env, spec);
   setNumber(env, "SLURM_JOB_GID", step.gid);
   env.set("SLURMD_NODENAME", spec.nodeName);
 }
@@ -89,6 +95,7 @@ void applyEpilogTaskEnv(EnvArray& env, const StepSpec& spec, const TaskRecord& t
   setNumber(env, "SLURM_LOCALID", task.id);
   setFromLaunchRequest(env, spec);
   setUser(env, spec, 0, releases::taskEnv(version).setupEnvJobGid);
+  setWorkingCluster(env, spec);
   env.set("SLURM_SCRIPT_CONTEXT", "epilog_task");
   env.set("SLURMD_NODENAME", spec.nodeName);
 }
