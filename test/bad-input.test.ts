@@ -14,7 +14,7 @@ import { Plugstack } from '../lib/plugstack.js';
 import { repoRoot, tempDir, writeFile } from './helpers/plugins.js';
 import { leftBehind } from './helpers/processes.js';
 
-const cli = path.join(repoRoot, 'bin', 'plugstack.js');
+const cli = path.join(repoRoot, 'bin', 'plugstack.cjs');
 const isRoot = process.getuid?.() === 0;
 
 async function emptyStack(options: { slurmVersion?: string } = {}) {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compilePlugin, repoRoot, tempDir, writeFile } from './helpers/plugins.js';
 
-const bin = path.join(repoRoot, 'bin', 'plugstack.js');
+const bin = path.join(repoRoot, 'bin', 'plugstack.cjs');
 
 /** The example plugin, compiled as `plugstack cc` would, in a PluginDir of its own. */
 function exampleStack(): { dir: string; stack: string[] } {

@@ -538,7 +538,7 @@ describe('check with a slurm.conf', () => {
 });
 
 describe('the command line', () => {
-  const bin = path.join(repoRoot, 'bin', 'plugstack.js');
+  const bin = path.join(repoRoot, 'bin', 'plugstack.cjs');
   const plugstack = (args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string) =>
     spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd, env: { PATH: '/usr/bin:/bin', ...env } });
 

@@ -14,7 +14,7 @@ import type { CommandResult } from '../lib/commands/types.js';
 import type { JobScriptResult } from '../lib/daemon/types.js';
 import { compilePlugin, repoRoot, tempDir, writeFile } from './helpers/plugins.js';
 
-const bin = path.join(repoRoot, 'bin', 'plugstack.js');
+const bin = path.join(repoRoot, 'bin', 'plugstack.cjs');
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });

@@ -9,12 +9,24 @@ import { describe, expect, it } from 'vitest';
 import type { CheckReport } from '../lib/check/types.js';
 import { compilePlugin, fixturesDir, repoRoot, tempDir, writeFile } from './helpers/plugins.js';
 
-const bin = path.join(repoRoot, 'bin', 'plugstack.js');
+const bin = path.join(repoRoot, 'bin', 'plugstack.cjs');
 
 function plugstack(args: string[], env: NodeJS.ProcessEnv = {}) {
   const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+describe('the two entry points', () => {
+  it('bin/plugstack.js, the ES module, runs the same command line as the bin', () => {
+    const viaModule = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'plugstack.js'), '--version'], { encoding: 'utf8' });
+    const viaBin = plugstack(['--version']);
+    expect(viaModule.status).toBe(0);
+    expect(viaModule.stdout).toMatch(/^plugstack \d+\.\d+\.\d+/);
+    expect(viaModule.stdout).toBe(viaBin.stdout);
+    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    expect(path.resolve(repoRoot, pkg.bin.plugstack!)).toBe(bin);
+  });
+});
 
 describe('plugstack check', () => {
   it('exits 0 and reports every context for a stack Slurm would load', () => {

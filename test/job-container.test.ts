@@ -31,7 +31,7 @@ function spankTrace(release: string): string {
 function checkFile(dir: string, release = '24.11') {
   return spawnSync(
     process.execPath,
-    [path.join(repoRoot, 'bin', 'plugstack.js'), 'check', '--slurm-version', release, '--json', path.join(dir, 'job_container_trace.so')],
+    [path.join(repoRoot, 'bin', 'plugstack.cjs'), 'check', '--slurm-version', release, '--json', path.join(dir, 'job_container_trace.so')],
     { encoding: 'utf8' },
   );
 }
@@ -667,7 +667,7 @@ describe.each(RELEASES)('Slurm %s: without root', (release) => {
         const mounts = fs.readFileSync('/proc/self/mountinfo', 'utf8');
         const r = spawnSync(
           setpriv!,
-          ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, path.join(repoRoot, 'bin', 'plugstack.js'), 'run', '--json', '--slurm-version', release, '--slurm-conf', slurmConf, '-n', '2', 'sh', '-c', 'touch /tmp/t$SLURM_PROCID; sleep 0.3; echo $(id -u) $(ls /tmp | tr "\\n" " ")'],
+          ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, path.join(repoRoot, 'bin', 'plugstack.cjs'), 'run', '--json', '--slurm-version', release, '--slurm-conf', slurmConf, '-n', '2', 'sh', '-c', 'touch /tmp/t$SLURM_PROCID; sleep 0.3; echo $(id -u) $(ls /tmp | tr "\\n" " ")'],
           { cwd: dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: dir, TMPDIR: dir } },
         );
         const out = JSON.parse(r.stdout) as { exitCode: number; stdout: string; stderr: string; jobContainer: { calls: { hook: string; process: string; rc?: number; mntNs: number }[] } };

@@ -152,7 +152,7 @@ describe('stack.prolog / stack.epilog', () => {
 });
 
 describe('plugstack prolog / epilog', () => {
-  const bin = path.join(repoRoot, 'bin', 'plugstack.js');
+  const bin = path.join(repoRoot, 'bin', 'plugstack.cjs');
   it('reads the job from the environment like the helper, prints its errors, exits with its status', async () => {
     const { conf } = await probeStack(['fail=job_epilog']);
     const run = (args: string[], env: Record<string, string>) =>

@@ -376,7 +376,7 @@ describe('slurmd and check', () => {
 describe('plugstack check of an mpi plugin file', () => {
   it("loads mpi_NAME.so as slurmd and srun would, and says why 21.08's hook names are refused", () => {
     const run = (dir: string) =>
-      spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'plugstack.js'), 'check', path.join(dir, 'mpi_trace.so')], { encoding: 'utf8' });
+      spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'plugstack.cjs'), 'check', path.join(dir, 'mpi_trace.so')], { encoding: 'utf8' });
     const good = run(mpiTrace('24.11'));
     expect(good.status, good.stdout + good.stderr).toBe(0);
     expect(good.stderr).toContain('is an mpi plugin: checking it as slurmd and srun load it');

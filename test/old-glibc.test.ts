@@ -85,7 +85,7 @@ describe.skipIf(!isRoot)(isRoot ? 'on Debian bullseye (glibc 2.31)' : 'on Debian
   });
 
   it('plugstack check loads the stack from the prebuilt binaries', () => {
-    const r = inRoot([`${inside}/bin/node`, `${inside}/pkg/bin/plugstack.js`, 'check', `${inside}/plugstack.conf`], { PREBUILDS_ONLY: '1' });
+    const r = inRoot([`${inside}/bin/node`, `${inside}/pkg/bin/plugstack.cjs`, 'check', `${inside}/plugstack.conf`], { PREBUILDS_ONLY: '1' });
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/name hello, type spank/);
     expect(r.stdout).toMatch(/result: Slurm 24\.11\.5 would load this stack/);
@@ -94,7 +94,7 @@ describe.skipIf(!isRoot)(isRoot ? 'on Debian bullseye (glibc 2.31)' : 'on Debian
 
   it('plugstack run runs a two-node step with real tasks', () => {
     const r = inRoot(
-      [`${inside}/bin/node`, `${inside}/pkg/bin/plugstack.js`, 'run', '--conf', `${inside}/plugstack.conf`, '-N', '2', '-n', '4', '-l', '--greeting=hej', 'printenv', 'HELLO_GREETING'],
+      [`${inside}/bin/node`, `${inside}/pkg/bin/plugstack.cjs`, 'run', '--conf', `${inside}/plugstack.conf`, '-N', '2', '-n', '4', '-l', '--greeting=hej', 'printenv', 'HELLO_GREETING'],
       { PREBUILDS_ONLY: '1' },
     );
     expect(r.stderr).toContain('srun: hello: launching step');

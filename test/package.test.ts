@@ -32,7 +32,7 @@ describe('the tarball', () => {
   }, 60_000);
 
   it('holds what the package needs: code, types, headers, sources to build from, the licence', () => {
-    for (const f of ['LICENSE', 'README.md', 'package.json', 'binding.gyp', 'bin/plugstack.js', 'dist/index.js', 'dist/index.d.ts', 'dist/testing/index.js', 'dist/testing/vitest.d.ts', 'dist/timeline/index.js', 'include/slurm/spank.h', 'native/compat/glibc_floor.cc', 'examples/hello/hello.c'])
+    for (const f of ['LICENSE', 'README.md', 'package.json', 'binding.gyp', 'bin/plugstack.js', 'bin/plugstack.cjs', 'dist/index.js', 'dist/index.d.ts', 'dist/testing/index.js', 'dist/testing/vitest.d.ts', 'dist/timeline/index.js', 'include/slurm/spank.h', 'native/compat/glibc_floor.cc', 'examples/hello/hello.c'])
       expect(files, f).toContain(f);
   });
 

@@ -13,9 +13,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FrameDecoder } from '../lib/host/frames.js';
-import { eventError, PROTOCOL_VERSION } from '../lib/host/protocol.js';
+import { runHost } from '../lib/host/host-process.js';
+import { eventError, eventVerdicts, PROTOCOL_VERSION } from '../lib/host/protocol.js';
 import { Plugstack } from '../lib/plugstack.js';
-import { repoRoot, tempDir, writeFile } from './helpers/plugins.js';
+import { compilePlugin, repoRoot, tempDir, writeFile } from './helpers/plugins.js';
 
 const fakeDir = tempDir('plugstack-fake-host-');
 const framesFile = path.join(fakeDir, 'frames.bin');
@@ -177,6 +178,33 @@ function randomFrameBytes(r: () => number): Buffer {
   if (choice < 0.2) return bytes.subarray(0, Math.floor(r() * bytes.length));
   return bytes;
 }
+
+describe('the generated validators', () => {
+  it('agree with the checks on the events of a real host and on every one-field change of them', async () => {
+    const so = compilePlugin('recorder.c');
+    const conf = writeFile(tempDir(), 'plugstack.conf', `required ${so}\noptional /nonexistent/missing.so\n`);
+    const run = await runHost('inspect', { conf, context: 'remote', slurmVersion: '24.11', pluginDirs: [] }, { label: 'remote context', timeoutMs: 20000 });
+    expect(run.events.length).toBeGreaterThan(10);
+    const odd: unknown[] = [undefined, null, -1, 1.5, 'x', true, [], {}, [1], { a: 1 }];
+    let compared = 0;
+    const agree = (event: Record<string, unknown> & { t: string }, what: string) => {
+      const v = eventVerdicts(event)!;
+      expect(v.valid, `${what}: ${v.error}`).toBe(v.error === undefined);
+      compared++;
+    };
+    for (const event of run.events as unknown as (Record<string, unknown> & { t: string })[]) {
+      agree(event, event.t);
+      for (const key of Object.keys(event)) {
+        if (key === 't') continue;
+        for (const value of odd) agree({ ...event, [key]: value }, `${event.t}.${key} = ${JSON.stringify(value)}`);
+        const { [key]: _gone, ...rest } = event;
+        agree(rest as typeof event, `${event.t} without ${key}`);
+      }
+      agree({ ...event, surplus: 1 }, `${event.t} with an unknown field`);
+    }
+    expect(compared).toBeGreaterThan(500);
+  });
+});
 
 describe('fuzzed frames', () => {
   const seed = Number(process.env.FUZZ_SEED ?? 20261122);

@@ -17,7 +17,7 @@ import { repoRoot, tempDir, writeFile } from './helpers/plugins.js';
 import { uniqueTag } from './helpers/processes.js';
 import { execFileSync } from 'node:child_process';
 
-const cli = path.join(repoRoot, 'bin', 'plugstack.js');
+const cli = path.join(repoRoot, 'bin', 'plugstack.cjs');
 
 /** Processes whose command line holds one of these words (a tag, "--parent <pid>"). */
 function alive(words: string[]): string[] {

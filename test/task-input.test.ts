@@ -14,7 +14,7 @@ import { srunInput, taskInputFile } from '../lib/step/task-input.js';
 import { compilePlugin, readLog, repoRoot, tempDir, writeFile } from './helpers/plugins.js';
 import { openDescriptors } from './helpers/processes.js';
 
-const bin = path.join(repoRoot, 'bin', 'plugstack.js');
+const bin = path.join(repoRoot, 'bin', 'plugstack.cjs');
 const FD0 = 'ls -l /proc/self/fd/0 | sed "s/.*-> //; s/:.*//"';
 
 async function emptyStack(slurmVersion = '24.11') {

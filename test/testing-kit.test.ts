@@ -123,10 +123,10 @@ describe('the matchers', () => {
 it('plugstack cc --slurm-version 22.05 builds a plugin that claims 22.05', () => {
   const dir = tempDir();
   const out = path.join(dir, 'hello.so');
-  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'plugstack.js'), 'cc', '--slurm-version', '22.05', hello, '-o', out], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'plugstack.cjs'), 'cc', '--slurm-version', '22.05', hello, '-o', out], { encoding: 'utf8' });
   expect(r.status).toBe(0);
   expect(r.stdout).toContain('-DSLURM_VERSION_NUMBER=0x160508');
-  const check = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'plugstack.js'), 'check', out, '--slurm-version', '22.05', '--context', 'remote'], { encoding: 'utf8' });
+  const check = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'plugstack.cjs'), 'check', out, '--slurm-version', '22.05', '--context', 'remote'], { encoding: 'utf8' });
   expect(check.stdout).toContain('version 22.05.8');
   expect(check.status).toBe(0);
   fs.rmSync(dir, { recursive: true });

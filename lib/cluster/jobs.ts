@@ -183,7 +183,7 @@ export function srunShim(job: Job): string {
   const bin = path.join(job.dir, 'bin');
   const srun = path.join(bin, 'srun');
   privateDir(bin);
-  const cli = path.join(packageRoot, 'bin', 'plugstack.js');
+  const cli = path.join(packageRoot, 'bin', 'plugstack.cjs');
   // Node runs it directly, with no shell in between: a shell would put PWD
   // into the environment of the srun (and of its step), which a real srun
   // started by salloc or a program does not have.
@@ -193,7 +193,17 @@ export function srunShim(job: Job): string {
   // says so in one line instead of Node's module-loader trace.
   const hidden = `plugstack: error: srun inside job ${job.id} cannot reach plugstack at ${path.dirname(cli)}: is it hidden by the job's container (a private /tmp or /dev/shm)?`;
   const text = direct
-    ? `#!${process.execPath}\nprocess.argv.splice(2, 0, 'run');\nimport(${JSON.stringify(pathToFileURL(cli).href)}).catch((e) => {\n  if (!e || e.code !== 'ERR_MODULE_NOT_FOUND') throw e;\n  process.stderr.write(${JSON.stringify(hidden)} + '\\n');\n  process.exit(1);\n});\n`
+    ? [
+        `#!${process.execPath}`,
+        "process.argv.splice(2, 0, 'run');",
+        `const hidden = (e) => { if (!e || (e.code !== 'MODULE_NOT_FOUND' && e.code !== 'ERR_MODULE_NOT_FOUND')) throw e; process.stderr.write(${JSON.stringify(hidden + '\n')}); process.exit(1); };`,
+        // CommonJS when Node loads this file as such (no package.json of
+        // type module above the state directory): the bin is required, and
+        // the ES module loader is never started; imported otherwise.
+        `if (typeof require === 'function') { try { require(${JSON.stringify(cli)}); } catch (e) { hidden(e); } }`,
+        `else import(${JSON.stringify(pathToFileURL(cli).href)}).catch(hidden);`,
+        '',
+      ].join('\n')
     : `#!/bin/sh\n[ -e '${cli}' ] || { echo ${JSON.stringify(hidden)} >&2; exit 1; }\nexec '${process.execPath}' '${cli}' run "$@"\n`;
   try {
     // Only its owner may change it: the directory is first on the job's PATH.

@@ -14,6 +14,7 @@ import {
   type HostRole,
   type RoleRequests,
 } from './protocol.generated.js';
+import { COMMAND_VALIDATORS, EVENT_VALIDATORS } from './validators.generated.js';
 
 export * from './protocol.generated.js';
 
@@ -109,89 +110,8 @@ function compileObject(fields: FieldSpecs, ignore: readonly string[] = []): Chec
   };
 }
 
-/**
- * The same checks as one generated function per message: a yes or no, no
- * message built on the way (the checks above build each field's path as
- * they go, for the message). Every event goes through it; only one it
- * refuses goes through the checks above, for what is wrong with it.
- */
+/** Whether a message is well formed: a yes or no, generated from the catalogue (validators.generated.ts). */
 type Valid = (value: unknown) => boolean;
-
-const PRIMITIVE_TESTS: Record<string, (x: string) => string> = {
-  string: (x) => `typeof ${x} === 'string'`,
-  int: (x) => `Number.isSafeInteger(${x})`,
-  uint: (x) => `(Number.isSafeInteger(${x}) && ${x} >= 0)`,
-  number: (x) => `(typeof ${x} === 'number' && Number.isFinite(${x}))`,
-  bool: (x) => `typeof ${x} === 'boolean'`,
-  any: () => 'true',
-};
-
-/** Compiles validators; shared types become functions of their own, made once (they may refer to each other). */
-class ValidatorCompiler {
-  /** Generated functions by index, and the constants (enum sets, key sets) they use. */
-  private readonly fns: Valid[] = [];
-  private readonly consts: unknown[] = [];
-  private readonly namedIndex = new Map<string, number>();
-
-  valid(spec: TypeSpec, ignore: readonly string[] = []): Valid {
-    return this.fns[this.function(spec, ignore)]!;
-  }
-
-  /** A function checking a whole value of this type: its index in fns. */
-  private function(spec: TypeSpec, ignore: readonly string[] = []): number {
-    if (typeof spec === 'string' && !PRIMITIVE_TESTS[spec]) {
-      const known = this.namedIndex.get(spec);
-      if (known !== undefined) return known;
-    }
-    const index = this.fns.length;
-    this.fns.push(() => false);
-    if (typeof spec === 'string' && !PRIMITIVE_TESTS[spec]) this.namedIndex.set(spec, index);
-    let body: string;
-    if (typeof spec === 'string' && !PRIMITIVE_TESTS[spec]) {
-      const shared = (CATALOGUE.types as Record<string, TypeSpec>)[spec];
-      if (shared === undefined) throw new Error(`protocol catalogue: unknown type ${spec}`);
-      body = `return ${this.test(shared, 'v')};`;
-    } else if (typeof spec === 'object' && spec.object) {
-      const lines = [`if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;`, 'let x;'];
-      const keys: string[] = [...ignore];
-      for (const [name, type] of Object.entries(spec.object)) {
-        const optional = name.endsWith('?');
-        const key = optional ? name.slice(0, -1) : name;
-        keys.push(key);
-        lines.push(`x = v[${JSON.stringify(key)}];`);
-        lines.push(optional ? `if (x !== undefined && !(${this.test(type, 'x')})) return false;` : `if (x === undefined || !(${this.test(type, 'x')})) return false;`);
-      }
-      const k = this.constant(new Set(keys));
-      lines.push(`for (const key of Object.keys(v)) if (!C[${k}].has(key)) return false;`, 'return true;');
-      body = lines.join('\n');
-    } else if (typeof spec === 'object' && spec.array) {
-      body = `if (!Array.isArray(v)) return false; for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(${this.test(spec.array, 'x')})) return false; } return true;`;
-    } else body = `return ${this.test(spec, 'v')};`;
-    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from the catalogue, nothing else
-    this.fns[index] = new Function('F', 'C', `return function valid(v) { ${body} };`)(this.fns, this.consts) as Valid;
-    return index;
-  }
-
-  private constant(value: unknown): number {
-    this.consts.push(value);
-    return this.consts.length - 1;
-  }
-
-  /** An expression testing the value in variable x. */
-  private test(spec: TypeSpec, x: string): string {
-    if (typeof spec === 'string') {
-      const p = PRIMITIVE_TESTS[spec];
-      return p ? p(x) : `F[${this.function(spec)}](${x})`;
-    }
-    if (spec.enum) return `C[${this.constant(new Set(spec.enum))}].has(${x})`;
-    if (spec.nullable) return `(${x} === null || ${this.test(spec.nullable, x)})`;
-    if (spec.oneOf) return `(${spec.oneOf.map((o) => this.test(o, x)).join(' || ')})`;
-    if (spec.array || spec.object) return `F[${this.function(spec)}](${x})`;
-    throw new Error(`protocol catalogue: bad type ${JSON.stringify(spec)}`);
-  }
-}
-
-const validators = new ValidatorCompiler();
 
 interface MessageTable {
   roles: readonly string[] | 'all';
@@ -199,25 +119,48 @@ interface MessageTable {
   valid: Valid;
 }
 
-function messageTable(messages: Record<string, { roles: readonly string[] | string; fields: FieldSpecs }>): Map<string, MessageTable> {
-  return new Map(
-    Object.entries(messages).map(([t, m]) => [
-      t,
-      {
-        roles: m.roles === 'all' ? 'all' : (m.roles as readonly string[]),
-        check: compileObject(m.fields, ['t']),
-        valid: validators.valid({ object: m.fields }, ['t']),
-      },
-    ]),
-  );
+type MessageSpecs = Record<string, { roles: readonly string[] | string; fields: FieldSpecs }>;
+
+/**
+ * A message's checks: its generated validator, which every message goes
+ * through, and the checks that say what is wrong with one it refuses,
+ * compiled the first time a message of its kind is seen (a command line
+ * that runs one srun meets a few of the catalogue's messages).
+ */
+function messageTable(messages: MessageSpecs, validators: Readonly<Record<string, Valid>>): { get(t: string): MessageTable | undefined } {
+  const compiled = new Map<string, MessageTable>();
+  return {
+    get(t) {
+      let m = compiled.get(t);
+      if (m) return m;
+      const spec = Object.hasOwn(messages, t) ? messages[t] : undefined;
+      const valid = Object.hasOwn(validators, t) ? validators[t] : undefined;
+      if (!spec || !valid) return undefined;
+      m = {
+        roles: spec.roles === 'all' ? 'all' : (spec.roles as readonly string[]),
+        check: compileObject(spec.fields, ['t']),
+        valid,
+      };
+      compiled.set(t, m);
+      return m;
+    },
+  };
 }
 
-const eventTable = messageTable(CATALOGUE.events as unknown as Record<string, { roles: readonly string[] | string; fields: FieldSpecs }>);
-const commandTable = messageTable(CATALOGUE.commands as unknown as Record<string, { roles: readonly string[] | string; fields: FieldSpecs }>);
+const eventTable = messageTable(CATALOGUE.events as unknown as MessageSpecs, EVENT_VALIDATORS);
+const commandTable = messageTable(CATALOGUE.commands as unknown as MessageSpecs, COMMAND_VALIDATORS);
 const stackRequest = (CATALOGUE.types.stackRequest as { object: FieldSpecs }).object;
-const requestChecks = new Map<string, Check>(
-  Object.entries(CATALOGUE.requests as Record<string, FieldSpecs>).map(([role, fields]) => [role, compileObject({ ...stackRequest, ...fields })]),
-);
+const requestSpecs = CATALOGUE.requests as Record<string, FieldSpecs>;
+const requestChecks = new Map<string, Check>();
+/** A role's request check, compiled on first use. */
+function requestCheck(role: string): Check | undefined {
+  let c = requestChecks.get(role);
+  if (!c && Object.hasOwn(requestSpecs, role)) {
+    c = compileObject({ ...stackRequest, ...requestSpecs[role] });
+    requestChecks.set(role, c);
+  }
+  return c;
+}
 
 /** What is wrong with one event a host of this role sent, or undefined when it is fine. */
 export function eventError(role: ProcessRole, value: unknown): string | undefined {
@@ -227,6 +170,16 @@ export function eventError(role: ProcessRole, value: unknown): string | undefine
   if (!m) return `unknown event type ${describe(t)}`;
   if (m.roles !== 'all' && !m.roles.includes(role)) return `a ${role} host does not send "${t}" events`;
   return m.valid(value) ? undefined : (m.check(value, t as string) ?? `${t as string} is malformed`);
+}
+
+/**
+ * Both verdicts on an event of a known type: the generated validator's and
+ * the checks' (what is wrong with it, or undefined). They must agree; a
+ * test holds them to it.
+ */
+export function eventVerdicts(value: Record<string, unknown> & { t: string }): { valid: boolean; error: string | undefined } | undefined {
+  const m = eventTable.get(value.t);
+  return m && { valid: m.valid(value), error: m.check(value, value.t) };
 }
 
 /** What is wrong with a host's hello, or undefined: the first frame of every host. */
@@ -242,7 +195,8 @@ export function helloError(role: ProcessRole, event: HostEvent): string | undefi
  * one is a plugstack bug, thrown before it reaches the host.
  */
 export function checkRequest<R extends HostRole>(role: R, request: RoleRequests[R]): RoleRequests[R] {
-  const e = requestChecks.get(role)?.(request, `${role} request`) ?? (requestChecks.has(role) ? undefined : `unknown role ${role}`);
+  const check = requestCheck(role);
+  const e = check ? check(request, `${role} request`) : `unknown role ${role}`;
   if (e) throw new PlugstackError('HOST_PROTOCOL', `plugstack built a malformed ${role} request: ${e}`);
   return request;
 }
