@@ -241,7 +241,7 @@ async function cliSection() {
   };
   const contenders = {
     node: run([process.execPath, '-e', '0']),
-    cli: run([process.execPath, path.join(root, 'bin', 'plugstack.js'), 'run', '--conf', conf, '-n', '1', COMMAND]),
+    cli: run([process.execPath, path.join(root, 'bin', 'plugstack.cjs'), 'run', '--conf', conf, '-n', '1', COMMAND]),
   };
   const real = clusters['22.05'];
   if (real) contenders.real = realSrun('22.05', ['-n', '1', COMMAND], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -273,7 +273,7 @@ async function checkSection() {
   fs.writeFileSync(conf, lines.join('\n') + '\n');
   const stack = await Plugstack.load(conf, { pluginDir: [] });
   const cli = () => {
-    const r = spawnSync(process.execPath, [path.join(root, 'bin', 'plugstack.js'), 'check', conf], { stdio: 'ignore' });
+    const r = spawnSync(process.execPath, [path.join(root, 'bin', 'plugstack.cjs'), 'check', conf], { stdio: 'ignore' });
     if (r.status !== 0) throw new Error(`plugstack check failed (${r.status})`);
   };
   const m = await together(

@@ -4,7 +4,7 @@
 // compile cache, and resolving, reading and compiling ~90 modules is most of
 // what `plugstack` costs before it does anything; one script costs a
 // fraction of that, and as CommonJS it can be compiled with a V8 code cache
-// (bin/bundle-loader.cjs). bin/plugstack.js uses the bundle only when it is
+// (bin/bundle-loader.cjs). bin/plugstack.cjs uses the bundle only when it is
 // newer than dist/cli/main.js (a tsc run without this script leaves it
 // stale, and then the modules are used). Without rolldown (a development
 // dependency) nothing is bundled and the modules are used.
