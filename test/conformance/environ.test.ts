@@ -6,7 +6,10 @@
  * inside each; every variable of every process at every callback must be
  * the same on the real cluster and on plugstack in that release's mode,
  * once the values that must differ (job ids, pids, ports, times, the
- * working directory) are normalised. Deliberate differences are in
+ * working directory) are normalised, and in the same order (an environment
+ * is a list: the caller's variables in the caller's order, then Slurm's in
+ * the order Slurm wrote them, which a plugin walking environ or S_JOB_ENV
+ * and a task running `env` see). Deliberate differences are in
  * allowlist.json, with their reasons.
  */
 import fs from 'node:fs';
@@ -103,6 +106,64 @@ export function environLines(log: string[], cwd: string): string[] {
   return out.sort();
 }
 
+/**
+ * The order of the variables: per kind of process (as environLines names
+ * it), callback and list (env: its environ; job: S_JOB_ENV), the names in
+ * the order the first such process had them at its first such call (the
+ * tasks of a step, or a stepd's calls for each of its tasks, have theirs in
+ * the same order).
+ */
+export function environOrders(log: string[]): Map<string, string[]> {
+  const kinds = new Map<string, string>();
+  const stepOf = new Map<string, string>();
+  const ended = new Set<string>();
+  const byCall = new Map<string, { pid: string; cb: string; kind: string; names: string[] }>();
+  for (const line of log) {
+    const m = /^(\S+) pid=(\d+) (env|job|end) ?(.*)$/.exec(line);
+    if (!m) continue;
+    const [, cb, pid, kind, entry] = m as unknown as [string, string, string, string, string];
+    if (kind === 'end') {
+      ended.add(`${pid} ${cb}`);
+      continue;
+    }
+    if (ended.has(`${pid} ${cb}`)) continue;
+    if (!kinds.has(pid)) kinds.set(pid, cb);
+    if (kind === 'job' && entry.startsWith('SLURM_STEP_ID=')) stepOf.set(pid, entry.slice('SLURM_STEP_ID='.length));
+    const key = `${pid} ${cb} ${kind}`;
+    if (!byCall.has(key)) byCall.set(key, { pid, cb, kind, names: [] });
+    byCall.get(key)!.names.push(entry.slice(0, entry.indexOf('=')));
+  }
+  const out = new Map<string, string[]>();
+  for (const { pid, cb, kind, names } of byCall.values()) {
+    const ctx = cb.slice(cb.indexOf('@') + 1);
+    const step = stepOf.get(pid) ?? (ctx === '2' ? 'batch' : '-');
+    const key = `${ctx}:${kinds.get(pid)}:${step} ${cb} ${kind}`;
+    if (!out.has(key)) out.set(key, names);
+  }
+  return out;
+}
+
+/**
+ * Where two runs' orders differ: for each list both have, the variables
+ * both have (what one side alone has is the sorted comparison's, with its
+ * allowlist), in each side's order. The caller's variables and Slurm's
+ * are all compared: an environment is the caller's in its order, then
+ * Slurm's in the order Slurm wrote them.
+ */
+export function orderDifferences(ours: Map<string, string[]>, real: Map<string, string[]>): string[] {
+  const out: string[] = [];
+  for (const [key, theirs] of real) {
+    const mine = ours.get(key);
+    if (!mine) continue;
+    const inMine = new Set(mine);
+    const inTheirs = new Set(theirs);
+    const a = mine.filter((n) => inTheirs.has(n));
+    const b = theirs.filter((n) => inMine.has(n));
+    if (a.join(' ') !== b.join(' ')) out.push(`${key}\n  plugstack: ${a.join(' ')}\n  real:      ${b.join(' ')}`);
+  }
+  return out;
+}
+
 function observation(raw: Awaited<ReturnType<typeof runReal>>, cwd: string): Observation {
   const lines = (s: string) => s.split('\n').filter(Boolean).map((l) => l.split(cwd).join('CWD').replace(/\b(job |allocation )\d+/, '$1J1')).sort();
   return { exitCode: raw.exitCode, processes: [], callbacks: environLines(raw.log, cwd), stdout: lines(raw.stdout), stderr: lines(raw.stderr), drained: raw.drained };
@@ -117,10 +178,14 @@ for (const release of releases()) {
         const oursDir = tempDir('conformance-ours-');
         for (const dir of [realDir, oursDir])
           for (const [name, text] of Object.entries(FILES[scenario.name] ?? {})) fs.writeFileSync(path.join(dir, name), text, { mode: 0o755 });
-        const real = observation(await runReal(release, scenario, realDir), realDir);
-        const ours = observation(await runPlugstack(release, scenario, oursDir), oursDir);
+        const rawReal = await runReal(release, scenario, realDir);
+        const rawOurs = await runPlugstack(release, scenario, oursDir);
+        const real = observation(rawReal, realDir);
+        const ours = observation(rawOurs, oursDir);
         expect(real.callbacks.length).toBeGreaterThan(0);
         expect(applyAllowlist(ours, scenario.name, allowlist, release)).toEqual(applyAllowlist(real, scenario.name, allowlist, release));
+        // The same variables, and in the same order.
+        expect(orderDifferences(environOrders(rawOurs.log), environOrders(rawReal.log))).toEqual([]);
       });
     }
   });
