@@ -14,6 +14,7 @@ import { Plugstack } from '../lib/plugstack.js';
 import { compilePlugin, readLog, tempDir, writeFile } from './helpers/plugins.js';
 import { recordCommand } from './helpers/command.js';
 import { taskShapeEnv } from '../lib/cluster/command-env.js';
+import { inOrder, launchEnvInOrder } from '../lib/cluster/env-order.js';
 
 type Release = '22.05' | '24.11';
 
@@ -306,5 +307,87 @@ describe.each(['22.05', '24.11'] as Release[])('whole environments as the real S
     const [init] = parse(readLog(log)).env.get('init@4')!;
     expect(Object.keys(init!.env).filter((k) => !/^(ASAN|UBSAN|LSAN)_OPTIONS$|^PLUGSTACK_HOST_DIR$/.test(k)).sort()).toEqual(['PATH', 'SLURM_CONF']);
     expect(init!.env.SLURM_CONF).toBe(slurmConf);
+  });
+});
+
+/**
+ * The order of the variables (issue 14): an environment is a list, the
+ * caller's variables in the caller's order and then Slurm's in the order
+ * Slurm first wrote them (a name written again keeps its place). The
+ * expected orders are those the real 22.05 and 24.11 showed with the
+ * environ fixture (test/conformance/environ.test.ts compares them run by
+ * run); here the caller's environment is PATH and CALLER_MARK.
+ */
+describe.each(['22.05', '24.11'] as Release[])('the order of the variables in the environments of Slurm %s', (release) => {
+  const is2411 = release === '24.11';
+  const LAUNCHERS = ['OMPI_MCA_plm_slurm_args', 'PRTE_MCA_plm_slurm_args', 'HYDRA_BOOTSTRAP', 'HYDRA_LAUNCHER_EXTRA_ARGS', 'I_MPI_HYDRA_BOOTSTRAP', 'I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS'];
+  const launchers = is2411 ? LAUNCHERS : [];
+  const names = (env: Record<string, string>) => Object.keys(env).filter((n) => !/^PLUGSTACK_|^(ASAN|UBSAN|LSAN)_OPTIONS$/.test(n));
+  const SRUN = [
+    'PATH', 'CALLER_MARK', 'SLURM_MPI_TYPE', 'SLURM_PRIO_PROCESS', 'SRUN_DEBUG', 'SLURM_UMASK', 'SLURM_CLUSTER_NAME', 'SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST',
+    'SLURM_JOB_NAME', 'SLURM_JOB_CPUS_PER_NODE', 'SLURM_NTASKS', 'SLURM_NPROCS', ...(is2411 ? ['SLURMD_DEBUG'] : []), 'SLURM_JOB_ID', 'SLURM_JOBID',
+    'SLURM_STEP_ID', 'SLURM_STEPID', 'SLURM_NNODES', 'SLURM_JOB_NUM_NODES', 'SLURM_NODELIST', 'SLURM_JOB_PARTITION', 'SLURM_TASKS_PER_NODE',
+    'SLURM_JOB_UID', 'SLURM_JOB_USER', ...(is2411 ? ['SLURM_JOB_GID', 'SLURM_JOB_GROUP', ...LAUNCHERS] : ['SLURM_WORKING_CLUSTER']),
+  ];
+
+  it("srun's own environment: init_srun's, the allocation's, setup_env's, 24.11's set_env_from_opts'", async () => {
+    const { rec } = await run(release, 'srun', ['-n', '2', 'true']);
+    expect(names(rec.env.get('local_user_init@1')![0]!.env)).toEqual(SRUN);
+    expect(names(rec.env.get('exit@1')![0]!.env)).toEqual(SRUN);
+  });
+
+  it("the tasks' environment: srun's (24.11: set_env_from_opts' first), the launch's, slurmstepd's setup_env", async () => {
+    const { rec } = await run(release, 'srun', ['-n', '2', 'true']);
+    // The tasks have no SLURM_MPI_TYPE of srun's (the step's mpi plugin has the type).
+    const srun = SRUN.filter((n) => !LAUNCHERS.includes(n) && n !== 'SLURM_MPI_TYPE');
+    const launch = ['SLURM_JOB_NODELIST', 'SLURM_STEP_NODELIST', 'SLURM_STEP_NUM_NODES', 'SLURM_STEP_NUM_TASKS', 'SLURM_STEP_TASKS_PER_NODE', 'SLURM_STEP_LAUNCHER_PORT', 'SLURM_SRUN_COMM_PORT', 'SLURM_SRUN_COMM_HOST', 'SLURM_TOPOLOGY_ADDR', 'SLURM_TOPOLOGY_ADDR_PATTERN'];
+    const task = [
+      'SLURM_CPUS_ON_NODE', ...(is2411 ? ['SLURM_OOM_KILL_STEP', 'SLURM_JOB_END_TIME', 'SLURM_JOB_START_TIME'] : []), 'SLURM_TASK_PID', 'SLURM_NODEID', 'SLURM_PROCID', 'SLURM_LOCALID',
+      'SLURM_LAUNCH_NODE_IPADDR', 'SLURM_GTIDS', ...(is2411 ? [] : ['SLURM_JOB_GID']), 'SLURMD_NODENAME',
+    ];
+    for (const t of rec.env.get('task_init@2')!) expect(names(t.job)).toEqual([...launchers, ...srun, ...launch, ...task]);
+  });
+
+  it("salloc's command's environment: _set_submit_dir_env's, then set_env_from_opts', env_array_for_job's, the cluster's name", async () => {
+    const { rec } = await run(release, 'salloc', ['-n', '1', 'true']);
+    expect(names(rec.env.get('exit@3')![0]!.env)).toEqual([
+      'PATH', 'CALLER_MARK', 'SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST', ...launchers, 'SLURM_JOB_ID', 'SLURM_JOB_NAME', 'SLURM_JOB_NUM_NODES', 'SLURM_JOB_NODELIST',
+      ...(is2411 ? [] : ['SLURM_NODE_ALIASES']), 'SLURM_JOB_PARTITION', 'SLURM_JOB_CPUS_PER_NODE', 'SLURM_JOBID', 'SLURM_NNODES', 'SLURM_NODELIST', 'SLURM_TASKS_PER_NODE',
+      'SLURM_NTASKS', 'SLURM_NPROCS', 'SLURM_CLUSTER_NAME',
+    ]);
+  });
+
+  it("sbatch's and its batch job's environments; 22.05's batch task has SLURM_WORKING_CLUSTER after the user", async () => {
+    const own = ['PATH', 'CALLER_MARK', ...(is2411 ? [] : ['SLURM_JOB_NAME']), 'SLURM_PRIO_PROCESS', 'SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST', 'SLURM_UMASK'];
+    const job = (fromOpts: string[], shape: string[], ntasksLast: boolean) => [
+      ...own, ...fromOpts, ...shape, ...(is2411 ? ['SLURM_JOB_NAME'] : []), 'SLURM_CLUSTER_NAME', 'SLURM_JOB_ID', 'SLURM_JOB_NUM_NODES', 'SLURM_JOB_NODELIST', 'SLURM_JOB_PARTITION',
+      ...(is2411 ? [] : ['SLURM_NODE_ALIASES']), 'SLURM_JOB_CPUS_PER_NODE', 'ENVIRONMENT', 'HOSTNAME', 'SLURM_JOBID', 'SLURM_NNODES', 'SLURM_NODELIST',
+      ...(ntasksLast ? ['SLURM_NTASKS', 'SLURM_NPROCS'] : []), 'SLURM_TASKS_PER_NODE', 'SLURM_TOPOLOGY_ADDR', 'SLURM_TOPOLOGY_ADDR_PATTERN',
+    ];
+    const plain = await run(release, 'sbatch', ['-W', '-n', '2', '-J', 'named', '--wrap', 'true']);
+    expect(names(plain.rec.env.get('exit@3')![0]!.env)).toEqual(own);
+    expect(names(plain.rec.env.get('init@2')![0]!.job)).toEqual(job(launchers, ['SLURM_NPROCS', 'SLURM_NTASKS'], false));
+    const [task] = plain.rec.env.get('task_init@2')!;
+    const user = names(task!.job).indexOf('SLURM_JOB_USER');
+    expect(names(task!.job).indexOf('SLURM_WORKING_CLUSTER')).toBe(is2411 ? -1 : user + 1);
+    // Without -n, 24.11's sbatch has no task count: env_array_for_batch_job writes it after the node list.
+    const shaped = await run(release, 'sbatch', ['-W', '-c', '2', '--ntasks-per-node=1', '--wrap', 'true']);
+    const fromOpts = is2411 ? ['SLURM_TRES_PER_TASK', ...LAUNCHERS] : [];
+    const shape = is2411 ? ['SLURM_CPUS_PER_TASK', 'SLURM_NTASKS_PER_NODE'] : ['SLURM_CPUS_PER_TASK', 'SLURM_NPROCS', 'SLURM_NTASKS', 'SLURM_NTASKS_PER_NODE'];
+    expect(names(shaped.rec.env.get('init@2')![0]!.job)).toEqual(job(fromOpts, shape, is2411));
+  });
+});
+
+describe('ordering an environment as Slurm writes it', () => {
+  it("puts a table's names in its order and keeps the others after them, in theirs", () => {
+    expect(Object.keys(inOrder({ OTHER: '1', SLURM_JOBID: '2', SLURM_JOB_ID: '2', LAST: '3' }, ['SLURM_JOB_ID', 'SLURM_JOBID', 'ABSENT']))).toEqual(['SLURM_JOB_ID', 'SLURM_JOBID', 'OTHER', 'LAST']);
+  });
+
+  it("24.11's launch request starts with what set_env_from_opts wrote (a HYDRA pair the caller's bootstrap refused stays where it is); 22.05's is srun's environment", () => {
+    const srun = ['PATH=/bin', 'HYDRA_BOOTSTRAP=ssh', 'SLURM_JOB_ID=1', 'SLURM_TRES_PER_TASK=cpu=2', 'OMPI_MCA_plm_slurm_args=--external-launcher', 'PRTE_MCA_plm_slurm_args=--external-launcher', 'I_MPI_HYDRA_BOOTSTRAP=slurm', 'I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS=--external-launcher'];
+    expect(launchEnvInOrder(srun, '22.05')).toEqual(srun);
+    expect(launchEnvInOrder(srun, '24.11').map((e) => e.slice(0, e.indexOf('=')))).toEqual([
+      'SLURM_TRES_PER_TASK', 'OMPI_MCA_plm_slurm_args', 'PRTE_MCA_plm_slurm_args', 'I_MPI_HYDRA_BOOTSTRAP', 'I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS', 'PATH', 'HYDRA_BOOTSTRAP', 'SLURM_JOB_ID',
+    ]);
   });
 });
