@@ -10,7 +10,9 @@
  * command decides what each means, as srun, sbatch and salloc do.
  */
 import type { HostHandle, HostRun } from '../host/host-process.js';
-import type { SignalCommand } from '../host/protocol.js';
+import type { HostRole, SignalCommand } from '../host/protocol.js';
+import { prestartHost, type SpareHost } from '../host/spare-host.js';
+import type { HostSpawnOptions } from '../host/zygote.js';
 
 export type CommandSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'SIGQUIT';
 
@@ -37,6 +39,10 @@ export class CommandControl {
   private readonly hosts = new Set<HostHandle>();
   private readonly running = new Set<Promise<HostRun>>();
   private stepHosts = new Set<HostHandle>();
+  /** Hosts started ahead of their request, by what the command calls them (spare-host.ts). */
+  private readonly spares = new Map<string, SpareHost>();
+  /** Every spare started: close() waits until the unused ones are gone. */
+  private readonly allSpares: SpareHost[] = [];
   private readonly unsubscribe: (() => void)[] = [];
   private readonly closers: (() => void)[] = [];
   private readonly timer: NodeJS.Timeout;
@@ -45,6 +51,7 @@ export class CommandControl {
   private readonly pending: CommandSignal[] = [];
   /** Set once the command's time bound has passed. */
   timedOut = false;
+  private closed = false;
   /** When the command must be over, in ms since the epoch. */
   readonly deadline: number;
 
@@ -81,6 +88,26 @@ export class CommandControl {
     });
     this.running.add(done);
     return handle;
+  }
+
+  /**
+   * Starts a host's process now, for a request that can only go later
+   * (spare-host.ts); `spare(key)` hands it to the host that takes it. One
+   * never taken is ended by killAll() and close().
+   */
+  prestart(key: string, role: HostRole, options: HostSpawnOptions): void {
+    if (this.closed) return;
+    this.spares.get(key)?.discard();
+    const spare = prestartHost(role, options);
+    this.spares.set(key, spare);
+    this.allSpares.push(spare);
+  }
+
+  /** The host started ahead under this name, if any (given once). */
+  spare(key: string): SpareHost | undefined {
+    const spare = this.spares.get(key);
+    this.spares.delete(key);
+    return spare;
   }
 
   /** The slurmstepd hosts of the step now running: signals go to them. */
@@ -139,6 +166,8 @@ export class CommandControl {
    */
   killAll(reason: 'cancel' | 'timeout' = 'cancel'): void {
     for (const h of this.hosts) h.kill(reason === 'timeout' && h.record.running() ? 'timeout' : 'cancel');
+    for (const s of this.spares.values()) s.discard();
+    this.spares.clear();
   }
 
   /** Something else the command started (salloc's command): ended by close(). */
@@ -148,14 +177,16 @@ export class CommandControl {
 
   /** Ends everything still running and waits (bounded) until it is gone. */
   async close(): Promise<void> {
+    this.closed = true;
     clearTimeout(this.timer);
     for (const u of this.unsubscribe.splice(0)) u();
     for (const end of this.closers.splice(0)) end();
     this.killAll();
-    if (this.running.size) {
+    const spares = this.allSpares.splice(0).map((s) => s.ended);
+    if (this.running.size || spares.length) {
       let bound: NodeJS.Timeout | undefined;
       await Promise.race([
-        Promise.allSettled([...this.running]),
+        Promise.allSettled([...this.running, ...spares]),
         new Promise((r) => {
           bound = setTimeout(r, CLOSE_WAIT_MS);
           bound.unref();

@@ -8,9 +8,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { runJobScript } from '../daemon/job-script.js';
+import { prestartJobScript, runJobScript, type SpareOwner } from '../daemon/job-script.js';
 import type { JobScriptResult } from '../daemon/types.js';
 import type { HostHandle } from '../host/host-process.js';
+import type { SpareHost } from '../host/spare-host.js';
 import { scanStack, type SlurmdScan } from './slurmd-scan.js';
 import type { CommandStack } from '../commands/srun.js';
 import type { Job } from './jobs.js';
@@ -35,10 +36,15 @@ async function slurmdScan(stack: CommandStack, job: Job, owner?: HostOwner): Pro
   return scan;
 }
 
+/** The file whose creation claims a node's prolog. */
+function prologClaim(job: Job, node: string): string {
+  return path.join(job.dir, `prolog-${node}`);
+}
+
 /** The first caller for a node gets true: that one runs the node's prolog. */
 function claimProlog(job: Job, node: string): boolean {
   try {
-    fs.writeFileSync(path.join(job.dir, `prolog-${node}`), '', { flag: 'wx' });
+    fs.writeFileSync(prologClaim(job, node), '', { flag: 'wx' });
     return true;
   } catch {
     return false;
@@ -48,6 +54,8 @@ function claimProlog(job: Job, node: string): boolean {
 /** Who owns the helper processes (the command's control). */
 export interface HostOwner {
   track(handle: HostHandle): HostHandle;
+  /** A helper's process started ahead (prestartPrologs, prestartEpilogs), if any. */
+  spare?(key: string): SpareHost | undefined;
 }
 
 export interface JobScriptContext {
@@ -82,6 +90,23 @@ export async function runPrologs(stack: CommandStack, job: Job, nodes: string[],
   if (!(await slurmdScan(stack, job, ctx.owner)).prolog) return [];
   const mine = nodes.filter((n) => claimProlog(job, n));
   return Promise.all(mine.map((node) => runJobScript(stack, 'prolog', options(job, node, ctx), ctx.owner)));
+}
+
+/**
+ * Starts the processes of the prologs runPrologs will run for these nodes
+ * (spare-host.ts), while the command's own calls go on; each gets its
+ * request when runPrologs runs it.
+ */
+export async function prestartPrologs(stack: CommandStack, job: Job, nodes: string[], ctx: JobScriptContext, spares: SpareOwner): Promise<void> {
+  if (!(await slurmdScan(stack, job, ctx.owner)).prolog) return;
+  for (const node of nodes)
+    if (!fs.existsSync(prologClaim(job, node))) prestartJobScript(stack, 'prolog', options(job, node, ctx), spares);
+}
+
+/** Starts the processes of the job's epilogs (spare-host.ts), for runEpilogs with the same exit status. */
+export async function prestartEpilogs(stack: CommandStack, job: Job, exitStatus: number, ctx: JobScriptContext, spares: SpareOwner): Promise<void> {
+  if (!(await slurmdScan(stack, job, ctx.owner)).epilog) return;
+  for (const node of job.nodes) prestartJobScript(stack, 'epilog', { ...options(job, node, ctx), exitStatus }, spares);
 }
 
 /** Epilogs on every node of the job, with its raw exit status. */

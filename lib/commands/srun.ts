@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { hostStringToBytes } from '../host/bytes.js';
-import { launchStep } from '../step/launch.js';
+import { launchStep, prestartStepHosts, type StackRef } from '../step/launch.js';
 import { blockLayout, compressHostlist } from '../step/layout.js';
 import type { StepResult } from '../step/types.js';
 import { readBuiltins } from './builtins.js';
@@ -27,7 +27,7 @@ import { signalText, taskRanges } from './console.js';
 import { allocationEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv } from '../cluster/job-env.js';
 import { commandEnvRules, entriesOf, SLURM_AUTH_NOBODY, slurmdEnv, srunStepEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { launchEnvInOrder, srunEnvInOrder } from '../cluster/env-order.js';
-import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
+import { drainedBy, prestartEpilogs, prestartPrologs, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
 import { requestJob } from './allocate.js';
 import { jobRecordOf } from '../cluster/job-info.js';
@@ -232,6 +232,11 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     return endJob('FAILED', 1 << 8);
   }
 
+  // The job's prolog helpers start their processes now, while srun's own
+  // calls go on; they get their requests only when srun launches
+  // (spare-host.ts).
+  if (!jc) await prestartPrologs(stack, job, names, scriptContext, control);
+
   // The step exists: cli_filter post_submit, before local_user_init.
   await client.postSubmit(job.id, stepId);
   if (signalled()) return endJob('CANCELLED', 0);
@@ -292,9 +297,32 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     taskInput = opened;
   }
 
+  const mpiType = ready.mpi ? ready.mpi.type : undefined;
+  const stepStack: StackRef = {
+    conf: stack.conf,
+    slurmVersion: stack.slurmVersion,
+    pluginDirs: stack.pluginDirs,
+    hostEnv: stack.hostEnv,
+    clusterName: job.clusterName,
+    // JobContainerType: the step runs in its job's container.
+    ...(jc ? { jobContainer: jobContainerSettings(stack.slurmConf)!, jobContainerJob: jc } : {}),
+    // slurmstepd starts from slurmd's environment, never srun's.
+    ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}),
+    // slurmd reads mpi.conf beside its slurm.conf.
+    ...(mpiConfPath(stack.slurmConf?.path) ? { mpiConf: mpiConfPath(stack.slurmConf?.path)! } : {}),
+    // slurm.conf's TaskProlog/TaskEpilog.
+    ...(taskScripts(stack.slurmConf) ? { taskScripts: taskScripts(stack.slurmConf)! } : {}),
+  };
+  // The step's hosts start their processes while the prolog runs; their
+  // requests go once it has ended (spare-host.ts).
+  prestartStepHosts(
+    stepStack,
+    { nodeNames: names, ntasks, jobId: job.id, stepId, mpi: mpiType, input: inputPlan, ...(taskInput !== undefined ? { stdin: taskInput } : {}) },
+    control,
+  );
+
   // slurm_step_launch: the mpi plugin's client_prelaunch, on srun's side,
   // before any node hears of the step; what it sets goes to every task.
-  const mpiType = ready.mpi ? ready.mpi.type : undefined;
   const stepLayout = blockLayout(ntasks, names);
   const prelaunch = await client.mpiPrelaunch({ jobId: job.id, stepId, ntasks, nodeList: compressHostlist(names), layout: stepLayout.map((n) => n.gtids) });
   if (signalled()) return endJob('CANCELLED', 0);
@@ -410,21 +438,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   let step: StepResult;
   try {
     step = await launchStep(
-      {
-        conf: stack.conf,
-        slurmVersion: stack.slurmVersion,
-        pluginDirs: stack.pluginDirs,
-        hostEnv: stack.hostEnv,
-        clusterName: job.clusterName,
-        // JobContainerType: the step runs in its job's container.
-        ...(jc ? { jobContainer: jobContainerSettings(stack.slurmConf)!, jobContainerJob: jc } : {}),
-        // slurmstepd starts from slurmd's environment, never srun's.
-        ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}),
-        // slurmd reads mpi.conf beside its slurm.conf.
-        ...(mpiConfPath(stack.slurmConf?.path) ? { mpiConf: mpiConfPath(stack.slurmConf?.path)! } : {}),
-        // slurm.conf's TaskProlog/TaskEpilog.
-        ...(taskScripts(stack.slurmConf) ? { taskScripts: taskScripts(stack.slurmConf)! } : {}),
-      },
+      stepStack,
       {
         argv: ready.positional,
         env: launchEnv,
@@ -545,12 +559,16 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     }
   }
 
+  // The job's epilog helpers start their processes while srun ends; they
+  // run once it has (spare-host.ts).
+  const { raw, exitCode: tasksExit } = srunExitCode(step);
+  if (!existing && !jc && !control.timedOut) await prestartEpilogs(stack, job, raw, scriptContext, control);
+
   // The step's I/O has ended: client_fini. A result other than 0 is srun's
   // exit status (the plugin knows best why its job ended); 24.11 folds it
   // into the launch's own result first, where a negative one is lost.
   const finiRc = await client.mpiFini();
   const mpiRc = finiRc < 0 && releaseRules(stack.slurmVersion).mpi.clientFiniNegativeDropped ? 0 : finiRc;
-  const { raw, exitCode: tasksExit } = srunExitCode(step);
   // A launch that failed on a node: 24.11's srun ends with 1 at least.
   const launchFailedOnANode = step.nodes.some((n) => n.launchRc !== 0);
   const taskExit = launchFailedOnANode ? Math.max(tasksExit, releaseRules(stack.slurmVersion).client.launchFailedStatus) : tasksExit;

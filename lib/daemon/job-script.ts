@@ -10,6 +10,8 @@ import type { SlurmConf } from '../config/slurm-conf.js';
 import { constants } from 'node:os';
 import { PlugstackError, invalidArgument } from '../errors.js';
 import { startHost, type HostHandle } from '../host/host-process.js';
+import type { SpareHost } from '../host/spare-host.js';
+import type { HostSpawnOptions } from '../host/zygote.js';
 import { processRecord } from '../host/process-record.js';
 import { uint32 } from '../validate.js';
 import { jobScriptEnv } from './job-script-env.js';
@@ -34,12 +36,8 @@ const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
 const osSignals = constants.signals as Record<string, number>;
 
-export async function runJobScript(
-  stack: JobScriptStack,
-  mode: JobScriptMode,
-  options: JobScriptOptions,
-  owner?: { track(handle: HostHandle): HostHandle },
-): Promise<JobScriptResult> {
+/** What a helper's run is made of: its checked options and the environment slurmd builds for it. */
+function helperRun(stack: JobScriptStack, mode: JobScriptMode, options: JobScriptOptions) {
   if (!options || typeof options !== 'object') throw invalidArgument('options', 'an object', options);
   if (options.jobId === undefined) throw invalidArgument('jobId', 'the job id', undefined);
   const jobId = uint32('jobId', options.jobId, 0);
@@ -75,6 +73,38 @@ export async function runJobScript(
       ...(stack.cluster ? { clusterName: stack.cluster.name } : {}),
       ...(partition !== undefined ? { partition } : {}),
     });
+  return { jobId, node, timeoutMs, environment };
+}
+
+/** The name a helper's spare process goes by. */
+function helperKey(mode: JobScriptMode, jobId: number, node: string): string {
+  return `job_script ${mode} ${jobId} ${node}`;
+}
+
+/** Who starts helpers ahead (the command's control). */
+export interface SpareOwner {
+  prestart(key: string, role: 'job_script', options: HostSpawnOptions): void;
+}
+
+/**
+ * Starts a helper's process before it may run (spare-host.ts): the prolog
+ * while srun's own calls go on, the epilog while srun ends. runJobScript
+ * hands it its request when its owner gives it back.
+ */
+export function prestartJobScript(stack: JobScriptStack, mode: JobScriptMode, options: JobScriptOptions, owner: SpareOwner): void {
+  // 22.05's slurmd joins the job's container first: that helper starts when it runs.
+  if (jobContainerSettings(stack.slurmConf)) return;
+  const { jobId, node, environment } = helperRun(stack, mode, options);
+  owner.prestart(helperKey(mode, jobId, node), 'job_script', { env: environment, cwd: '/', stdin: false });
+}
+
+export async function runJobScript(
+  stack: JobScriptStack,
+  mode: JobScriptMode,
+  options: JobScriptOptions,
+  owner?: { track(handle: HostHandle): HostHandle; spare?(key: string): SpareHost | undefined },
+): Promise<JobScriptResult> {
+  const { jobId, node, timeoutMs, environment } = helperRun(stack, mode, options);
 
   const handle = startHost(
     'job_script',
@@ -88,7 +118,7 @@ export async function runJobScript(
       ...(jobContainerSettings(stack.slurmConf) ? { jobContainer: jobContainerSettings(stack.slurmConf)! } : {}),
     },
     // The helper gets exactly the environment slurmd built, nothing of ours.
-    { label: `spank ${mode} on ${node}`, timeoutMs, env: environment, cwd: '/' },
+    { label: `spank ${mode} on ${node}`, timeoutMs, env: environment, cwd: '/', spare: owner?.spare?.(helperKey(mode, jobId, node)) },
   );
   owner?.track(handle);
   const run = await handle.finished;

@@ -31,6 +31,8 @@ import {
   type RoleRequests,
 } from './protocol.js';
 import { HostReducer } from './reducer.js';
+import { endKeeper, keeperEnded, keeperStarted, killGroup } from './keepers.js';
+import { roleArgs, type SpareHost } from './spare-host.js';
 import { startHostProcess, type HostChild } from './zygote.js';
 
 export type { HostRole } from './protocol.js';
@@ -55,6 +57,12 @@ export interface HostRunOptions {
   onEvent?: (event: HostEvent) => void;
   /** Called with the host's own stdout and stderr as they arrive. */
   onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+  /**
+   * A process started earlier for this host (spare-host.ts): used when it
+   * is alive and has this host's environment, working directory and stdin,
+   * else ended and a fresh one started.
+   */
+  spare?: SpareHost | undefined;
 }
 
 /** Why Node ended a host itself. */
@@ -119,30 +127,6 @@ const MAX_CAPTURE = 1 << 20;
 /** How long a host's keeper may take to end everything below it before its whole group is killed. */
 const KEEPER_GRACE_MS = 1000;
 
-/** The keepers of every host still running, ended if Node exits first. */
-const liveKeepers = new Set<number>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  // Synchronous, so it works on process.exit() too. The keepers would hear
-  // of Node's death anyway (a parent-death signal); this is sooner.
-  process.on('exit', () => {
-    for (const k of liveKeepers) endKeeper(k);
-  });
-}
-
-/** Asks a host's keeper to end everything below it (it kills with SIGKILL, then itself). */
-function endKeeper(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    // ESRCH: gone already.
-  }
-}
-
 function capture(stream: NodeJS.ReadableStream | null, onChunk?: (chunk: Buffer) => void): { text: () => string } {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -159,15 +143,6 @@ function capture(stream: NodeJS.ReadableStream | null, onChunk?: (chunk: Buffer)
   return { text: () => Buffer.concat(chunks).toString('utf8') + (dropped ? '\n[output truncated]\n' : '') };
 }
 
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
-
 export function runHost<R extends HostRole>(role: R, request: RoleRequests[R], options: HostRunOptions): Promise<HostRun> {
   return startHost(role, request, options).finished;
 }
@@ -177,7 +152,6 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     throw new PlugstackError('INVALID_ARGUMENT', `the ${role} host of ${options.label} needs a time limit`);
   checkRequest(role, request);
   const executable = hostExecutable();
-  installExitHook();
   let handle: Pick<HostHandle, 'send' | 'kill'> = { send: () => {}, kill: () => {} };
   const record = new HostReducer();
   let endedBy: KillReason | undefined;
@@ -206,11 +180,12 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       // written to a host that has just exited fails (EPIPE) and ends fd 4
       // only: the events it wrote last are still read from fd 3. The
       // process comes from the zygote when it can (zygote.ts).
-      child = startHostProcess(executable, role, ['--fd', '3:4', '--parent', String(process.pid)], {
+      const spawnOptions = {
         stdin: options.stdin !== undefined,
         env: options.env ?? process.env,
         ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-      });
+      };
+      child = options.spare?.take(role, executable, spawnOptions) ?? startHostProcess(executable, role, roleArgs(), spawnOptions);
     } catch (error) {
       resolve(notStarted(error as NodeJS.ErrnoException));
       return;
@@ -250,12 +225,12 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     // Process groups the host created (a step's tasks): they do not die
     // with the host's own group, so they are killed by name at the end.
     const groups = new Set<number>();
-    if (child.pid !== undefined) liveKeepers.add(child.pid);
+    keeperStarted(child.pid);
     // A host from the zygote has its pid once it runs: an end asked for
     // before then is carried out then.
     let endAsked = false;
     child.on('spawn', () => {
-      if (child.pid !== undefined && !exited) liveKeepers.add(child.pid);
+      if (!exited) keeperStarted(child.pid);
       if (endAsked) cleanup();
     });
     const decoder = new FrameDecoder();
@@ -356,7 +331,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       clearTimeout(timer);
       if (settled) return;
       settled = true;
-      if (child.pid !== undefined) liveKeepers.delete(child.pid);
+      keeperEnded(child.pid);
       resolve(notStarted(error));
     });
 
@@ -364,7 +339,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       exited = true;
       clearTimeout(timer);
       clearTimeout(backstop);
-      if (child.pid !== undefined) liveKeepers.delete(child.pid);
+      keeperEnded(child.pid);
       // Anything the plugin left running goes with the group; that also
       // closes the pipes it inherited, so 'close' can follow.
       cleanup();

@@ -6,6 +6,8 @@
 import path from 'node:path';
 import { invalidArgument, PlugstackError } from '../errors.js';
 import { startHost, type HostHandle } from '../host/host-process.js';
+import type { SpareHost } from '../host/spare-host.js';
+import type { HostSpawnOptions } from '../host/zygote.js';
 import type { HostEvent } from '../host/protocol.js';
 import { addNode, finishStep } from './aggregate.js';
 import { CLUSTER_NAME, LAUNCH_NODE_ADDRESS, launcherPort, MAX_TASKS_PER_NODE, PARTITION, workingCluster } from '../cluster/names.js';
@@ -97,6 +99,49 @@ export interface StepOwner {
   trackStepHost(handle: HostHandle): void;
   /** Time left before the command's own bound. */
   remainingMs(): number;
+  /** A host process started ahead for this name (prestartStepHosts), if any. */
+  spare?(key: string): SpareHost | undefined;
+}
+
+/** Who starts a step's host processes ahead (the command's control). */
+export interface SpareOwner {
+  prestart(key: string, role: 'stepd', options: HostSpawnOptions): void;
+}
+
+/** The name a node's spare stepd host goes by. */
+function stepHostKey(jobId: number, stepId: number, nodeId: number): string {
+  return `stepd ${jobId}.${stepId} ${nodeId}`;
+}
+
+/** slurmd's environment, which every slurmstepd of the step starts from. */
+function daemonEnvOf(stack: StackRef): Record<string, string> {
+  return stack.daemonEnv ?? slurmdEnv(stack.hostEnv, (stack.hostEnv ?? process.env).SLURM_CONF);
+}
+
+/** What each node's tasks read: --input's plan, or all of them when srun's input is given. */
+function inputPlanOf(options: Pick<StepOptions, 'input' | 'stdin'>): TaskInputPlan | undefined {
+  return options.input ?? (options.stdin !== undefined ? { kind: 'all' } : undefined);
+}
+
+/**
+ * Starts the processes of a step's hosts, one per node, before the launch
+ * may go (while the job's prolog runs): launchStep hands each its request
+ * (spare-host.ts). A step with job_container plugins starts its hosts when
+ * it launches: their environment comes with the job's namespace.
+ */
+export function prestartStepHosts(
+  stack: StackRef,
+  options: Pick<StepOptions, 'nodeNames' | 'ntasks' | 'jobId' | 'stepId' | 'mpi' | 'input' | 'stdin'>,
+  owner: SpareOwner,
+): void {
+  if (stack.jobContainer || !options.nodeNames?.length || options.jobId === undefined) return;
+  const daemon = daemonEnvOf(stack);
+  const input = inputPlanOf(options);
+  for (const node of blockLayout(options.ntasks ?? options.nodeNames.length, options.nodeNames))
+    owner.prestart(stepHostKey(options.jobId, options.stepId ?? 0, node.nodeId), 'stepd', {
+      env: stepdEnv(daemon, node.name, stack.slurmVersion, options.mpi),
+      stdin: input !== undefined && nodeIsFed(input, node.gtids),
+    });
 }
 
 /** How long a step host outlives its command's bound before it kills itself: the command ends it first. */
@@ -212,7 +257,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
         };
   // slurmd's mpi.conf (read when it started): what the step's plugin gets in each slurmstepd.
   if (typeof options.mpi === 'string' && mpi) {
-    const daemonEnv = stack.daemonEnv ?? slurmdEnv(stack.hostEnv, (stack.hostEnv ?? process.env).SLURM_CONF);
+    const daemonEnv = daemonEnvOf(stack);
     const conf = await slurmdMpiConf({ ...stack, daemonEnv }, owner ? { track: (h) => (owner.trackStepHost(h), h) } : undefined);
     for (const l of conf.log) result.log.push({ source: 'slurm', level: l.level, message: l.message, node: 0 } as StepResult['log'][number]);
     for (const p of conf.problems) result.problems.push({ ...p, node: 0 } as StepResult['problems'][number]);
@@ -220,7 +265,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
     if (!conf.ok) Object.assign(mpi, { slurmdFailed: true });
     else if (data !== undefined) Object.assign(mpi, { conf: data });
   }
-  const daemon = stack.daemonEnv ?? slurmdEnv(stack.hostEnv, (stack.hostEnv ?? process.env).SLURM_CONF);
+  const daemon = daemonEnvOf(stack);
   // job_container (job-container/job.ts): the job's namespace, slurmd's
   // calls and the extern step around the step when it is the job's only
   // one; what each slurmstepd is told (24.11: slurmd's send_stepd bytes).
@@ -233,7 +278,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
   if (jcJob) result.jobContainer = { types: jcJob.out.record.types, calls: stepCalls };
   // srun's input: what each node's tasks read, and the copy of it each
   // fed node's slurmstepd gets.
-  const input: TaskInputPlan | undefined = options.input ?? (options.stdin !== undefined ? { kind: 'all' } : undefined);
+  const input = inputPlanOf(options);
   const user = options.user ?? native().userByUid(uid)?.name ?? String(uid);
   const fed = input ? layout.filter((n) => nodeIsFed(input, n.gtids)).map((n) => n.nodeId) : [];
   const feeds = fanOut(options.stdin, fed);
@@ -294,6 +339,8 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
             label: `node ${node.nodeId} (${node.name})`,
             ...(feeds.has(node.nodeId) ? { stdin: feeds.get(node.nodeId)! } : {}),
             ...(options.onEvent ? { onEvent: (e: HostEvent) => options.onEvent!(node, e) } : {}),
+            // Its process, when the command started it ahead (prestartStepHosts).
+            spare: owner?.spare?.(stepHostKey(jobId, stepId, node.nodeId)),
           },
         );
         owner?.trackStepHost(handle);
