@@ -82,3 +82,20 @@ describe('hosts from the zygote', () => {
     expect(lines.map((l) => field(l, 'umask'))).toEqual([umask, umask]);
   });
 });
+
+describe("the addon's signals", () => {
+  it('answer kill(2) with an errno instead of an exception, and never signal "this group" or "everyone"', async () => {
+    const { spawn } = await import('node:child_process');
+    const os = await import('node:os');
+    const { native } = await import('../lib/native/binding.js');
+    const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    await new Promise((resolve) => child.once('spawn', resolve));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    expect(native().signalProcess(child.pid!, 0)).toBe(0);
+    expect(native().signalProcess(-child.pid!, os.constants.signals.SIGKILL)).toBe(0);
+    expect(await exited).toBe('SIGKILL');
+    expect(native().signalProcess(-child.pid!, os.constants.signals.SIGKILL)).toBe(os.constants.errno.ESRCH);
+    expect(native().signalProcess(0, 0)).toBe(os.constants.errno.EINVAL);
+    expect(native().signalProcess(-1, 0)).toBe(os.constants.errno.EINVAL);
+  });
+});

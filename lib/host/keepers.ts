@@ -4,6 +4,8 @@
  * end what is below them, and ended with Node if they are still running
  * when it exits.
  */
+import os from 'node:os';
+import { native } from '../native/binding.js';
 
 /** The keepers of every host still running, ended if Node exits first. */
 const liveKeepers = new Set<number>();
@@ -33,19 +35,12 @@ export function keeperEnded(pid: number | undefined): void {
 
 /** Asks a host's keeper to end everything below it (it kills with SIGKILL, then itself). */
 export function endKeeper(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    // ESRCH: gone already.
-  }
+  // ESRCH: gone already. (The addon answers with an errno: process.kill
+  // would build an exception, stack trace and all, for each host gone.)
+  if (pid !== undefined && pid > 0) native().signalProcess(pid, os.constants.signals.SIGTERM);
 }
 
+/** Kills a host's process group; one already gone is fine. */
 export function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // ESRCH: the group is already gone.
-  }
+  if (pid !== undefined && pid > 1) native().signalProcess(-pid, os.constants.signals.SIGKILL);
 }

@@ -80,6 +80,8 @@ export interface NativeBinding {
   /** Writes all of data on fd with the descriptors attached (SCM_RIGHTS); throws an Error with errno. */
   sendWithDescriptors(fd: number, data: Buffer, fds: number[]): void;
   closeDescriptor(fd: number): void;
+  /** kill(2) of a process (pid > 0) or a process group (pid < -1): 0, or its errno (ESRCH: gone). */
+  signalProcess(pid: number, signal: number): number;
 }
 
 /** The package root: two levels up from lib/native or dist/native. */

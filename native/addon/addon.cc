@@ -16,6 +16,7 @@
 
 #include "config/plugstack_conf.h"
 #include "descriptors.h"
+#include "signals.h"
 #include "config/slurm_conf.h"
 #include "rules/builtin_checks.h"
 #include "rules/builtin_options.h"
@@ -268,6 +269,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("nodeCountMinimum", Napi::Function::New(env, NodeCountMinimum));
   exports.Set("slurmVersion", Napi::Function::New(env, SlurmVersionInfo));
   registerDescriptors(env, exports);
+  registerSignals(env, exports);
   return exports;
 }
 
