@@ -27,7 +27,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Plugstack } from '../dist/index.js';
 import { command as realCommand, start as startSlurm, stop as stopSlurm } from '../scripts/real-slurm.mjs';
-import { load, ms, table, together, verdict } from './measure.mjs';
+import { load, ms, table, together, verdict, WARMUP_ROUNDS } from './measure.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -329,7 +329,7 @@ async function mpiSection() {
 }
 
 try {
-  say(`plugstack benchmark: ${RUNS} interleaved rounds after warm-ups; medians (min–max); load = 1-minute load average while it ran`);
+  say(`plugstack benchmark: ${RUNS} interleaved rounds after ${WARMUP_ROUNDS} warm-up rounds; medians (min–max); load = 1-minute load average while it ran`);
   say(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at start`);
   for (const release of RELEASES) await startCluster(release);
   if (ONLY.has('srun') && !Object.keys(clusters).length)

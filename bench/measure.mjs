@@ -16,9 +16,13 @@ function summary(times) {
 
 /**
  * contenders: { name: async () => void }. Returns { name: { median, min,
- * max, runs }, load: { min, max } }.
+ * max, runs }, load: { min, max } }. Every contender first runs `warmup`
+ * rounds that are not counted: a program that embeds plugstack (a plugin's
+ * test suite) runs many steps in one process, whose code V8 has compiled
+ * and optimised by then, and the zygote and the caches are up.
  */
-export async function together(contenders, { runs, warmup = 2 }) {
+export const WARMUP_ROUNDS = 10;
+export async function together(contenders, { runs, warmup = WARMUP_ROUNDS }) {
   const names = Object.keys(contenders);
   for (let i = 0; i < warmup; i++) for (const n of names) await contenders[n]();
   const times = Object.fromEntries(names.map((n) => [n, []]));
