@@ -1,7 +1,9 @@
 #include "lifecycle/zygote.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -36,6 +38,25 @@ struct ArgvArea {
 };
 
 int g_ctl = -1;
+
+// The user database's modules (nsswitch.conf's libnss_* and what they
+// link), loaded once here: a host that asks the database (a slurmstepd
+// reading its user's entry and groups) would otherwise load them itself,
+// every time. Nothing is kept but the modules: the files are read afresh
+// at every lookup, in the host.
+void loadUserDatabase() {
+  std::vector<char> buf(16384);
+  struct passwd pw;
+  struct passwd* user = nullptr;
+  if (getpwuid_r(getuid(), &pw, buf.data(), buf.size(), &user) == 0 && user) {
+    gid_t groups[32];
+    int n = 32;
+    getgrouplist(user->pw_name, user->pw_gid, groups, &n);
+  }
+  struct group gr;
+  struct group* group = nullptr;
+  getgrgid_r(getgid(), &gr, buf.data(), buf.size(), &group);
+}
 
 bool writeAll(int fd, const char* p, size_t n) {
   while (n) {
@@ -191,6 +212,7 @@ int run(int argc, char** argv, RoleMain roleMain) {
   const pid_t self = getpid();
   // Node uses the zygote once it has said who it is.
   reply(json::Object{{"t", msg::kHello}, {"protocol", msg::kProtocolVersion}, {"pid", static_cast<int>(self)}, {"role", "zygote"}});
+  loadUserDatabase();
 
   std::string pending;
   std::deque<int> fdQueue;
