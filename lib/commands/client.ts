@@ -103,6 +103,10 @@ export function startClient(
   const ready = new Promise<ReadyEvent | CommandExitEvent>((r) => (resolveReady = r));
   let pendingResult: ((r: { rc: number; failed: boolean; status: number; env?: string[]; environ?: string[] }) => void) | undefined;
   let ended: number | undefined;
+  // srun loaded an mpi plugin (its ready's mpi type): without one,
+  // client_prelaunch and client_fini call nothing (native/core/mpi/
+  // mpi_client.cc: no environment, 0), and Node answers them itself.
+  let mpiPlugin = false;
 
   const handleEvent = (e: HostEvent) => {
     switch (e.t) {
@@ -110,6 +114,7 @@ export function startClient(
         record.builtins = e.builtins;
         record.options = e.options.map((o) => ({ plugin: o.plugin, name: o.name, value: o.value }));
         record.jobControlEnv = entries(e.jobControlEnv);
+        mpiPlugin = e.mpi !== undefined && e.mpi.type !== null;
         resolveReady(e);
         break;
       case 'commandExit':
@@ -204,9 +209,13 @@ export function startClient(
     allocated: () => handle.send({ t: 'allocated' }),
     postSubmit: (jobId, stepId) =>
       !filtering ? Promise.resolve() : new Promise((resolve) => request({ t: 'post_submit', jobId, stepId, components: 1 }, () => resolve())),
-    mpiPrelaunch: (step) => new Promise((resolve) => request({ t: 'mpi_prelaunch', step }, (r) => resolve({ ok: !r.failed, env: r.env ?? [] }))),
+    // A client that died cannot run client_prelaunch: the launch fails.
+    mpiPrelaunch: (step) =>
+      !mpiPlugin && ended === undefined
+        ? Promise.resolve({ ok: true, env: [] })
+        : new Promise((resolve) => request({ t: 'mpi_prelaunch', step }, (r) => resolve({ ok: !r.failed, env: r.env ?? [] }))),
     // A client that died cannot run client_fini: 0, nothing to add.
-    mpiFini: () => new Promise((resolve) => request({ t: 'mpi_fini' }, (r) => resolve(r.failed ? 0 : r.rc))),
+    mpiFini: () => (!mpiPlugin ? Promise.resolve(0) : new Promise((resolve) => request({ t: 'mpi_fini' }, (r) => resolve(r.failed ? 0 : r.rc)))),
     exit: (status, env) => handle.send({ t: 'exit', status, ...(env?.length ? { env } : {}) }),
   };
 }
