@@ -92,6 +92,7 @@ describe('hosts started ahead', () => {
     const spare = prestartHost('inspect', { env: { PATH: '/usr/bin:/bin', WHICH: 'ahead' }, stdin: false });
     const run = await runHost('inspect', request, { label: 'scan', timeoutMs: 10_000, env: { PATH: '/usr/bin:/bin', WHICH: 'now' }, spare });
     expect(run.fault).toBeUndefined();
+    expect(spare.taken).toBe(false);
     await spare.ended;
     expect(ourProcesses()).toEqual([]);
     // One of the same shape is the one that runs.
@@ -99,6 +100,24 @@ describe('hosts started ahead', () => {
     const taken = await runHost('inspect', request, { label: 'scan', timeoutMs: 10_000, env: { PATH: '/usr/bin:/bin' }, spare: same });
     expect(taken.fault).toBeUndefined();
     expect(taken.done).toBeDefined();
+    expect(same.taken).toBe(true);
+    expect(ourProcesses()).toEqual([]);
+  });
+
+  it('a host started ahead before Node changed its umask is not used', async () => {
+    const dir = tempDir();
+    const conf = writeFile(dir, 'plugstack.conf', `required ${recorder()} log=${dir}/recorder.log\n`);
+    const request = { conf, context: 'slurmd' as const, slurmVersion: '24.11', pluginDirs: [], scanOnly: true };
+    const spare = prestartHost('inspect', { env: { PATH: '/usr/bin:/bin' }, stdin: false });
+    const before = process.umask(0o027);
+    try {
+      const run = await runHost('inspect', request, { label: 'scan', timeoutMs: 10_000, env: { PATH: '/usr/bin:/bin' }, spare });
+      expect(run.fault).toBeUndefined();
+    } finally {
+      process.umask(before);
+    }
+    expect(spare.taken).toBe(false);
+    await spare.ended;
     expect(ourProcesses()).toEqual([]);
   });
 

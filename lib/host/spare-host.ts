@@ -10,7 +10,7 @@
  *
  * Only a host of exactly the same shape can be taken: the same executable,
  * role, environment (in the same order), working directory and standard
- * input. One that differs, or has ended, is not used (and a fresh host
+ * input, started while Node had the same ids, groups and umask. One that differs, or has ended, is not used (and a fresh host
  * starts as before). One never taken — the command failed, was cancelled
  * or timed out before it — is ended by its owner (the command's control)
  * and awaited until its process is reaped: it leaves nothing behind and
@@ -19,7 +19,7 @@
 import { hostExecutable } from '../native/paths.js';
 import { endKeeper, keeperEnded, keeperStarted, killGroup } from './keepers.js';
 import type { HostRole } from './protocol.js';
-import { startHostProcess, type HostChild, type HostSpawnOptions } from './zygote.js';
+import { processIdentity, startHostProcess, type HostChild, type HostSpawnOptions } from './zygote.js';
 
 /** The arguments of every host's role process: events on fd 3, requests on fd 4, dying with this process. */
 export function roleArgs(): string[] {
@@ -29,9 +29,9 @@ export function roleArgs(): string[] {
 /** How long a keeper may take to end an unused host before its whole group is killed. */
 const KEEPER_GRACE_MS = 1000;
 
-/** What must match for a spare to be taken. */
+/** What must match for a spare to be taken (Node's ids, groups and umask too: the host has them). */
 function shapeOf(role: HostRole, executable: string, options: HostSpawnOptions): string {
-  const parts = [executable, role, options.cwd ?? '', options.stdin ? 'stdin' : ''];
+  const parts = [executable, role, processIdentity(), options.cwd ?? '', options.stdin ? 'stdin' : ''];
   for (const [k, v] of Object.entries(options.env)) if (v !== undefined) parts.push(`${k}=${v}`);
   return parts.join('\0');
 }
@@ -73,6 +73,11 @@ export class SpareHost {
     child.on('exit', () => this.gone());
     // A stdin stream ended before it is taken fails quietly.
     child.stdin?.on('error', () => {});
+  }
+
+  /** Whether a host took its process. */
+  get taken(): boolean {
+    return this.state === 'taken';
   }
 
   /** Its process, when it is alive and of this shape; otherwise undefined, and it is ended. */

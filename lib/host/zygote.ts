@@ -371,7 +371,7 @@ class Zygote {
 }
 
 /** What a forked host inherits from Node that Node can change: ids, groups, umask. */
-function processIdentity(): string {
+export function processIdentity(): string {
   return [process.getuid?.(), process.geteuid?.(), process.getgid?.(), process.getegid?.(), process.getgroups?.().join(','), process.umask()].join(' ');
 }
 
