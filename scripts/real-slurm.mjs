@@ -20,9 +20,14 @@
 // sleep) keeps a mount namespace in which /proc, /sys, /dev, /dev/pts, /tmp
 // and this repository are bind-mounted into the root (the last two at their
 // own paths, so paths under /tmp and the repository mean the same inside and
-// out); munged (the root's own, with the root's socket), slurmctld and
+// out); munged (the root's, with the root's key), slurmctld and
 // slurmd run in it on ports other than 22.05's, so both releases can run at
-// once. DIR must be under /tmp. DIR/bin holds the root's commands (srun,
+// once. Every cluster has a munged of its own, its socket in a directory of
+// its own under /tmp (slurm.conf's AuthInfo=socket=...; /tmp so that the
+// munge user and every client can reach it whatever DIR's modes, and the
+// 24.11 root sees it at the same path): two clusters on one machine, of one
+// release or both, never share one, so stopping one cannot take the other's
+// credentials away. DIR must be under /tmp. DIR/bin holds the root's commands (srun,
 // sbatch, salloc, sinfo, scontrol, squeue, scancel, cc) as links to a small
 // program (scripts/in-root.c) that enters the namespace and the root and
 // runs the command in the caller's directory with the caller's environment,
@@ -70,7 +75,7 @@ function portsOf(release) {
   return m ? { ctld: Number(m[1]), slurmd: Number(m[2]) } : RELEASES[release].ports;
 }
 
-function slurmConf(dir, plugstack, release) {
+function slurmConf(dir, plugstack, release, mungeSocket) {
   const ports = portsOf(release);
   return [
     'ClusterName=plugstack',
@@ -79,6 +84,7 @@ function slurmConf(dir, plugstack, release) {
     'SlurmUser=root',
     'SlurmdUser=root',
     'AuthType=auth/munge',
+    `AuthInfo=socket=${mungeSocket}`,
     'ProctrackType=proctrack/linuxproc',
     'TaskPlugin=task/none',
     'SelectType=select/linear',
@@ -165,6 +171,26 @@ export function command(dir, name) {
  */
 export const DAEMON_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
 
+/** The socket of a cluster's own munged, in its directory. */
+const mungeSocket = (mungeDir) => `${mungeDir}/munge.socket.2`;
+
+/**
+ * Starts the cluster's own munged in its directory (socket, pid, log and
+ * seed), which is owned by the munge user of the machine or of the root
+ * and open to everyone for the socket alone (munged asks that); the key is
+ * the machine's or the root's.
+ */
+async function startMunged(dir, mungeDir) {
+  const [chown, ...chownArgs] = daemon(dir, ['chown', 'munge:munge', mungeDir]);
+  sh(chown, chownArgs);
+  fs.chmodSync(mungeDir, 0o711);
+  const argv = ['runuser', '-u', 'munge', '--', '/usr/sbin/munged', `--socket=${mungeSocket(mungeDir)}`, `--pid-file=${mungeDir}/munged.pid`, `--log-file=${mungeDir}/munged.log`, `--seed-file=${mungeDir}/munged.seed`];
+  const [cmd, ...args] = daemon(dir, argv);
+  sh(cmd, args, { env: DAEMON_ENV });
+  await waitFor('munged pid file', () => pidOf(`${mungeDir}/munged.pid`) !== undefined, 10_000);
+  return pidOf(`${mungeDir}/munged.pid`);
+}
+
 /** argv of a daemon of the cluster (run in the root for 24.11). */
 function daemon(dir, argv) {
   const state = readState(dir);
@@ -193,12 +219,6 @@ async function stopPid(pid, ms, exe) {
   const end = Date.now() + ms;
   while (alive(pid) && exeOf(pid) !== '' && Date.now() < end) await sleep(50);
   if (alive(pid) && exeOf(pid) !== '') process.kill(pid, 'SIGKILL');
-}
-
-/** munged processes of this machine (not of a root: their executable is elsewhere). */
-function hostMunged() {
-  const r = spawnSync('pgrep', ['-x', 'munged'], { encoding: 'utf8' });
-  return r.stdout.split('\n').filter(Boolean).map(Number).filter((pid) => exeOf(pid) === '/usr/sbin/munged');
 }
 
 /** The mount namespace of a process ('' if gone). */
@@ -258,45 +278,31 @@ function commandLinks(dir, root, holder) {
 export async function start(dir, plugstack, release = '22.05') {
   if (!RELEASES[release]) throw new Error(`real Slurm: no release ${release} (22.05, 24.11)`);
   dir = path.resolve(dir);
+  // A cluster this script started in DIR before, and never stopped, goes
+  // first: its daemons are known only by what DIR/started.json says.
+  if (fs.existsSync(`${dir}/started.json`)) await stop(dir);
   const { inRoot } = RELEASES[release];
   if (inRoot && !dir.startsWith('/tmp/')) throw new Error(`real Slurm ${release}: DIR must be under /tmp (${dir})`);
   const root = inRoot ? ensureRoot() : undefined;
   if (!inRoot) install();
   fs.mkdirSync(`${dir}/state`, { recursive: true });
   fs.mkdirSync(`${dir}/spool/${NODE}`, { recursive: true });
-  fs.writeFileSync(`${dir}/slurm.conf`, slurmConf(dir, path.resolve(plugstack), release));
+  const mungeDir = fs.mkdtempSync('/tmp/plugstack-munge-');
+  fs.writeFileSync(`${dir}/slurm.conf`, slurmConf(dir, path.resolve(plugstack), release, mungeSocket(mungeDir)));
   // 24.11's slurmd initialises a cgroup plugin even with proctrack/linuxproc
   // and task/none; the root has no cgroup file system (and should touch no
   // cgroup of this machine's): disabled.
   if (release !== '22.05') fs.writeFileSync(`${dir}/cgroup.conf`, 'CgroupPlugin=disabled\n');
-  const started = { release, ...(root ? { root } : {}) };
+  const started = { release, mungeDir, ...(root ? { root } : {}) };
   const save = () => fs.writeFileSync(`${dir}/started.json`, JSON.stringify(started));
   save();
   if (inRoot) {
     started.holder = await startHolder(dir, root);
     save();
     commandLinks(dir, root, started.holder);
-    // The root's own munged, with the root's key and socket. Its socket is
-    // in the root's /run, which every 24.11 cluster on the machine shares:
-    // one started by another cluster is used, and left to that cluster.
-    const run = `${root}/run/munge`;
-    const running = pidOf(`${run}/munged.pid`);
-    if (running === undefined || exeOf(running) !== fs.realpathSync(`${root}/usr/sbin/munged`)) {
-      fs.mkdirSync(run, { recursive: true });
-      sh('chroot', [root, 'chown', 'munge:munge', '/run/munge']);
-      sh('nsenter', ['--target', String(started.holder), '--mount', '--', 'chroot', root, 'runuser', '-u', 'munge', '--', '/usr/sbin/munged'], { env: DAEMON_ENV });
-      await waitFor('munged pid file', () => pidOf(`${run}/munged.pid`) !== undefined, 10_000);
-      started.munged = pidOf(`${run}/munged.pid`);
-      save();
-    }
-  } else if (hostMunged().length === 0) {
-    // munged: the package made the key; start it unless one runs already.
-    fs.mkdirSync('/run/munge', { recursive: true });
-    sh('chown', ['munge:munge', '/run/munge']);
-    sh('runuser', ['-u', 'munge', '--', 'munged'], { env: DAEMON_ENV });
-    started.munged = hostMunged().sort((a, b) => b - a)[0];
-    save();
   }
+  started.munged = await startMunged(dir, mungeDir);
+  save();
   const [cmd, ...args] = daemon(dir, ['/usr/sbin/slurmctld', '-f', `${dir}/slurm.conf`]);
   sh(cmd, args, { env: DAEMON_ENV });
   await waitFor('slurmctld pid file', () => pidOf(`${dir}/slurmctld.pid`) !== undefined, 10_000);
@@ -333,6 +339,7 @@ export async function stop(dir) {
   await stopPid(pidOf(`${dir}/slurmd.pid`), 10_000, daemonExe(dir, ['slurmd', 'slurmd-wlm']));
   await stopPid(pidOf(`${dir}/slurmctld.pid`), 15_000, daemonExe(dir, ['slurmctld', 'slurmctld-wlm']));
   await stopPid(state.munged, 5_000, daemonExe(dir, ['munged']));
+  if (state.mungeDir?.startsWith('/tmp/plugstack-munge-')) fs.rmSync(state.mungeDir, { recursive: true, force: true });
   if (state.holder && exeOf(state.holder).endsWith('/sleep')) {
     // Steps still winding down (slurmstepd) get a moment, then are ended:
     // they are this namespace's, started by the slurmd above.
@@ -346,6 +353,8 @@ export async function stop(dir) {
     process.kill(state.holder, 'SIGKILL');
     await waitFor('the root namespace to end', () => exeOf(state.holder) === '', 5_000);
   }
+  // Stopped: nothing of it is left to stop (its pids may be someone else's later).
+  fs.rmSync(`${dir}/started.json`, { force: true });
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
