@@ -11,5 +11,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     globalSetup: ['test/helpers/global-setup.ts'],
+    // A test file's temporary directories go once it has run.
+    setupFiles: ['test/helpers/cleanup-temp-dirs.ts'],
   },
 });

@@ -10,5 +10,6 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     globalSetup: ['test/helpers/global-setup.ts', 'test/conformance/global-setup.ts'],
+    setupFiles: ['test/helpers/cleanup-temp-dirs.ts'],
   },
 });

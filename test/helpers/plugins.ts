@@ -71,9 +71,34 @@ export function compilePlugin(source: string, options: CompileOptions = {}): str
   return out;
 }
 
-/** A fresh directory for one test's files. */
+/** The directories tempDir made in this test file, removed after it (cleanup-temp-dirs.ts). */
+const madeDirs: string[] = [];
+
+/** A fresh directory for one test's files, removed once the test file has run. */
 export function tempDir(prefix = 'plugstack-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
+}
+
+/**
+ * Removes the directories this test file made. One with something still
+ * mounted below it is left, and said: removing it would reach into the
+ * mount (and a mount left behind is a failure of its own).
+ */
+export function removeTempDirs(): void {
+  const mounts = fs
+    .readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[4])
+    .filter((m): m is string => m !== undefined);
+  for (const dir of madeDirs.splice(0)) {
+    if (mounts.some((m) => m === dir || m.startsWith(`${dir}/`))) {
+      process.stderr.write(`tempDir: ${dir} is left: something is mounted below it\n`);
+      continue;
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Writes a plugstack.conf (or any file) and returns its path. */
