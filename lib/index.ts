@@ -44,6 +44,7 @@ export type { OptionValue } from './commands/structured-args.js';
 export type {
   JobScriptMode,
   JobScriptOptions,
+  JobCredential,
   JobScriptResult,
   SlurmdOptions,
   SlurmdDaemon,

@@ -74,10 +74,20 @@ export interface TaskEnvRules {
   readonly workingCluster: boolean;
 }
 
-/** The environment of slurmd's prolog and epilog (src/slurmd/slurmd/req.c, _build_env). */
+/** The environment of slurmd's prolog and epilog (the prep/script plugin's _build_env, src/plugins/prep/script/prep_script_slurmd.c): slurmd's variables, then those the job's credential carries. */
 export interface JobScriptRules {
   /** The node list is also exported as SLURM_JOB_NODELIST (24.11), beside SLURM_NODELIST. */
   readonly jobNodelist: boolean;
+  /** SLURM_JOB_USER is the credential's user name, written last (24.11); 22.05 writes uid_to_string's right after SLURM_JOB_WORK_DIR. */
+  readonly userFromCredential: boolean;
+  /** A batch job's prolog gets SLURM_JOB_PARTITION from the batch launch request before SLURM_SCRIPT_CONTEXT, and the credential's value overwrites it in place (22.05); otherwise (24.11, other prologs, every epilog) it is the credential's, after SLURM_JOB_NUM_NODES. */
+  readonly batchPartitionFirst: boolean;
+  /** The credential's SLURM_JOB_START_TIME and SLURM_JOB_END_TIME are written (24.11): the job's start, and its end (start + time limit, start + 365 days without one; at the epilog, when the job ended). */
+  readonly credentialTimes: boolean;
+  /** SLURM_JOB_OVERSUBSCRIBE is written (24.11): job_share_string of the job's share value, NO for a job on a partition with OverSubscribe=NO. */
+  readonly oversubscribe: boolean;
+  /** SLURM_JOB_CORE_SPEC_COUNT and SLURM_JOB_CORE_SPEC_TYPE are written (24.11): 0 and cores for a job without --core-spec/--thread-spec. */
+  readonly coreSpec: boolean;
 }
 
 /** mpi plugins (src/common/slurm_mpi.c at 22.05, src/interfaces/mpi.c at 24.11, their callers in srun and slurmstepd, and read_config's MpiDefault). */
@@ -108,7 +118,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
     client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true},
     commandEnv: {"launcherVars":{"OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher","HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"sbatchNtasksFromPerNode":false,"launchEnvFromOptsFirst":true,"nodeAliasesNull":false},
     taskEnv: {"workingCluster":false},
-    jobScript: {"jobNodelist":true},
+    jobScript: {"jobNodelist":true,"userFromCredential":true,"batchPartitionFirst":false,"credentialTimes":true,"oversubscribe":true,"coreSpec":true},
     mpi: {"mpiDefaultUnset":null,"mpiDefaultDropped":"none|openmpi","mpiDefaultRenamed":{},"clientFiniNegativeDropped":true},
   },
   "22.05": {
@@ -116,7 +126,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
     client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false},
     commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"sbatchNtasksFromPerNode":true,"launchEnvFromOptsFirst":false,"nodeAliasesNull":true},
     taskEnv: {"workingCluster":true},
-    jobScript: {"jobNodelist":false},
+    jobScript: {"jobNodelist":false,"userFromCredential":false,"batchPartitionFirst":true,"credentialTimes":false,"oversubscribe":false,"coreSpec":false},
     mpi: {"mpiDefaultUnset":"none","mpiDefaultDropped":null,"mpiDefaultRenamed":{"openmpi":"none"},"clientFiniNegativeDropped":false},
   },
 };

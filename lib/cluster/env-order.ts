@@ -9,6 +9,7 @@
  * Measured on a real 22.05 and 24.11 with the environ fixture
  * (test/conformance/environ.test.ts compares the orders).
  */
+import { releaseRules } from '../releases.generated.js';
 import { commandEnvRules, launcherEnv } from './command-env.js';
 
 /**
@@ -189,4 +190,78 @@ export function launchEnvInOrder(env: string[], slurmVersion: string): string[] 
   const head = first.filter((n) => at.has(n)).map((n) => env[at.get(n)!]!);
   const moved = new Set(first);
   return [...head, ...env.filter((e) => !moved.has(e.slice(0, e.indexOf('='))))];
+}
+
+/**
+ * slurmd's prolog and epilog (the prep/script plugin's _build_env, the
+ * same function in 22.05 and 24.11): slurmd's own variables, then the
+ * epilog's exit codes, then what the job's credential carries, each in the
+ * order written (which of them a release writes is releases.json
+ * jobScript's). 22.05 names the user right after the working directory,
+ * and in a batch job's prolog the partition from the batch launch request
+ * before the script context; 24.11 takes both from the credential.
+ */
+function jobScriptOrder(slurmVersion: string, batchLaunch: boolean): string[] {
+  const rules = releaseRules(slurmVersion).jobScript;
+  const slurmd = [
+    'SLURMD_NODENAME',
+    'SLURM_CONF',
+    'SLURM_CLUSTER_NAME',
+    'SLURM_JOB_ID',
+    'SLURM_JOB_UID',
+    'SLURM_JOB_GID',
+    'SLURM_JOB_WORK_DIR',
+    ...(rules.userFromCredential ? [] : ['SLURM_JOB_USER']),
+    'SLURM_JOBID',
+    'SLURM_PACK_JOB_ID',
+    'SLURM_HET_JOB_ID',
+    'SLURM_UID',
+    'SLURM_NODE_ALIASES',
+    'SLURM_NODELIST',
+    'SLURM_JOB_NODELIST',
+    ...(rules.batchPartitionFirst && batchLaunch ? ['SLURM_JOB_PARTITION'] : []),
+    'SLURM_SCRIPT_CONTEXT',
+    'SLURM_JOB_DERIVED_EC',
+    'SLURM_JOB_EXIT_CODE',
+    'SLURM_JOB_EXIT_CODE2',
+  ];
+  const credential = [
+    'SLURM_JOB_ACCOUNT',
+    'SLURM_JOB_COMMENT',
+    'SLURM_JOB_CORE_SPEC_COUNT',
+    'SLURM_JOB_CORE_SPEC_TYPE',
+    'SLURM_JOB_CONSTRAINTS',
+    'SLURM_JOB_END_TIME',
+    'SLURM_JOB_EXTRA',
+    'SLURM_JOB_CPUS_PER_NODE',
+    'SLURM_JOB_LICENSES',
+    'SLURM_JOB_NTASKS',
+    'SLURM_JOB_NUM_NODES',
+    'SLURM_JOB_OVERSUBSCRIBE',
+    'SLURM_JOB_PARTITION',
+    'SLURM_JOB_RESERVATION',
+    'SLURM_JOB_RESTART_COUNT',
+    'SLURM_JOB_START_TIME',
+    'SLURM_JOB_STDERR',
+    'SLURM_JOB_STDIN',
+    'SLURM_JOB_STDOUT',
+    ...(rules.userFromCredential ? ['SLURM_JOB_USER'] : []),
+  ];
+  // A name written twice keeps its first place.
+  return [...slurmd, ...credential.filter((n) => !slurmd.includes(n))];
+}
+
+/**
+ * slurmd's variables of a prolog or epilog in the order _build_env writes
+ * them (the job's SPANK_ variables, which it merges first, are not
+ * these). batchLaunch: a batch job's prolog, which slurmd runs from the
+ * batch launch request (22.05 takes the partition from it).
+ */
+export function jobScriptEnvInOrder(env: Record<string, string>, slurmVersion: string, batchLaunch: boolean): Record<string, string> {
+  return inOrder(env, jobScriptOrder(slurmVersion, batchLaunch));
+}
+
+/** The names of a prolog's or epilog's table (for tests: every variable has its place). */
+export function jobScriptOrderNames(slurmVersion: string, batchLaunch: boolean): readonly string[] {
+  return jobScriptOrder(slurmVersion, batchLaunch);
 }

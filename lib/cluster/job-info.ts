@@ -208,13 +208,18 @@ export interface JobShape {
   description: JobDescription;
 }
 
+/** The job's start and end as slurmctld sets them (seconds): it starts at once, ends at its time limit, a year later without one. */
+export function jobTimes(d: JobDescription): { start: number; end: number } {
+  const start = d.submitTime;
+  return { start, end: d.timeLimit === INFINITE ? start + YEAR_SECONDS : start + d.timeLimit * 60 };
+}
+
 /** The record slurm_load_job answers with while the job runs, for the emulated release. */
 export function jobInfo(job: JobShape, slurmVersion: string): JobInfo {
   const d = job.description;
   const numNodes = job.nodes.length;
   const cpus = (job.ntasks ?? numNodes) * d.cpusPerTask;
-  const start = d.submitTime;
-  const end = d.timeLimit === INFINITE ? start + YEAR_SECONDS : start + d.timeLimit * 60;
+  const { start, end } = jobTimes(d);
   return {
     job_id: job.id,
     array_job_id: 0,

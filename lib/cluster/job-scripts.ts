@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { prestartJobScript, runJobScript, type SpareOwner } from '../daemon/job-script.js';
-import type { JobScriptResult } from '../daemon/types.js';
+import type { JobCredential, JobScriptMode, JobScriptResult } from '../daemon/types.js';
+import { jobTimes } from './job-info.js';
 import type { HostHandle } from '../host/host-process.js';
 import type { SpareHost } from '../host/spare-host.js';
 import { scanStack, type SlurmdScan } from './slurmd-scan.js';
@@ -66,11 +67,41 @@ export interface JobScriptContext {
   workDir: string;
   /** The job-control environment the command hands over (option variables included). */
   jobControlEnv: Record<string, string>;
-  ntasks?: number;
   timeoutMs?: number;
 }
 
-function options(job: Job, node: string, ctx: JobScriptContext) {
+/**
+ * When the job ended, in seconds (the end time an epilog's credential
+ * carries): the first epilog of the job (or its process started ahead)
+ * fixes it, so every node's epilog gets the same.
+ */
+function jobEnd(job: Job): number {
+  const file = path.join(job.dir, 'ended');
+  const now = Math.floor(Date.now() / 1000);
+  try {
+    fs.writeFileSync(file, String(now), { flag: 'wx' });
+    return now;
+  } catch {
+    return Number(fs.readFileSync(file, 'utf8')) || now;
+  }
+}
+
+/** What the job's credential carries (job-info.ts keeps the job's record): its task count, times, files. */
+function credential(job: Job, mode: JobScriptMode): JobCredential {
+  const d = job.description;
+  if (!d) return {};
+  const { start, end } = jobTimes(d);
+  return {
+    batch: d.batch,
+    startTime: start,
+    endTime: mode === 'epilog' ? jobEnd(job) : end,
+    stdIn: d.stdIn,
+    stdOut: d.stdOut,
+    stdErr: d.stdErr,
+  };
+}
+
+function options(job: Job, node: string, ctx: JobScriptContext, mode: JobScriptMode) {
   return {
     jobId: job.id,
     uid: ctx.uid,
@@ -80,7 +111,11 @@ function options(job: Job, node: string, ctx: JobScriptContext) {
     workDir: ctx.workDir,
     jobControlEnv: ctx.jobControlEnv,
     partition: job.partition,
-    ...(ctx.ntasks !== undefined ? { ntasks: ctx.ntasks } : {}),
+    // The job's (-n of the command that made it), also for an srun inside it.
+    ...(job.ntasks !== undefined ? { ntasks: job.ntasks } : {}),
+    // slurmd's slurm.conf, as its slurmstepds have it.
+    ...(job.slurmdEnv?.SLURM_CONF !== undefined ? { slurmConf: job.slurmdEnv.SLURM_CONF } : {}),
+    credential: credential(job, mode),
     ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}),
   };
 }
@@ -89,7 +124,7 @@ function options(job: Job, node: string, ctx: JobScriptContext) {
 export async function runPrologs(stack: CommandStack, job: Job, nodes: string[], ctx: JobScriptContext): Promise<JobScriptResult[]> {
   if (!(await slurmdScan(stack, job, ctx.owner)).prolog) return [];
   const mine = nodes.filter((n) => claimProlog(job, n));
-  return Promise.all(mine.map((node) => runJobScript(stack, 'prolog', options(job, node, ctx), ctx.owner)));
+  return Promise.all(mine.map((node) => runJobScript(stack, 'prolog', options(job, node, ctx, 'prolog'), ctx.owner)));
 }
 
 /**
@@ -100,19 +135,19 @@ export async function runPrologs(stack: CommandStack, job: Job, nodes: string[],
 export async function prestartPrologs(stack: CommandStack, job: Job, nodes: string[], ctx: JobScriptContext, spares: SpareOwner): Promise<void> {
   if (!(await slurmdScan(stack, job, ctx.owner)).prolog) return;
   for (const node of nodes)
-    if (!fs.existsSync(prologClaim(job, node))) prestartJobScript(stack, 'prolog', options(job, node, ctx), spares);
+    if (!fs.existsSync(prologClaim(job, node))) prestartJobScript(stack, 'prolog', options(job, node, ctx, 'prolog'), spares);
 }
 
 /** Starts the processes of the job's epilogs (spare-host.ts), for runEpilogs with the same exit status. */
 export async function prestartEpilogs(stack: CommandStack, job: Job, exitStatus: number, ctx: JobScriptContext, spares: SpareOwner): Promise<void> {
   if (!(await slurmdScan(stack, job, ctx.owner)).epilog) return;
-  for (const node of job.nodes) prestartJobScript(stack, 'epilog', { ...options(job, node, ctx), exitStatus }, spares);
+  for (const node of job.nodes) prestartJobScript(stack, 'epilog', { ...options(job, node, ctx, 'epilog'), exitStatus }, spares);
 }
 
 /** Epilogs on every node of the job, with its raw exit status. */
 export async function runEpilogs(stack: CommandStack, job: Job, exitStatus: number, ctx: JobScriptContext): Promise<JobScriptResult[]> {
   if (!(await slurmdScan(stack, job, ctx.owner)).epilog) return [];
-  return Promise.all(job.nodes.map((node) => runJobScript(stack, 'epilog', { ...options(job, node, ctx), exitStatus }, ctx.owner)));
+  return Promise.all(job.nodes.map((node) => runJobScript(stack, 'epilog', { ...options(job, node, ctx, 'epilog'), exitStatus }, ctx.owner)));
 }
 
 /** The nodes slurmctld drains for these runs, with its reasons. */

@@ -67,7 +67,9 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const b = readBuiltins(ready.builtins);
   console.setVerbosity(b.verbose, b.quiet);
   const nodes = b.nodes ?? 1;
-  const job = requestJob(stack.cluster, 'sbatch', b, nodes, console, { argv: ready.positional, cwd, env }, slurmdEnv(stack.hostEnv, stack.slurmConf?.path ?? env.SLURM_CONF));
+  // The job's task count as sbatch sends it: -n, else --ntasks-per-node times the nodes.
+  const batchNtasks = b.ntasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : undefined);
+  const job = requestJob(stack.cluster, 'sbatch', { ...b, ...(batchNtasks !== undefined ? { ntasks: batchNtasks } : {}) }, nodes, console, { argv: ready.positional, cwd, env }, slurmdEnv(stack.hostEnv, stack.slurmConf?.path ?? env.SLURM_CONF));
   if (!job) {
     client.exit(1);
     return finish(1);
@@ -121,7 +123,6 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const current = envRecord(exported);
   const batchHost = { node: names[0]!, nodeAliasesNull: commandEnvRules(stack.slurmVersion).nodeAliasesNull };
   // env_array_for_batch_job: without -n, --ntasks-per-node times the nodes.
-  const batchNtasks = ntasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : undefined);
   const batchPerNode = batchNtasks === ntasks ? perNode : names.map(() => b.ntasksPerNode!);
   // What the job's environment adds to sbatch's, in the order Slurm adds it
   // (a later source's value wins, as each overwrote the one before).
@@ -143,7 +144,6 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     gid: process.getgid!(),
     workDir: workdir,
     jobControlEnv: client.record.jobControlEnv,
-    ...(ntasks !== undefined ? { ntasks } : {}),
   };
   // JobContainerType: the job's container (the sruns inside join it): its
   // slurmds have started (restore), 22.05's create on the batch host before

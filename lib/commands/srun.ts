@@ -183,7 +183,6 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     workDir: b.chdir ?? cwd,
     jobControlEnv: client.record.jobControlEnv,
     owner: control,
-    ...(b.ntasks !== undefined ? { ntasks: b.ntasks } : {}),
   };
   // The end of the job srun made (epilogs, the job's record) or, inside
   // someone else's job, the step's result left for the job's owner.

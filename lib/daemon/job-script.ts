@@ -15,7 +15,7 @@ import type { HostSpawnOptions } from '../host/zygote.js';
 import { processRecord } from '../host/process-record.js';
 import { uint32 } from '../validate.js';
 import { jobScriptEnv } from './job-script-env.js';
-import type { JobScriptMode, JobScriptOptions, JobScriptResult } from './types.js';
+import type { JobCredential, JobScriptMode, JobScriptOptions, JobScriptResult } from './types.js';
 
 export interface JobScriptStack {
   conf: string;
@@ -36,6 +36,21 @@ const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
 const osSignals = constants.signals as Record<string, number>;
 
+/** The credential's fields a caller gave, checked (JobScriptOptions.credential). */
+function checkedCredential(credential: unknown): JobCredential | undefined {
+  if (credential === undefined) return undefined;
+  if (!credential || typeof credential !== 'object') throw invalidArgument('credential', 'an object', credential);
+  const c = credential as Record<string, unknown>;
+  if (c.batch !== undefined && typeof c.batch !== 'boolean') throw invalidArgument('credential.batch', 'a boolean', c.batch);
+  if (c.cpusPerNode !== undefined && (typeof c.cpusPerNode !== 'string' || !/^\d+(\(x\d+\))?(,\d+(\(x\d+\))?)*$/.test(c.cpusPerNode)))
+    throw invalidArgument('credential.cpusPerNode', 'counts such as "2" or "2(x3),1"', c.cpusPerNode);
+  for (const k of ['startTime', 'endTime']) if (c[k] !== undefined) uint32(`credential.${k}`, c[k], 0);
+  for (const k of ['stdIn', 'stdOut', 'stdErr'])
+    if (c[k] !== undefined && c[k] !== null && (typeof c[k] !== 'string' || (c[k] as string).includes('\0')))
+      throw invalidArgument(`credential.${k}`, 'a path or null', c[k]);
+  return c as JobCredential;
+}
+
 /** What a helper's run is made of: its checked options and the environment slurmd builds for it. */
 function helperRun(stack: JobScriptStack, mode: JobScriptMode, options: JobScriptOptions) {
   if (!options || typeof options !== 'object') throw invalidArgument('options', 'an object', options);
@@ -52,7 +67,10 @@ function helperRun(stack: JobScriptStack, mode: JobScriptMode, options: JobScrip
   if (!Array.isArray(nodes) || nodes.some((n) => typeof n !== 'string' || n === ''))
     throw invalidArgument('nodes', 'an array of node names', nodes);
 
-  const slurmConf = stack.slurmConfPath ?? (stack.hostEnv ?? process.env).SLURM_CONF;
+  if (options.slurmConf !== undefined && (typeof options.slurmConf !== 'string' || options.slurmConf === ''))
+    throw invalidArgument('slurmConf', 'a path', options.slurmConf);
+  const credential = checkedCredential(options.credential);
+  const slurmConf = options.slurmConf ?? stack.slurmConfPath ?? (stack.hostEnv ?? process.env).SLURM_CONF;
   const partition = options.partition ?? stack.cluster?.defaultPartition;
   const environment =
     options.environment ??
@@ -72,6 +90,7 @@ function helperRun(stack: JobScriptStack, mode: JobScriptMode, options: JobScrip
       ...(slurmConf !== undefined ? { slurmConf } : {}),
       ...(stack.cluster ? { clusterName: stack.cluster.name } : {}),
       ...(partition !== undefined ? { partition } : {}),
+      ...(credential ? { credential } : {}),
     });
   return { jobId, node, timeoutMs, environment };
 }

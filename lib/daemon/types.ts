@@ -5,6 +5,21 @@ import type { DaemonMpiPlugin } from '../mpi/record.js';
 
 export type JobScriptMode = 'prolog' | 'epilog';
 
+/** What slurmctld's credential for the job gives the prolog and epilog. */
+export interface JobCredential {
+  /** A batch job (22.05 takes its partition from the batch launch request too). */
+  batch?: boolean;
+  /** SLURM_JOB_CPUS_PER_NODE, as uint32_compressed_to_str writes it ("2", "2(x3),1"). Default: one per node, or the tasks spread over the nodes. */
+  cpusPerNode?: string;
+  /** The job's start and end, in seconds since the epoch (24.11). Default: now; the prolog's end a year later, the epilog's now. */
+  startTime?: number;
+  endTime?: number;
+  /** A batch job's files (sbatch's -i, -o, -e; its standard input is /dev/null). */
+  stdIn?: string | null;
+  stdOut?: string | null;
+  stdErr?: string | null;
+}
+
 export interface JobScriptOptions {
   jobId: number;
   /** The job's user and group. Default: this process's. */
@@ -26,6 +41,15 @@ export interface JobScriptOptions {
   partition?: string;
   /** Epilog: the job's raw exit status (SLURM_JOB_EXIT_CODE, SLURM_JOB_EXIT_CODE2). */
   exitStatus?: number;
+  /** SLURM_CONF: the slurm.conf slurmd read. Default: the stack's, else the SLURM_CONF of its `env`; none without either. */
+  slurmConf?: string;
+  /**
+   * What the job's credential carries besides the above: whether it is a
+   * batch job, its CPUs per node, start and end time, standard input and
+   * output files. Default: one CPU per node (or the tasks spread over the
+   * nodes), started now, a year's limit (an epilog's job ended now), no files.
+   */
+  credential?: JobCredential;
   /**
    * Instead of building slurmd's environment: the helper's whole
    * environment, as given (what `plugstack prolog` does with its own).
