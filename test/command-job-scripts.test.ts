@@ -76,6 +76,31 @@ describe('job prolog and epilog in commands', () => {
     expect(result.job).toMatchObject({ state: 'FAILED', reason: 'Prolog failure', drained: [{ node: 'node0', reason: 'Prolog error' }] });
   });
 
+  it('the helpers’ environment carries the job’s credential: its task count, times, files, and slurmd’s SLURM_CONF', async () => {
+    const env = { SLURM_CONF: '/etc/slurm-elsewhere/slurm.conf' };
+    // sbatch's task count from --ntasks-per-node, its files, one end time for both epilogs.
+    const batch = await recordCommand('sbatch', [], ['-N', '2', '--ntasks-per-node=2', '-o', 'out.txt', '-t', '5', '--wrap', 'srun -N 2 true'], { env, slurmVersion: '24.11' });
+    const [prolog, ...epilogs] = batch.result.jobScripts.filter((r) => r.node === 'node0' || r.mode === 'epilog');
+    expect(prolog!.environment).toMatchObject({
+      SLURM_CONF: env.SLURM_CONF,
+      SLURM_JOB_NTASKS: '4',
+      SLURM_JOB_CPUS_PER_NODE: '2(x2)',
+      SLURM_JOB_STDIN: '/dev/null',
+      SLURM_JOB_STDOUT: `${batch.dir}/out.txt`,
+      SLURM_JOB_RESTART_COUNT: '0',
+    });
+    expect(prolog!.environment.SLURM_JOB_STDERR).toBeUndefined();
+    const start = Number(prolog!.environment.SLURM_JOB_START_TIME);
+    expect(Number(prolog!.environment.SLURM_JOB_END_TIME)).toBe(start + 5 * 60);
+    expect(epilogs.map((e) => e.environment.SLURM_JOB_END_TIME)).toEqual([epilogs[0]!.environment.SLURM_JOB_END_TIME, epilogs[0]!.environment.SLURM_JOB_END_TIME]);
+    expect(Number(epilogs[0]!.environment.SLURM_JOB_END_TIME)).toBeGreaterThanOrEqual(start);
+    // An srun inside an allocation: the job's task count, not the step's.
+    const alloc = await recordCommand('salloc', [], ['-n', '3', 'srun', '-n', '1', 'true'], { slurmVersion: '22.05' });
+    expect(alloc.result.jobScripts.map((r) => `${r.mode} ${r.environment.SLURM_JOB_NTASKS}`)).toEqual(['prolog 3', 'epilog 3']);
+    // No slurm.conf anywhere: none named.
+    expect(alloc.result.jobScripts[0]!.environment.SLURM_CONF).toBeUndefined();
+  });
+
   it('keeps plugin state apart: the prolog, the step daemon and the next prolog each start from scratch', async () => {
     const dir = tempDir();
     const log = `${dir}/probe.log`;

@@ -67,6 +67,17 @@ describe('stack.prolog / stack.epilog', () => {
     expect(killed.environment.SLURM_JOB_EXIT_CODE2).toBe('0:9');
   });
 
+  it('takes the job’s credential and slurmd’s SLURM_CONF from the caller, and refuses bad ones', async () => {
+    const { stack } = await probeStack();
+    const r = await stack.prolog({ jobId: 3, slurmConf: '/etc/slurm/slurm.conf', credential: { batch: true, cpusPerNode: '2(x2)', startTime: 100, endTime: 400, stdIn: '/dev/null' } });
+    expect(r.ok).toBe(true);
+    expect(r.environment).toMatchObject({ SLURM_CONF: '/etc/slurm/slurm.conf', SLURM_JOB_CPUS_PER_NODE: '2(x2)', SLURM_JOB_START_TIME: '100', SLURM_JOB_END_TIME: '400', SLURM_JOB_STDIN: '/dev/null' });
+    expect(Object.keys(r.environment).at(-1)).toBe('SLURM_JOB_USER');
+    expect((await stack.prolog({ jobId: 3, slurmConf: null })).environment.SLURM_CONF).toBeUndefined();
+    for (const bad of [{ credential: 'x' }, { credential: { cpusPerNode: 'two' } }, { credential: { startTime: -1 } }, { credential: { stdOut: 3 } }, { credential: { batch: 'yes' } }, { slurmConf: '' }])
+      await expect(stack.prolog({ jobId: 3, ...(bad as object) }), JSON.stringify(bad)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
   it('22.05 has no SLURM_JOB_NODELIST in the helper’s environment', async () => {
     const { stack } = await probeStack([], { slurmVersion: '22.05', extra: '' });
     const r = await stack.prolog({ jobId: 1 });

@@ -113,8 +113,8 @@ function options(job: Job, node: string, ctx: JobScriptContext, mode: JobScriptM
     partition: job.partition,
     // The job's (-n of the command that made it), also for an srun inside it.
     ...(job.ntasks !== undefined ? { ntasks: job.ntasks } : {}),
-    // slurmd's slurm.conf, as its slurmstepds have it.
-    ...(job.slurmdEnv?.SLURM_CONF !== undefined ? { slurmConf: job.slurmdEnv.SLURM_CONF } : {}),
+    // slurmd's slurm.conf, as its slurmstepds have it (none: none).
+    ...(job.slurmdEnv ? { slurmConf: job.slurmdEnv.SLURM_CONF ?? null } : {}),
     credential: credential(job, mode),
     ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}),
   };

@@ -67,10 +67,10 @@ function helperRun(stack: JobScriptStack, mode: JobScriptMode, options: JobScrip
   if (!Array.isArray(nodes) || nodes.some((n) => typeof n !== 'string' || n === ''))
     throw invalidArgument('nodes', 'an array of node names', nodes);
 
-  if (options.slurmConf !== undefined && (typeof options.slurmConf !== 'string' || options.slurmConf === ''))
-    throw invalidArgument('slurmConf', 'a path', options.slurmConf);
+  if (options.slurmConf !== undefined && options.slurmConf !== null && (typeof options.slurmConf !== 'string' || options.slurmConf === ''))
+    throw invalidArgument('slurmConf', 'a path or null', options.slurmConf);
   const credential = checkedCredential(options.credential);
-  const slurmConf = options.slurmConf ?? stack.slurmConfPath ?? (stack.hostEnv ?? process.env).SLURM_CONF;
+  const slurmConf = options.slurmConf === null ? undefined : (options.slurmConf ?? stack.slurmConfPath ?? (stack.hostEnv ?? process.env).SLURM_CONF);
   const partition = options.partition ?? stack.cluster?.defaultPartition;
   const environment =
     options.environment ??

@@ -41,8 +41,8 @@ export interface JobScriptOptions {
   partition?: string;
   /** Epilog: the job's raw exit status (SLURM_JOB_EXIT_CODE, SLURM_JOB_EXIT_CODE2). */
   exitStatus?: number;
-  /** SLURM_CONF: the slurm.conf slurmd read. Default: the stack's, else the SLURM_CONF of its `env`; none without either. */
-  slurmConf?: string;
+  /** SLURM_CONF: the slurm.conf slurmd read (null: none). Default: the stack's, else the SLURM_CONF of its `env`; none without either. */
+  slurmConf?: string | null;
   /**
    * What the job's credential carries besides the above: whether it is a
    * batch job, its CPUs per node, start and end time, standard input and
