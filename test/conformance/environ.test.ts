@@ -2,9 +2,10 @@
  * Whole environments against the real Slurms (issue 14): the environ
  * fixture records the whole environ of its process at every callback (the
  * client's in local and allocator context, slurmstepd's and each task's in
- * remote context, with S_JOB_ENV), for srun, sbatch, salloc and an srun
- * inside each; every variable of every process at every callback must be
- * the same on the real cluster and on plugstack in that release's mode,
+ * remote context, with S_JOB_ENV; slurmd's prolog and epilog helper in
+ * job_script context), for srun, sbatch, salloc and an srun inside each;
+ * every variable of every process at every callback must be the same on
+ * the real cluster and on plugstack in that release's mode,
  * once the values that must differ (job ids, pids, ports, times, the
  * working directory) are normalised, and in the same order (an environment
  * is a list: the caller's variables in the caller's order, then Slurm's in
@@ -55,6 +56,8 @@ export const environScenarios: Scenario[] = [
   { name: 'environ: srun --export=NONE -n 1 /bin/true', fixture: 'environ.c', stack: environ(), command: 'srun', args: ['--export=NONE', '-n', '1', '/bin/true'], env: CALLER },
   { name: 'environ: srun --mem=0 -n 1 true', fixture: 'environ.c', stack: environ(), command: 'srun', args: ['--mem=0', '-n', '1', 'true'], env: CALLER },
   { name: "environ: sbatch -c 2 --ntasks-per-node=1 --wrap 'srun true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['-c', '2', '--ntasks-per-node=1', '--wrap', 'srun true'], env: CALLER },
+  // A batch job's files reach its prolog and epilog through the job's credential.
+  { name: "environ: sbatch -o job.out -e job.err --wrap 'srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['-o', 'job.out', '-e', 'job.err', '--wrap', 'srun -n 1 true'], env: CALLER },
   { name: 'environ: salloc -c 2 srun -n 1 -c 1 true', fixture: 'environ.c', stack: environ(), command: 'salloc', args: ['-c', '2', 'srun', '-n', '1', '-c', '1', 'true'], env: CALLER },
 ];
 
