@@ -120,11 +120,19 @@ function options(job: Job, node: string, ctx: JobScriptContext, mode: JobScriptM
   };
 }
 
-/** Prologs for the nodes a launch is about to use that have not had theirs. */
-export async function runPrologs(stack: CommandStack, job: Job, nodes: string[], ctx: JobScriptContext): Promise<JobScriptResult[]> {
-  if (!(await slurmdScan(stack, job, ctx.owner)).prolog) return [];
+/**
+ * Prologs for the nodes a launch is about to use that have not had theirs.
+ * whileRunning is called once they have their requests (or there are none).
+ */
+export async function runPrologs(stack: CommandStack, job: Job, nodes: string[], ctx: JobScriptContext, whileRunning?: () => void): Promise<JobScriptResult[]> {
+  if (!(await slurmdScan(stack, job, ctx.owner)).prolog) {
+    whileRunning?.();
+    return [];
+  }
   const mine = nodes.filter((n) => claimProlog(job, n));
-  return Promise.all(mine.map((node) => runJobScript(stack, 'prolog', options(job, node, ctx, 'prolog'), ctx.owner)));
+  const runs = Promise.all(mine.map((node) => runJobScript(stack, 'prolog', options(job, node, ctx, 'prolog'), ctx.owner)));
+  whileRunning?.();
+  return runs;
 }
 
 /**

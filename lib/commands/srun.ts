@@ -312,14 +312,6 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     // slurm.conf's TaskProlog/TaskEpilog.
     ...(taskScripts(stack.slurmConf) ? { taskScripts: taskScripts(stack.slurmConf)! } : {}),
   };
-  // The step's hosts start their processes while the prolog runs; their
-  // requests go once it has ended (spare-host.ts).
-  prestartStepHosts(
-    stepStack,
-    { nodeNames: names, ntasks, jobId: job.id, stepId, mpi: mpiType, input: inputPlan, ...(taskInput !== undefined ? { stdin: taskInput } : {}) },
-    control,
-  );
-
   // slurm_step_launch: the mpi plugin's client_prelaunch, on srun's side,
   // before any node hears of the step; what it sets goes to every task.
   const stepLayout = blockLayout(ntasks, names);
@@ -348,7 +340,15 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   await jc?.firstRun(names);
   // slurmd runs the job prolog on each node before the job's first step
   // there; where it fails, the launch fails and the node is drained.
-  const prologs = allocPrologs ?? (await runPrologs(inJobNamespace(stack, jc), job, names, scriptContext));
+  // The step's hosts start their processes while the prolog runs; their
+  // requests go once it has ended (spare-host.ts).
+  const prestartStep = () =>
+    prestartStepHosts(
+      stepStack,
+      { nodeNames: names, ntasks, jobId: job.id, stepId, mpi: mpiType, input: inputPlan, ...(taskInput !== undefined ? { stdin: taskInput } : {}) },
+      control,
+    );
+  const prologs = allocPrologs ?? (await runPrologs(inJobNamespace(stack, jc), job, names, scriptContext, prestartStep));
   result.jobScripts.push(...prologs);
   if (signalled()) return endJob('CANCELLED', 0);
   const failedPrologs = prologs.filter((p) => !p.ok);
@@ -558,10 +558,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     }
   }
 
-  // The job's epilog helpers start their processes while srun ends; they
-  // run once it has (spare-host.ts).
   const { raw, exitCode: tasksExit } = srunExitCode(step);
-  if (!existing && !jc && !control.timedOut) await prestartEpilogs(stack, job, raw, scriptContext, control);
 
   // The step's I/O has ended: client_fini. A result other than 0 is srun's
   // exit status (the plugin knows best why its job ended); 24.11 folds it
@@ -574,6 +571,9 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // srun keeps it as an unsigned number: -1 is 255.
   const exitCode = refused.length ? launchFailureExit(refused[0]!.launchRc) : mpiRc !== 0 ? (mpiRc >>> 0) & 0xff : taskExit;
   client.exit(exitCode);
+  // The job's epilog helpers start their processes while srun ends; they
+  // run once it has (spare-host.ts).
+  if (!existing && !jc && !control.timedOut) await prestartEpilogs(stack, job, raw, scriptContext, control);
   await done(exitCode);
   if (job.endTime !== undefined && Date.now() >= job.endTime) timedOut = true;
   const state: JobRecord['state'] = timedOut ? 'TIMEOUT' : cancelled ? 'CANCELLED' : raw === 0 ? 'COMPLETED' : 'FAILED';
