@@ -97,6 +97,9 @@ describe('job prolog and epilog in commands', () => {
     // An srun inside an allocation: the job's task count, not the step's.
     const alloc = await recordCommand('salloc', [], ['-n', '3', 'srun', '-n', '1', 'true'], { slurmVersion: '22.05' });
     expect(alloc.result.jobScripts.map((r) => `${r.mode} ${r.environment.SLURM_JOB_NTASKS}`)).toEqual(['prolog 3', 'epilog 3']);
+    // --ntasks-per-node without -n: that many a node (the real 22.05 and 24.11 both).
+    const perNode = await recordCommand('srun', [], ['-N', '2', '--ntasks-per-node=2', 'true'], { slurmVersion: '22.05' });
+    expect(perNode.result.jobScripts.map((r) => `${r.mode} ${r.environment.SLURM_JOB_NTASKS}`)).toEqual(['prolog 4', 'prolog 4', 'epilog 4', 'epilog 4']);
     // No slurm.conf anywhere: none named.
     expect(alloc.result.jobScripts[0]!.environment.SLURM_CONF).toBeUndefined();
   });

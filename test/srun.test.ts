@@ -155,6 +155,30 @@ describe('srun: exit statuses and messages', () => {
     expect(result.stdout.split('\n').sort().join('\n')).toBe(['', '0: a', '0: b', '1: a', '1: b'].join('\n'));
   });
 
+  it('--ntasks-per-node without -n launches that many tasks on each node, as the real 22.05 and 24.11 do; salloc exports the count', async () => {
+    const one = await recordCommand('srun', [], ['-N', '1', '--ntasks-per-node=2', '-l', 'printenv', 'SLURM_NTASKS']);
+    expect(one.result.exitCode).toBe(0);
+    expect(one.result.stdout.split('\n').filter(Boolean).sort()).toEqual(['0: 2', '1: 2']);
+    const two = await recordCommand('srun', [], ['-N', '2', '--ntasks-per-node=2', '-l', 'printenv', 'SLURMD_NODENAME']);
+    expect(two.result.stdout.split('\n').filter(Boolean).sort()).toEqual(['0: node0', '1: node0', '2: node1', '3: node1']);
+    // -n wins over it.
+    const n = await recordCommand('srun', [], ['-N', '1', '-n', '1', '--ntasks-per-node=2', '-l', 'true']);
+    expect(n.result.steps[0]!.tasks).toHaveLength(1);
+    for (const release of ['22.05', '24.11'] as const) {
+      // env itself as salloc's command: a shell would print its variables in an order of its own.
+      const alloc = await recordCommand('salloc', [], ['-N', '1', '--ntasks-per-node=2', 'env'], { slurmVersion: release, env: { CALLER: '1' } });
+      const lines = alloc.result.stdout.split('\n').filter(Boolean);
+      const names = lines.filter((l) => /^[A-Z_]+=/.test(l)).map((l) => l.slice(0, l.indexOf('=')));
+      expect(lines).toContain('SLURM_NTASKS=2');
+      expect(lines).toContain('SLURM_NPROCS=2');
+      const inner = await recordCommand('salloc', [], ['-N', '1', '--ntasks-per-node=2', 'srun', '-l', 'printenv', 'SLURM_PROCID'], { slurmVersion: release });
+      expect(inner.result.stdout.split('\n').filter((l) => /^\d+: /.test(l)).sort()).toEqual(['0: 0', '1: 1']);
+      // Set while salloc checks its options: before the submit directory, right after the caller's variables.
+      expect(names.indexOf('SLURM_NTASKS_PER_NODE')).toBe(names.indexOf('CALLER') + 1);
+      expect(names.indexOf('SLURM_NTASKS_PER_NODE')).toBeLessThan(names.indexOf('SLURM_SUBMIT_DIR'));
+    }
+  });
+
   it('tasks get what srun and slurmd add to the launch (24.11: no SLURM_WORKING_CLUSTER; -O sets SLURM_OVERCOMMIT)', async () => {
     const { result } = await recordCommand('srun', [], ['-O', 'env']);
     const env = Object.fromEntries(result.stdout.split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));

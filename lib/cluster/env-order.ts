@@ -91,12 +91,35 @@ const ENV_ARRAY_FOR_JOB = [
 ];
 
 /**
- * salloc's own environment (its command's): _set_submit_dir_env's setenvs,
- * then the array salloc builds and sets all at once: set_env_from_opts'
- * (24.11), env_array_for_job's, and the cluster's name last.
+ * What salloc's option checks (_opt_verify, src/salloc/opt.c) setenv for
+ * the sruns of the allocation, in their order: before anything else salloc
+ * writes, so a later env_array_for_job keeps them where they are (the real
+ * 22.05's `salloc -N 1 --ntasks-per-node=2` has SLURM_NTASKS_PER_NODE right
+ * after the caller's variables).
+ */
+const SALLOC_OPT_VERIFY = [
+  'SLURM_CONTAINER',
+  'SLURM_CONTAINER_ID',
+  'SLURM_OOM_KILL_STEP',
+  'SLURM_MEM_BIND',
+  'SLURM_MEM_BIND_SORT',
+  'SLURM_MEM_BIND_VERBOSE',
+  'SLURM_NTASKS_PER_CORE',
+  'SLURM_NTASKS_PER_GPU',
+  'SLURM_NTASKS_PER_NODE',
+  'SLURM_NTASKS_PER_SOCKET',
+  'SLURM_NTASKS_PER_TRES',
+  'SLURM_PROFILE',
+];
+
+/**
+ * salloc's own environment (its command's): its option checks' setenvs,
+ * _set_submit_dir_env's, then the array salloc builds and sets all at
+ * once: set_env_from_opts' (24.11), env_array_for_job's, and the cluster's
+ * name last.
  */
 function sallocOrder(slurmVersion: string): string[] {
-  return ['SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST', ...fromOpts(slurmVersion), ...ENV_ARRAY_FOR_JOB, 'SLURM_CLUSTER_NAME'];
+  return [...SALLOC_OPT_VERIFY, 'SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST', ...fromOpts(slurmVersion), ...ENV_ARRAY_FOR_JOB, 'SLURM_CLUSTER_NAME'];
 }
 
 /** What salloc writes into its own environment once it has its allocation, in the order it writes it. */

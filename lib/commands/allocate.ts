@@ -37,7 +37,8 @@ export function requestJob(
     nodes: allocation.nodes,
     partition: allocation.partition,
     clusterName: cluster.name,
-    ...(b.ntasks !== undefined ? { ntasks: b.ntasks } : {}),
+    // The job's task count as the commands send it: -n, else --ntasks-per-node times the nodes.
+    ...(b.ntasks !== undefined ? { ntasks: b.ntasks } : b.ntasksPerNode !== undefined ? { ntasks: b.ntasksPerNode * allocation.nodes.length } : {}),
     ...(b.timeLimitMs !== undefined ? { timeLimitMs: b.timeLimitMs } : {}),
     ...(request ? { description: describeJob({ command, ...request, ...b }) } : {}),
     ...(slurmdEnv ? { slurmdEnv } : {}),

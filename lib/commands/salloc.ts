@@ -135,7 +135,8 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   await client.postSubmit(job.id, NO_VAL);
 
   const command = ready.positional.length ? ready.positional : [env.SHELL || '/bin/sh'];
-  const ntasks = b.ntasks;
+  // -n, else --ntasks-per-node times the nodes (salloc then exports the count as if given).
+  const ntasks = b.ntasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : undefined);
   const perNode = names.map((_, i) => (ntasks === undefined ? 1 : Math.floor(ntasks / nodes) + (i < ntasks % nodes ? 1 : 0)));
   // What salloc writes into its own environment once it has the allocation
   // (env_array_for_job, and 24.11's launcher variables); its command runs
