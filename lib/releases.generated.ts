@@ -68,6 +68,12 @@ export interface CommandEnvRules {
   readonly nodeAliasesNull: boolean;
 }
 
+/** slurmstepd: how a failing SPANK callback ends the step and its tasks (src/slurmd/slurmstepd/mgr.c). */
+export interface StepRules {
+  /** The % letters slurmstepd expands in a batch job's -o/-e file name (fname_create's batch branch); 24.11 adds %b (the array task id modulo 10), which 22.05 leaves as written. */
+  readonly batchFileLetters: string;
+}
+
 /** The variables slurmstepd's setup_env and exec_task write into a task's environment (src/common/env.c, src/slurmd/slurmstepd/task.c). */
 export interface TaskEnvRules {
   /** setup_env writes SLURM_WORKING_CLUSTER (cluster:host:port:protocol:select plugin) for every task and srun (22.05). */
@@ -107,6 +113,7 @@ export interface ReleaseRules {
   readonly identity: IdentityRules;
   readonly client: ClientRules;
   readonly commandEnv: CommandEnvRules;
+  readonly step: StepRules;
   readonly taskEnv: TaskEnvRules;
   readonly jobScript: JobScriptRules;
   readonly mpi: MpiRules;
@@ -117,6 +124,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
     identity: {"libslurmSoname":42,"protocolVersion":10752},
     client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true},
     commandEnv: {"launcherVars":{"OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher","HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"sbatchNtasksFromPerNode":false,"launchEnvFromOptsFirst":true,"nodeAliasesNull":false},
+    step: {"batchFileLetters":"aAbjJnNstux"},
     taskEnv: {"workingCluster":false},
     jobScript: {"jobNodelist":true,"userFromCredential":true,"batchPartitionFirst":false,"credentialTimes":true,"oversubscribe":true,"coreSpec":true},
     mpi: {"mpiDefaultUnset":null,"mpiDefaultDropped":"none|openmpi","mpiDefaultRenamed":{},"clientFiniNegativeDropped":true},
@@ -125,6 +133,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
     identity: {"libslurmSoname":38,"protocolVersion":9728},
     client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false},
     commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"sbatchNtasksFromPerNode":true,"launchEnvFromOptsFirst":false,"nodeAliasesNull":true},
+    step: {"batchFileLetters":"aAjJnNstux"},
     taskEnv: {"workingCluster":true},
     jobScript: {"jobNodelist":false,"userFromCredential":false,"batchPartitionFirst":true,"credentialTimes":false,"oversubscribe":false,"coreSpec":false},
     mpi: {"mpiDefaultUnset":"none","mpiDefaultDropped":null,"mpiDefaultRenamed":{"openmpi":"none"},"clientFiniNegativeDropped":false},

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { BatchOutput } from './batch-output.js';
+import { batchFileName } from './batch-file-name.js';
 import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep } from '../step/launch.js';
 import type { StepResult } from '../step/types.js';
@@ -38,11 +39,6 @@ const SIG = os.constants.signals;
 /** Why slurmctld drains a node whose batch step could not start its script. */
 const DRAIN_REASON = 'batch job complete failure';
 
-
-function outputPath(pattern: string, jobId: number, cwd: string): string {
-  const file = pattern.replace(/%j/g, String(jobId)).replace(/%x/g, 'job').replace(/%%/g, '%');
-  return path.resolve(cwd, file);
-}
 
 export function runSbatch(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
   return withCommand(stack, 'sbatch', options, (run) => sbatch(stack, options, run));
@@ -167,8 +163,11 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     return finish(0);
   }
 
-  const stdoutFile = outputPath(b.output ?? 'slurm-%j.out', job.id, workdir);
-  const stderrFile = b.error ? outputPath(b.error, job.id, workdir) : stdoutFile;
+  // slurmstepd names the files (%u the job's user, %x the job's SLURM_JOB_NAME, ...).
+  const fileIds = { jobId: job.id, nodeName: names[0]!, userName: job.description?.userName ?? String(scriptContext.uid), jobName: envRecord(jobEnv).SLURM_JOB_NAME };
+  const outputPath = (pattern: string) => batchFileName(pattern, fileIds, workdir, stack.slurmVersion);
+  const stdoutFile = outputPath(b.output ?? 'slurm-%j.out');
+  const stderrFile = b.error ? outputPath(b.error) : stdoutFile;
   fs.writeFileSync(stdoutFile, '');
   if (stderrFile !== stdoutFile) fs.writeFileSync(stderrFile, '');
   const output = new BatchOutput(stdoutFile, stderrFile);
