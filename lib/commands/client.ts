@@ -6,7 +6,7 @@
 import { cliFilterCalls } from '../cli-filter/calls.js';
 import { cliFilterRequest, type CliFilterOptions } from '../cli-filter/settings.js';
 import type { ClusterShape } from '../cluster/shape.js';
-import type { SlurmConf } from '../config/slurm-conf.js';
+import { slurmConfBoolean, type SlurmConf } from '../config/slurm-conf.js';
 import { startHost, type HostHandle, type HostRun } from '../host/host-process.js';
 import { mpiRequest } from '../mpi/settings.js';
 import { addMpiEvents, mpiRecord } from '../mpi/record.js';
@@ -141,6 +141,8 @@ export function startClient(
       slurmVersion: stack.slurmVersion,
       pluginDirs: stack.pluginDirs,
       argv: args,
+      // -S and --thread-spec are ignored (with an error line) unless slurm.conf allows them.
+      ...(slurmConfBoolean(stack.slurmConf, 'AllowSpecResourcesUsage') ? { allowSpecResources: true } : {}),
       ...withCliFilter(filtering),
       ...(command === 'srun' ? { mpi: mpiRequest(stack.slurmConf, stack.slurmVersion) } : {}),
     },

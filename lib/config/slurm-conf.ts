@@ -71,6 +71,12 @@ function pluginList(value: string | undefined, prefix: string): string[] {
     .map((v) => (v.startsWith(`${prefix}/`) ? v.slice(prefix.length + 1) : v));
 }
 
+/** A boolean key as Slurm reads it (yes, up, true or 1 in any case); fallback when the key is not given. */
+export function slurmConfBoolean(conf: SlurmConf | undefined, key: string, fallback = false): boolean {
+  const value = conf?.keys[key];
+  return value === undefined ? fallback : /^(yes|up|true|1)$/i.test(value);
+}
+
 function flags(value: string | undefined): string[] {
   return value ? value.split(',').filter((v) => v !== '') : [];
 }

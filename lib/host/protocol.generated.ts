@@ -102,6 +102,7 @@ export interface ClientRequest extends StackRequest {
   command: "srun" | "sbatch" | "salloc";
   argv: readonly string[];
   checkOnly?: boolean;
+  allowSpecResources?: boolean;
   cliFilter?: { plugins: readonly string[]; slurmConf: string; file: string; line: number; clusterName: string; luaVersion: "5.1" | "5.3" | "5.4"; userDefaults?: string; strict?: boolean };
   mpi?: { default?: string; file: string; line: number };
 }
@@ -975,6 +976,7 @@ export const CATALOGUE = {
         "array": "string"
       },
       "checkOnly?": "bool",
+      "allowSpecResources?": "bool",
       "cliFilter?": {
         "object": {
           "plugins": {

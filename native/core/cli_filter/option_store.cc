@@ -43,6 +43,17 @@ bool OptionStore::isSet(const BuiltinOption& option) const {
   return i < state_.size() && state_[i].set;
 }
 
+bool OptionStore::setByEnvironment(const BuiltinOption& option) const {
+  size_t i = index(option);
+  return i < state_.size() && state_[i].set && state_[i].byEnvironment;
+}
+
+bool OptionStore::setAfter(const BuiltinOption& later, const BuiltinOption& earlier) const {
+  size_t a = index(later), b = index(earlier);
+  if (a >= state_.size() || !state_[a].set) return false;
+  return b >= state_.size() || !state_[b].set || state_[a].serial > state_[b].serial;
+}
+
 bool OptionStore::apply(const BuiltinOption& option, const char* value, bool quiet) {
   OptionSetOutcome out = setOptionValue(option, command_, version_, value, get(option));
   if (out.error && !quiet) {
@@ -60,7 +71,10 @@ int OptionStore::set(const BuiltinOption& option, const char* value, bool early)
   if ((option.earlyFor & commandBit(command_)) && !early) return kSuccess;
   if (!apply(option, value)) return kError;
   size_t i = index(option);
-  if (i < state_.size()) state_[i].set = true;
+  if (i < state_.size()) {
+    state_[i].set = true;
+    state_[i].serial = ++serial_;
+  }
   if (onChange) onChange(option, value, false);
   return kSuccess;
 }
@@ -88,7 +102,7 @@ void OptionStore::given(const BuiltinOption& option, const char* value, bool byE
   if (!own) return;
   if (!apply(*own, value, quiet)) return;
   size_t i = index(*own);
-  if (i < state_.size()) state_[i] = {true, byEnvironment};
+  if (i < state_.size()) state_[i] = {true, byEnvironment, ++serial_};
 }
 
 void OptionStore::startPass() {

@@ -37,6 +37,12 @@ class OptionStore {
   // slurm_option_get: whatever the getter prints, set or not.
   OptionValue get(const BuiltinOption& option) const;
   bool isSet(const BuiltinOption& option) const;
+  // slurm_option_set_by_env; set by the command line (script, plugin) is
+  // isSet and not this.
+  bool setByEnvironment(const BuiltinOption& option) const;
+  // Which of two set options was set later (Slurm's -S and --thread-spec
+  // write one field: the later one is what it holds).
+  bool setAfter(const BuiltinOption& later, const BuiltinOption& earlier) const;
   // 22.05's argv getter reads sbatch's options whatever the command: in
   // srun and salloc it dereferences NULL and the command crashes.
   bool argvCrashes() const;
@@ -75,6 +81,7 @@ class OptionStore {
   struct State {
     bool set = false;
     bool byEnvironment = false;
+    unsigned long serial = 0;  // when it was last set
   };
   bool apply(const BuiltinOption& option, const char* value, bool quiet = false);
   size_t index(const BuiltinOption& option) const;
@@ -84,6 +91,7 @@ class OptionStore {
   std::vector<const BuiltinOption*> options_;  // the release's table, in order
   std::vector<State> state_;                   // same order
   std::map<std::string, OptionValue> values_;  // by getter field, once set
+  unsigned long serial_ = 0;
 };
 
 }  // namespace plugstack

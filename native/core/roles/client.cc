@@ -16,6 +16,7 @@
 
 #include "cli_filter/filter_stack.h"
 #include "client/client_options.h"
+#include "client/shared_checks.h"
 #include "common/events.h"
 #include "common/slurm_log.h"
 #include "libslurm/job_table.h"
@@ -515,6 +516,10 @@ int runClientRole(Channel& channel, const json::Value& request) {
   }
   if (s.command == Command::Srun) store.argv = options.positional();
   if (s.filters->preSubmit(s.options.get(), 0)) return filterRefused(s);
+  // _opt_verify starts with the checks the three commands share.
+  SharedCheckSettings shared;
+  shared.allowSpecResources = request["allowSpecResources"].isBool() && request["allowSpecResources"].asBool();
+  if (int status = validateSharedOptions(store, shared)) return finish(s, status, "options");
   if (s.command == Command::Sbatch && releases::client(settings.version).sbatchJobNameEnv) setSbatchJobName(store);
   options.verifyTaskCount();
   if (int x11 = options.verifyX11()) return finish(s, x11, "options");

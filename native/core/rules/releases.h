@@ -47,11 +47,22 @@ struct Client {
   // own environment as SLURM_JOB_NAME while checking its options, after cli_filter's pre_submit
   // and before init_post_opt (22.05, _opt_verify).
   bool sbatchJobNameEnv;
+  // The checks srun, sbatch and salloc share (slurm_opt.c validate_options_salloc_sbatch_srun,
+  // first thing in _opt_verify) that plugstack makes, in the order they run, comma-separated, as
+  // native/core/client/shared_checks.cc names them. 24.11's node list (--nodefile, SLURM_HOSTFILE)
+  // and --gres-flags checks are not made.
+  const char* sharedChecks;
+  // --ntasks-per-gpu (or --ntasks-per-tres) refuses --tres-per-task and SLURM_TRES_PER_TASK
+  // besides --gpus-per-task, --gpus-per-socket and --ntasks-per-node (24.11).
+  bool ntasksPerGpuRefusesTresPerTask;
+  // --threads-per-core's cpu-bind default treats --cpu-bind=verbose in any case, and 'v', as
+  // verbose alone (24.11); 22.05 only 'verbose' exactly.
+  bool cpuBindVerboseAbbrev;
 };
 
 constexpr Client kClient[kCount] = {
-    {true, false},  // 24.11
-    {false, true},  // 22.05
+    {true, false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,arbitrary", true, true},  // 24.11
+    {false, true, "ntasks-per-gpu,spec-cores,threads-per-core,memory", false, false},  // 22.05
 };
 
 inline const Client& client(const SlurmVersion& v) { return kClient[releaseIndex(v)]; }
