@@ -158,4 +158,14 @@ export const scenarios: Scenario[] = [
   { name: 'S_STEP_ALLOC_MEM with --mem=1024', stack: trace, fixture: 'alloc_mem.c', command: 'srun', args: ['--mem=1024', 'true'] },
   { name: 'S_STEP_ALLOC_MEM with --mem-per-cpu=300', stack: trace, fixture: 'alloc_mem.c', command: 'srun', args: ['--mem-per-cpu=300', '-n', '2', 'true'] },
   { name: 'S_JOB_ALLOC_MEM in a batch job with --mem=512', stack: trace, fixture: 'alloc_mem.c', command: 'sbatch', args: ['--mem=512', '--wrap', 'srun true'] },
+  // The checks srun, sbatch and salloc share (validate_options_salloc_sbatch_srun), after pre_submit.
+  { name: 'srun --core-spec=1: ignored, AllowSpecResourcesUsage is No', stack: trace, command: 'srun', args: ['--core-spec=1', '-n', '1', 'true'] },
+  { name: 'sbatch --thread-spec after SBATCH_CORE_SPEC: the later is named', stack: trace, command: 'sbatch', args: ['--thread-spec=1', '--wrap', 'true'], env: { SBATCH_CORE_SPEC: '1' } },
+  { name: 'salloc -S with --thread-spec: fatal, exit callbacks run', stack: trace, command: 'salloc', args: ['-S', '1', '--thread-spec=1', 'true'] },
+  { name: 'srun --mem with --mem-per-cpu: fatal before init_post_opt', stack: trace, command: 'srun', args: ['--mem=100', '--mem-per-cpu=10', 'true'] },
+  { name: 'srun SLURM_MEM_PER_CPU with SLURM_MEM_PER_NODE: fatal', stack: trace, command: 'srun', args: ['true'], env: { SLURM_MEM_PER_CPU: '10', SLURM_MEM_PER_NODE: '100' } },
+  { name: 'srun --mem drops SLURM_MEM_PER_CPU', stack: trace, command: 'srun', args: ['--mem=100', 'true'], env: { SLURM_MEM_PER_CPU: '10' } },
+  { name: 'sbatch --ntasks-per-gpu with --gpus-per-task: fatal', stack: trace, command: 'sbatch', args: ['--ntasks-per-gpu=1', '--gpus-per-task=1', '--wrap', 'true'] },
+  { name: 'srun --exclusive with --oversubscribe (24.11: fatal)', stack: trace, command: 'srun', args: ['--exclusive', '-s', 'true'] },
+  { name: 'salloc --tres-per-task=mem=1 (24.11: fatal)', stack: trace, command: 'salloc', args: ['--tres-per-task=mem=1', 'true'], releases: ['24.11'] },
 ];

@@ -1,0 +1,149 @@
+/**
+ * The option checks srun, sbatch and salloc share (Slurm's
+ * validate_options_salloc_sbatch_srun, at the start of _opt_verify): after
+ * cli_filter's pre_submit, before init_post_opt. The lines and statuses are
+ * those the real 22.05 and 24.11 commands gave for the same options
+ * (compared by hand; test/conformance/scenarios.ts holds a few).
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CommandName, CommandResult } from '../lib/commands/types.js';
+import { Plugstack } from '../lib/plugstack.js';
+import { compilePlugin, tempDir, writeFile } from './helpers/plugins.js';
+
+type Release = '22.05' | '24.11';
+const RELEASES: Release[] = ['22.05', '24.11'];
+const COMMANDS: CommandName[] = ['srun', 'sbatch', 'salloc'];
+/** The prefix of each command's own option variables. */
+const ENV_PREFIX: Record<CommandName, string> = { srun: 'SLURM_', sbatch: 'SBATCH_', salloc: 'SALLOC_' };
+const SPEC_NO = "since it's not allowed by configuration (AllowSpecResourcesUsage = No)";
+
+interface Site {
+  dir: string;
+  slurmConf: string;
+  spankLog: string;
+}
+
+const PLUGIN_VERSION: Record<Release, number> = { '22.05': 0x160508, '24.11': 0x180b05 };
+
+/** slurm.conf (with extra lines), a plugstack.conf per release with the recorder plugin built for it. */
+function site(extra = ''): Site {
+  const dir = tempDir('plugstack-checks-');
+  const spankLog = path.join(dir, 'spank.log');
+  for (const release of RELEASES) {
+    const so = compilePlugin('recorder.c', { defines: { PLUGIN_VERSION: PLUGIN_VERSION[release] } });
+    writeFile(dir, `plugstack-${release}.conf`, `required ${so} log=${spankLog}\n`);
+  }
+  const slurmConf = writeFile(dir, 'slurm.conf', ['ClusterName=site', 'NodeName=n[0-1] CPUs=4', 'PartitionName=debug Nodes=n[0-1] Default=YES', extra].join('\n') + '\n');
+  return { dir, slurmConf, spankLog };
+}
+
+async function run(s: Site, release: Release, command: CommandName, args: string[], env: Record<string, string> = {}): Promise<CommandResult> {
+  const stack = await Plugstack.load(path.join(s.dir, `plugstack-${release}.conf`), { slurmConf: s.slurmConf, slurmVersion: release });
+  const words = command === 'sbatch' ? [...args, '--wrap', 'true'] : [...args, 'true'];
+  const prefixed = Object.fromEntries(Object.entries(env).map(([k, v]) => [ENV_PREFIX[command] + k, v]));
+  return stack[command]({ args: words, cwd: s.dir, env: { PATH: '/usr/bin:/bin', HOME: s.dir, ...prefixed } });
+}
+
+/** The command's lines from these checks (salloc's allocation lines and the like left out). */
+const checkLines = (r: CommandResult) => r.stderr.split('\n').filter((l) => /: (fatal|error): /.test(l));
+const spankCalls = (r: CommandResult) => r.client.calls.map((c) => c.hook).filter((h) => h.startsWith('slurm_spank_'));
+
+// [what, options, environment (without the command's prefix), the line, the status] in both releases.
+const BOTH: [string, string[], Record<string, string>, string | null, number][] = [
+  ['-S on the command line', ['-S', '1'], {}, `error: Ignoring -S ${SPEC_NO}`, 0],
+  ['--core-spec=0', ['--core-spec=0'], {}, `error: Ignoring -S ${SPEC_NO}`, 0],
+  ['--thread-spec', ['--thread-spec=1'], {}, `error: Ignoring --thread-spec ${SPEC_NO}`, 0],
+  ['CORE_SPEC in the environment', [], { CORE_SPEC: '1' }, `error: Ignoring -S ${SPEC_NO}`, 0],
+  ['CORE_SPEC, then --thread-spec: the later is named', ['--thread-spec=2'], { CORE_SPEC: '1' }, `error: Ignoring --thread-spec ${SPEC_NO}`, 0],
+  ['THREAD_SPEC, then -S', ['-S', '2'], { THREAD_SPEC: '1' }, `error: Ignoring -S ${SPEC_NO}`, 0],
+  ['-S and --thread-spec', ['-S', '1', '--thread-spec=1'], {}, 'fatal: -S/--core-spec and --thred-spec options are mutually exclusive', 1],
+  [
+    'CORE_SPEC and THREAD_SPEC',
+    [],
+    { CORE_SPEC: '1', THREAD_SPEC: '1' },
+    'fatal: Both --core-spec and --thread-spec set using environment variables. Those options are mutually exclusive.',
+    1,
+  ],
+  ['--mem and --mem-per-cpu', ['--mem=100', '--mem-per-cpu=10'], {}, 'fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.', 1],
+  ['--mem and --mem-per-gpu', ['--mem=100', '--mem-per-gpu=10'], {}, 'fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.', 1],
+  [
+    'MEM_PER_CPU and MEM_PER_NODE',
+    [],
+    { MEM_PER_CPU: '10', MEM_PER_NODE: '100' },
+    'fatal: SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive.',
+    1,
+  ],
+  ['--mem drops MEM_PER_CPU', ['--mem=100'], { MEM_PER_CPU: '10' }, null, 0],
+  ['--ntasks-per-gpu=1 and --ntasks-per-tres=2', ['--ntasks-per-gpu=1', '--ntasks-per-tres=2'], {}, 'fatal: Inconsistent values set to --ntasks-per-gpu=1 and --ntasks-per-tres=2 ', 1],
+  ['--ntasks-per-gpu and --gpus-per-task', ['--ntasks-per-gpu=1', '--gpus-per-task=1'], {}, 'fatal: --gpus-per-task is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU', 1],
+  ['--ntasks-per-gpu and --gpus-per-socket', ['--ntasks-per-gpu=1', '--gpus-per-socket=1'], {}, 'fatal: --gpus-per-socket is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU', 1],
+  ['--ntasks-per-tres and --ntasks-per-node', ['--ntasks-per-tres=1', '--ntasks-per-node=1'], {}, 'fatal: --ntasks-per-node is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU', 1],
+  ['--ntasks-per-gpu and GPUS_PER_TASK', ['--ntasks-per-gpu=1'], { GPUS_PER_TASK: '1' }, 'fatal: SLURM_GPUS_PER_TASK is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU', 1],
+];
+
+// 24.11's further checks; under 22.05 the same options go on (or are not srun's).
+const ONLY_2411: [string, string[], string, number][] = [
+  ['--exclusive and -s', ['--exclusive', '-s'], 'fatal: --exclusive and --oversubscribe options are mutually exclusive', 1],
+  ['--ntasks-per-gpu and --tres-per-task', ['--ntasks-per-gpu=1', '--tres-per-task=gres/gpu:1'], 'fatal: --tres-per-task is mutually exclusive with --ntasks-per-gpu and SLURM_NTASKS_PER_GPU', 1],
+  ['--tres-per-task=mem=1', ['--tres-per-task=mem=1'], 'fatal: Invalid TRES for --tres-per-task: mem', 1],
+  ['--tres-per-task=cpu=1,bb=1', ['--tres-per-task=cpu=1,bb=1'], 'fatal: Invalid TRES for --tres-per-task: bb', 1],
+  ['--tres-per-task=cpu=2 and -c 2', ['--tres-per-task=cpu=2', '-c', '2'], 'fatal: You can not have --tres-per-task=cpu= and --cpus-per-task please use one or the other', 1],
+  ['-c and --cpus-per-gpu', ['-c', '1', '--cpus-per-gpu=1'], 'fatal: --cpus-per-task, --tres-per-task=cpu:#, and --cpus-per-gpu are mutually exclusive', 1],
+  ['-m arbitrary with -N', ['-m', 'arbitrary', '-N', '1'], 'error: --nodes is incompatible with --distribution=arbitrary', 1],
+];
+
+describe('the option checks srun, sbatch and salloc share', () => {
+  for (const release of RELEASES) {
+    it.each(BOTH)(`${release}: %s`, async (_what, args, env, line, status) => {
+      const s = site();
+      for (const command of COMMANDS) {
+        const r = await run(s, release, command, args, env);
+        expect(checkLines(r), command).toEqual(line ? [`${command}: ${line}`] : []);
+        expect(r.exitCode, command).toBe(status);
+      }
+    });
+  }
+
+  it.each(ONLY_2411)('24.11: %s', async (_what, args, line, status) => {
+    const s = site();
+    for (const command of COMMANDS) {
+      const r = await run(s, '24.11', command, args);
+      expect(checkLines(r), command).toEqual([`${command}: ${line}`]);
+      expect(r.exitCode, command).toBe(status);
+    }
+  });
+
+  it('22.05 lets --exclusive go with -s', async () => {
+    const r = await run(site(), '22.05', 'srun', ['--exclusive', '-s']);
+    expect(checkLines(r)).toEqual([]);
+    expect(r.exitCode).toBe(0);
+  });
+
+  it('AllowSpecResourcesUsage=YES in slurm.conf lets -S and --thread-spec through; NO is the default', async () => {
+    for (const value of ['YES', 'true', '1']) {
+      const s = site(`AllowSpecResourcesUsage=${value}`);
+      for (const release of RELEASES) {
+        const r = await run(s, release, 'srun', ['-S', '1']);
+        expect(checkLines(r)).toEqual([]);
+        expect(r.exitCode).toBe(0);
+      }
+    }
+    const no = await run(site('AllowSpecResourcesUsage=NO'), '24.11', 'sbatch', ['--thread-spec=1']);
+    expect(checkLines(no)).toEqual([`sbatch: error: Ignoring --thread-spec ${SPEC_NO}`]);
+  });
+
+  it('a fatal check ends the command before init_post_opt; exit callbacks run in sbatch and salloc, not srun', async () => {
+    for (const release of RELEASES) {
+      for (const command of COMMANDS) {
+        const s = site();
+        const r = await run(s, release, command, ['--mem=1', '--mem-per-cpu=1']);
+        expect(r.exitCode).toBe(1);
+        const calls = spankCalls(r);
+        expect(calls, `${release} ${command}`).not.toContain('slurm_spank_init_post_opt');
+        if (command === 'srun') expect(calls).not.toContain('slurm_spank_exit');
+        else expect(calls.at(-1)).toBe('slurm_spank_exit');
+      }
+    }
+  });
+});
