@@ -66,6 +66,10 @@ export interface CommandEnvRules {
   readonly launchEnvFromOptsFirst: boolean;
   /** env_array_for_job (salloc) and env_array_for_batch_job write SLURM_NODE_ALIASES from an alias list that is NULL without cloud nodes: '(null)' (22.05); 24.11 writes none. srun removes it from its own environment (_set_env_vars). */
   readonly nodeAliasesNull: boolean;
+  /** The name prefixes (comma-separated) of the variables srun and sbatch pass whatever --export says (env_array_merge_slurm: SLURM (22.05); env_array_merge_slurm_spank: also the remote option variables _SLURM_SPANK_OPTION_ (24.11)). Read by lib/cluster/export-env.ts. */
+  readonly exportKeeps: string;
+  /** sbatch --export=NIL is NONE without the user's login environment (24.11); 22.05 reads NIL as a list naming a variable NIL. */
+  readonly sbatchExportNil: boolean;
 }
 
 /** slurmstepd: how a failing SPANK callback ends the step and its tasks (src/slurmd/slurmstepd/mgr.c). */
@@ -123,7 +127,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "24.11": {
     identity: {"libslurmSoname":42,"protocolVersion":10752},
     client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true},
-    commandEnv: {"launcherVars":{"OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher","HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"sbatchNtasksFromPerNode":false,"launchEnvFromOptsFirst":true,"nodeAliasesNull":false},
+    commandEnv: {"launcherVars":{"OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher","HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"sbatchNtasksFromPerNode":false,"launchEnvFromOptsFirst":true,"nodeAliasesNull":false,"exportKeeps":"SLURM,_SLURM_SPANK_OPTION_","sbatchExportNil":true},
     step: {"batchFileLetters":"aAbjJnNstux"},
     taskEnv: {"workingCluster":false},
     jobScript: {"jobNodelist":true,"userFromCredential":true,"batchPartitionFirst":false,"credentialTimes":true,"oversubscribe":true,"coreSpec":true},
@@ -132,7 +136,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "22.05": {
     identity: {"libslurmSoname":38,"protocolVersion":9728},
     client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false},
-    commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"sbatchNtasksFromPerNode":true,"launchEnvFromOptsFirst":false,"nodeAliasesNull":true},
+    commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"sbatchNtasksFromPerNode":true,"launchEnvFromOptsFirst":false,"nodeAliasesNull":true,"exportKeeps":"SLURM","sbatchExportNil":false},
     step: {"batchFileLetters":"aAjJnNstux"},
     taskEnv: {"workingCluster":true},
     jobScript: {"jobNodelist":false,"userFromCredential":false,"batchPartitionFirst":true,"credentialTimes":false,"oversubscribe":false,"coreSpec":false},

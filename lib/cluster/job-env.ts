@@ -132,36 +132,6 @@ export function commandProcessEnv(
   return env;
 }
 
-/**
- * --export of srun and sbatch: ALL (default); NONE and NIL keep only
- * SLURM_*; NAME,... or ALL,NAME=value,... add those.
- */
-export function exportedEnv(environ: string[], exportOption: string | undefined): string[] {
-  if (!exportOption) return environ;
-  const [first, ...rest] = exportOption.split(',');
-  const upper = first!.toUpperCase();
-  // Only SLURM_* survive: the remote option variables (_SLURM_SPANK_OPTION_*)
-  // do not, so a batch step then gets no option callback (seen on a real
-  // 22.05), while SLURM_SPANK_* still carry the options to inner sruns.
-  const slurmOnly = (e: string) => e.startsWith('SLURM');
-  let base: string[];
-  const extra: string[] = [];
-  if (upper === 'ALL') base = environ;
-  else if (upper === 'NONE' || upper === 'NIL') base = environ.filter(slurmOnly);
-  else {
-    base = environ.filter(slurmOnly);
-    rest.unshift(first!);
-  }
-  for (const item of rest) {
-    if (item.includes('=')) extra.push(item);
-    else {
-      const found = environ.find((e) => e.startsWith(`${item}=`));
-      if (found) extra.push(found);
-    }
-  }
-  return overlayEnv(base, Object.fromEntries(extra.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])));
-}
-
 /** Applies NAME=value overrides to an environment list, keeping its order. */
 export function overlayEnv(list: string[], extra: Record<string, string>): string[] {
   const out = [...list];

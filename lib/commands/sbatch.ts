@@ -18,7 +18,8 @@ import { launchStep } from '../step/launch.js';
 import type { StepResult } from '../step/types.js';
 import { readBuiltins } from './builtins.js';
 import { withCommand, type CommandRun } from './command-run.js';
-import { batchJobEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
+import { batchJobEnv, commandProcessEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
+import { sbatchExportEnv, withSbatchExportVar } from '../cluster/export-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { BATCH_STEP, innerResults, srunShim } from '../cluster/jobs.js';
 import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
@@ -115,7 +116,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const jobName = job.description?.name ?? b.jobName ?? 'sbatch';
   const namedBySbatch = b.jobName !== undefined || b.wrap || ready.positional.length > 0;
   const envJobName = namedBySbatch || commandEnvRules(stack.slurmVersion).batchJobNameFromController ? jobName : undefined;
-  const exported = exportedEnv(ready.environ, b.export);
+  const exported = sbatchExportEnv(withSbatchExportVar(ready.environ, b.export, env), b.export, stack.slurmVersion);
   const current = envRecord(exported);
   const batchHost = { node: names[0]!, nodeAliasesNull: commandEnvRules(stack.slurmVersion).nodeAliasesNull };
   // env_array_for_batch_job: without -n, --ntasks-per-node times the nodes.

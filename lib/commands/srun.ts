@@ -24,7 +24,8 @@ import type { CommandStack } from './client.js';
 import type { CommandSignal } from '../cluster/control.js';
 import { withCommand, type CommandRun } from './command-run.js';
 import { signalText, taskRanges } from './console.js';
-import { allocationEnv, commandProcessEnv, envRecord, exportedEnv, overlayEnv } from '../cluster/job-env.js';
+import { allocationEnv, commandProcessEnv, envRecord, overlayEnv } from '../cluster/job-env.js';
+import { srunExportEnv } from '../cluster/export-env.js';
 import { commandEnvRules, entriesOf, SLURM_AUTH_NOBODY, slurmdEnv, srunStepEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { launchEnvInOrder, srunEnvInOrder } from '../cluster/env-order.js';
 import { drainedBy, prestartEpilogs, prestartPrologs, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
@@ -375,7 +376,10 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
 
   // srun's own environment after local_user_init (the option variables, the
   // job's, and whatever a plugin set there) is what the step is launched with.
-  let launchEnv = exportedEnv(launchEnvInOrder(lui.environ ?? overlayEnv(ready.environ, ownEnv), stack.slurmVersion), b.export);
+  // --export, else SRUN_EXPORT_ENV, else SLURM_EXPORT_ENV (an sbatch --export
+  // other than ALL leaves it in the job for its sruns).
+  const exportOption = b.export ?? env.SRUN_EXPORT_ENV ?? env.SLURM_EXPORT_ENV;
+  let launchEnv = srunExportEnv(launchEnvInOrder(lui.environ ?? overlayEnv(ready.environ, ownEnv), stack.slurmVersion), exportOption, stack.slurmVersion);
   if (b.label) launchEnv = overlayEnv(launchEnv, { SLURM_LABELIO: '1' });
   // env_array_merge(&env, mpi_env): what client_prelaunch set, last.
   launchEnv = overlayEnv(launchEnv, envRecord(prelaunch.env));
@@ -451,6 +455,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         job: record,
         cwd: b.chdir ?? cwd,
         spankOptions: ready.options.map((o) => ({ plugin: o.plugin, name: o.name, value: o.value })),
+        // srun set the option variables in its own environment; --export decided which went on.
+        ...(lui.environ ? { optionEnv: false } : {}),
         timeoutMs: run.timeoutMs,
         ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}),
         ...(b.taskProlog !== undefined ? { taskProlog: b.taskProlog } : {}),

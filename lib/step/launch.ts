@@ -197,10 +197,11 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
       throw invalidArgument('spankOptions entry', '{ plugin, name, value? }', o);
     return { plugin: o.plugin, name: o.name, value: o.value ?? null };
   });
-  env = overlay(
-    env,
-    Object.fromEntries(spankOptions.map((o) => [spankOptionEnvName(o.plugin, o.name), o.value ?? ''])),
-  );
+  if (options.optionEnv !== false)
+    env = overlay(
+      env,
+      Object.fromEntries(spankOptions.map((o) => [spankOptionEnvName(o.plugin, o.name), o.value ?? ''])),
+    );
 
   const cluster = workingCluster(stack.slurmVersion, stack.clusterName);
   // The record slurm_load_job answers with on every node (job-info.ts).

@@ -48,6 +48,12 @@ export interface StepOptions {
   jobName?: string;
   /** Plugin options the launcher resolved, forwarded as srun does (option list and env). */
   spankOptions?: SpankOptionValue[];
+  /**
+   * Also put the options' _SLURM_SPANK_OPTION_* variables into the
+   * environment (default true). srun passes false: its environment has them
+   * already (it set them in its own), and its --export may have dropped them.
+   */
+  optionEnv?: boolean;
   /** Kill the whole step after this long. Default 60 s. */
   timeoutMs?: number;
   /** Each event of each node's host, as it arrives (for streaming task output). */
