@@ -133,6 +133,23 @@ describe('the option checks srun, sbatch and salloc share', () => {
     expect(checkLines(no)).toEqual([`sbatch: error: Ignoring --thread-spec ${SPEC_NO}`]);
   });
 
+  it("24.11's -v line for --mem-per-cpu and --mem-per-gpu when SelectTypeParameters does not make memory consumable", async () => {
+    const line = (r: CommandResult) => r.stderr.split('\n').filter((l) => l.includes('Configured SelectTypeParameters'));
+    const CPU = "srun: Configured SelectTypeParameters doesn't treat memory as a consumable resource. In this case value of --mem-per-cpu is only used to eliminate nodes with lower configured RealMemory value.";
+    const GPU = "sbatch: Configured SelectTypeParameters doesn't treat memory as a consumable resource. In this case value of --mem-per-gpu is ignored.";
+    const linear = site('SelectType=select/linear');
+    expect(line(await run(linear, '24.11', 'srun', ['-v', '--mem-per-cpu=10']))).toEqual([CPU]);
+    expect(line(await run(linear, '24.11', 'sbatch', ['-v', '--mem-per-gpu=10']))).toEqual([GPU]);
+    // Without -v, and in 22.05, nothing.
+    expect(line(await run(linear, '24.11', 'srun', ['--mem-per-cpu=10']))).toEqual([]);
+    expect(line(await run(linear, '22.05', 'srun', ['-v', '--mem-per-cpu=10']))).toEqual([]);
+    // cons_tres (Slurm's default SelectType) makes memory consumable unless its parameters say otherwise.
+    expect(line(await run(site('SelectType=select/cons_tres'), '24.11', 'srun', ['-v', '--mem-per-cpu=10']))).toEqual([]);
+    expect(line(await run(site(''), '24.11', 'srun', ['-v', '--mem-per-cpu=10']))).toEqual([]);
+    expect(line(await run(site('SelectTypeParameters=CR_Core'), '24.11', 'srun', ['-v', '--mem-per-cpu=10']))).toEqual([CPU]);
+    expect(line(await run(site('SelectType=select/linear\nSelectTypeParameters=CR_cpu_memory'), '24.11', 'srun', ['-v', '--mem-per-cpu=10']))).toEqual([]);
+  });
+
   it('a fatal check ends the command before init_post_opt; exit callbacks run in sbatch and salloc, not srun', async () => {
     for (const release of RELEASES) {
       for (const command of COMMANDS) {

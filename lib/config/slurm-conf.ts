@@ -77,6 +77,17 @@ export function slurmConfBoolean(conf: SlurmConf | undefined, key: string, fallb
   return value === undefined ? fallback : /^(yes|up|true|1)$/i.test(value);
 }
 
+/**
+ * SelectTypeParameters makes memory a consumable resource: one of its items is CR_Memory or
+ * CR_<Socket|Core|CPU>_Memory, or, without it, SelectType is cons_tres (Slurm's default, whose
+ * default parameters are CR_Core_Memory).
+ */
+export function memoryConsumable(conf: SlurmConf): boolean {
+  const params = conf.keys.SelectTypeParameters;
+  if (params !== undefined) return params.split(',').some((p) => /^CR_((Socket|Core|CPU)_)?Memory$/i.test(p));
+  return (conf.keys.SelectType ?? 'select/cons_tres').includes('cons_tres');
+}
+
 function flags(value: string | undefined): string[] {
   return value ? value.split(',').filter((v) => v !== '') : [];
 }

@@ -103,6 +103,7 @@ export interface ClientRequest extends StackRequest {
   argv: readonly string[];
   checkOnly?: boolean;
   allowSpecResources?: boolean;
+  memoryConsumable?: boolean;
   cliFilter?: { plugins: readonly string[]; slurmConf: string; file: string; line: number; clusterName: string; luaVersion: "5.1" | "5.3" | "5.4"; userDefaults?: string; strict?: boolean };
   mpi?: { default?: string; file: string; line: number };
 }
@@ -977,6 +978,7 @@ export const CATALOGUE = {
       },
       "checkOnly?": "bool",
       "allowSpecResources?": "bool",
+      "memoryConsumable?": "bool",
       "cliFilter?": {
         "object": {
           "plugins": {

@@ -170,13 +170,20 @@ Outcome memory(Options& o) {
     env += o.byEnv(m);
   }
   if (cli > 1) return fatal("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.");
-  for (const char* given : kMem) {
-    if (!o.byCli(given)) continue;
-    for (const char* other : kMem)
-      if (other != given) o.reset(other);
-    return std::nullopt;
+  if (cli == 1) {
+    for (const char* given : kMem)
+      if (o.byCli(given))
+        for (const char* other : kMem)
+          if (other != given) o.reset(other);
+  } else if (env > 1) {
+    return fatal("SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive.");
   }
-  if (env > 1) return fatal("SLURM_MEM_PER_CPU, SLURM_MEM_PER_GPU, and SLURM_MEM_PER_NODE are mutually exclusive.");
+  if (releases::client(o.version).memoryNotConsumableInfo && !o.settings.memoryConsumable) {
+    if (o.isSet("mem-per-cpu"))
+      o.info(1, "Configured SelectTypeParameters doesn't treat memory as a consumable resource. In this case value of --mem-per-cpu is only used to eliminate nodes with lower configured RealMemory value.");
+    else if (o.isSet("mem-per-gpu"))
+      o.info(1, "Configured SelectTypeParameters doesn't treat memory as a consumable resource. In this case value of --mem-per-gpu is ignored.");
+  }
   return std::nullopt;
 }
 

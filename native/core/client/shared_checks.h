@@ -20,6 +20,9 @@ namespace plugstack {
 struct SharedCheckSettings {
   // slurm.conf's AllowSpecResourcesUsage (Slurm's default: no).
   bool allowSpecResources = false;
+  // SelectTypeParameters makes memory a consumable resource (CR_*_Memory,
+  // or cons_tres's default); only 24.11's -v lines read it.
+  bool memoryConsumable = false;
 };
 
 // Runs the checks; Slurm's lines are logged as the commands write them.

@@ -519,6 +519,7 @@ int runClientRole(Channel& channel, const json::Value& request) {
   // _opt_verify starts with the checks the three commands share.
   SharedCheckSettings shared;
   shared.allowSpecResources = request["allowSpecResources"].isBool() && request["allowSpecResources"].asBool();
+  shared.memoryConsumable = request["memoryConsumable"].isBool() && request["memoryConsumable"].asBool();
   if (int status = validateSharedOptions(store, shared)) return finish(s, status, "options");
   if (s.command == Command::Sbatch && releases::client(settings.version).sbatchJobNameEnv) setSbatchJobName(store);
   options.verifyTaskCount();

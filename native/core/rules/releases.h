@@ -58,11 +58,14 @@ struct Client {
   // --threads-per-core's cpu-bind default treats --cpu-bind=verbose in any case, and 'v', as
   // verbose alone (24.11); 22.05 only 'verbose' exactly.
   bool cpuBindVerboseAbbrev;
+  // With -v, --mem-per-cpu (else --mem-per-gpu) is said to only eliminate nodes (be ignored) when
+  // SelectTypeParameters does not make memory a consumable resource (24.11).
+  bool memoryNotConsumableInfo;
 };
 
 constexpr Client kClient[kCount] = {
-    {true, false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,arbitrary", true, true},  // 24.11
-    {false, true, "ntasks-per-gpu,spec-cores,threads-per-core,memory", false, false},  // 22.05
+    {true, false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,arbitrary", true, true, true},  // 24.11
+    {false, true, "ntasks-per-gpu,spec-cores,threads-per-core,memory", false, false, false},  // 22.05
 };
 
 inline const Client& client(const SlurmVersion& v) { return kClient[releaseIndex(v)]; }
