@@ -114,6 +114,30 @@ describe('the option checks srun, sbatch and salloc share', () => {
     }
   });
 
+  it('--nodefile is read first: a file that is missing, has a line not starting with a letter or digit, or names no host is exit 255', async () => {
+    const s = site();
+    writeFile(s.dir, 'bad.hosts', 'n0\n-n1\n');
+    writeFile(s.dir, 'empty.hosts', '# n0\n\n');
+    writeFile(s.dir, 'good.hosts', 'n0 # the first\n');
+    const cases: [string, string][] = [
+      ['no-such.hosts', 'slurm_allocate_resources error opening file no-such.hosts, No such file or directory'],
+      ['bad.hosts', 'Invalid hostfile bad.hosts contents on line 2'],
+      ['empty.hosts', 'Hostlist is empty!'],
+    ];
+    for (const release of RELEASES) {
+      for (const command of COMMANDS) {
+        for (const [file, why] of cases) {
+          const r = await run(s, release, command, [`--nodefile=${file}`]);
+          expect(checkLines(r)).toEqual([`${command}: error: ${why}`, `${command}: error: Invalid --nodefile node file`]);
+          expect(r.exitCode).toBe(255);
+        }
+        const good = await run(s, release, command, ['-F', 'good.hosts']);
+        expect(checkLines(good)).toEqual([]);
+        expect(good.exitCode).toBe(0);
+      }
+    }
+  });
+
   it('22.05 lets --exclusive go with -s', async () => {
     const r = await run(site(), '22.05', 'srun', ['--exclusive', '-s']);
     expect(checkLines(r)).toEqual([]);

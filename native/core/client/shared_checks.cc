@@ -2,7 +2,11 @@
 
 #include <strings.h>
 
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <string>
@@ -263,6 +267,59 @@ Outcome arbitrary(Options& o) {
   return Stop{"--nodes is incompatible with --distribution=arbitrary", false, 1};
 }
 
+// slurm_read_hostfile's reasons to refuse a host file (the first line of
+// its two): unreadable, a line not starting with a letter or digit (once
+// '#' comments are cut, "\#" kept), or no host at all.
+std::optional<std::string> hostFileError(const std::string& file) {
+  FILE* fp = std::fopen(file.c_str(), "r");
+  if (!fp) return "slurm_allocate_resources error opening file " + file + ", " + std::strerror(errno);
+  char buf[65536];
+  int lineNumber = 0;
+  size_t hosts = 0;
+  while (std::fgets(buf, sizeof buf, fp)) {
+    std::string line;
+    for (size_t i = 0; buf[i] && buf[i] != '\n'; i++) {
+      if (buf[i] == '#') {
+        if (!line.empty() && line.back() == '\\') {
+          line.back() = '#';
+          continue;
+        }
+        break;
+      }
+      line += buf[i];
+    }
+    lineNumber++;
+    if (line.empty()) continue;
+    if (!std::isalnum(static_cast<unsigned char>(line[0]))) {
+      std::fclose(fp);
+      return "Invalid hostfile " + file + " contents on line " + std::to_string(lineNumber);
+    }
+    size_t start = 0;
+    while (start <= line.size()) {
+      size_t comma = line.find(',', start);
+      if (comma == std::string::npos) comma = line.size();
+      if (comma > start) hosts++;
+      start = comma + 1;
+    }
+  }
+  std::fclose(fp);
+  if (!hosts) return std::string("Hostlist is empty!");
+  return std::nullopt;
+}
+
+// --nodefile is read before the job is asked for: a file it cannot take
+// is an error and exit(-1). (24.11 does it here; 22.05 a little later in
+// each command's own checks, with the same lines.)
+Outcome nodefile(Options& o) {
+  std::optional<std::string> file = o.value("nodefile");
+  if (!file) return std::nullopt;
+  if (auto why = hostFileError(*file)) {
+    slurmLog(LogLevel::Error, *why);
+    return Stop{"Invalid --nodefile node file", false, 255};
+  }
+  return std::nullopt;
+}
+
 struct NamedCheck {
   const char* name;  // as releases.json's sharedChecks lists it
   Outcome (*run)(Options&);
@@ -270,7 +327,7 @@ struct NamedCheck {
 constexpr NamedCheck kChecks[] = {
     {"ntasks-per-gpu", ntasksPerGpu}, {"spec-cores", specCores}, {"threads-per-core", threadsPerCore},
     {"memory", memory},               {"share", share},          {"tres-per-task", tresPerTask},
-    {"cpus-per-tres", cpusPerTres},   {"arbitrary", arbitrary},
+    {"cpus-per-tres", cpusPerTres},   {"nodefile", nodefile},    {"arbitrary", arbitrary},
 };
 
 }  // namespace

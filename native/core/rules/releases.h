@@ -49,8 +49,10 @@ struct Client {
   bool sbatchJobNameEnv;
   // The checks srun, sbatch and salloc share (slurm_opt.c validate_options_salloc_sbatch_srun,
   // first thing in _opt_verify) that plugstack makes, in the order they run, comma-separated, as
-  // native/core/client/shared_checks.cc names them. 24.11's node list (--nodefile, SLURM_HOSTFILE)
-  // and --gres-flags checks are not made.
+  // native/core/client/shared_checks.cc names them (22.05 reads --nodefile in each command's own
+  // checks a little later). Of 24.11's node list check only --nodefile's file is read (not
+  // SLURM_HOSTFILE, nor the hosts counted against -n/-N); its --gres-flags adjustments are not
+  // made.
   const char* sharedChecks;
   // --ntasks-per-gpu (or --ntasks-per-tres) refuses --tres-per-task and SLURM_TRES_PER_TASK
   // besides --gpus-per-task, --gpus-per-socket and --ntasks-per-node (24.11).
@@ -64,8 +66,8 @@ struct Client {
 };
 
 constexpr Client kClient[kCount] = {
-    {true, false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,arbitrary", true, true, true},  // 24.11
-    {false, true, "ntasks-per-gpu,spec-cores,threads-per-core,memory", false, false, false},  // 22.05
+    {true, false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary", true, true, true},  // 24.11
+    {false, true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false},  // 22.05
 };
 
 inline const Client& client(const SlurmVersion& v) { return kClient[releaseIndex(v)]; }
