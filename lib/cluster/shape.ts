@@ -13,6 +13,12 @@ export interface Allocation {
   partition: string;
 }
 
+/** slurmctld's refusal: its error (slurm_strerror), and the message it sends along, which the command prints first. */
+export interface AllocationError {
+  error: string;
+  message?: string;
+}
+
 export interface ClusterShape {
   name: string;
   /** The partition of a job that names none, if the cluster has one. */
@@ -21,7 +27,12 @@ export interface ClusterShape {
    * Nodes for a job of `count` nodes in `partition` (default: the default
    * partition), or the error slurmctld answers.
    */
-  allocate(count: number, partition?: string): Allocation | { error: string };
+  allocate(count: number, partition?: string): Allocation | AllocationError;
+}
+
+/** _get_job_parts: the partition named is unknown (its name in the message). */
+function invalidPartition(name: string): AllocationError {
+  return { error: 'Invalid partition name specified', message: `invalid partition specified: ${name}` };
 }
 
 /** plugstack's own cluster: any number of nodes node0, node1, ... in partition debug. */
@@ -30,7 +41,7 @@ export function emulatedCluster(): ClusterShape {
     name: CLUSTER_NAME,
     defaultPartition: PARTITION,
     allocate(count, partition) {
-      if (partition !== undefined && partition !== PARTITION) return { error: 'Invalid partition name specified' };
+      if (partition !== undefined && partition !== PARTITION) return invalidPartition(partition);
       return { nodes: Array.from({ length: count }, (_, i) => `node${i}`), partition: PARTITION };
     },
   };
@@ -48,11 +59,13 @@ export function configuredCluster(conf: SlurmConf): ClusterShape {
     ...(conf.defaultPartition ? { defaultPartition: conf.defaultPartition.name } : {}),
     allocate(count, partition) {
       const name = partition ?? conf.defaultPartition?.name;
-      // Slurm's answers (slurm_strerror) when the request cannot be met.
+      // Slurm's answers (slurm_strerror) when the request cannot be met
+      // (_valid_job_part: more nodes than the partition has is
+      // ESLURM_INVALID_NODE_COUNT).
       if (name === undefined) return { error: 'No partition specified or system default partition' };
       const p = conf.partitions.find((x) => x.name === name);
-      if (!p) return { error: 'Invalid partition name specified' };
-      if (count > p.nodes.length) return { error: 'Requested node configuration is not available' };
+      if (!p) return invalidPartition(name);
+      if (count > p.nodes.length) return { error: 'Node count specification invalid' };
       return { nodes: p.nodes.slice(0, count), partition: p.name };
     },
   };

@@ -30,6 +30,7 @@ export function requestJob(
 ): Job | undefined {
   const allocation = cluster.allocate(nodes, b.partition);
   if ('error' in allocation) {
+    if (allocation.message) console.log('error', allocation.message);
     console.log('error', `${REFUSED[command]}: ${allocation.error}`);
     return undefined;
   }
