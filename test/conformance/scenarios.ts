@@ -76,6 +76,15 @@ export const scenarios: Scenario[] = [
   },
   { name: 'sbatch -o and -W with a failing script', stack: trace, command: 'sbatch', args: ['-W', '-o', 'out-%j.txt', '--wrap', 'echo failing; exit 6'] },
   { name: 'srun --export=NONE,FOO=bar', stack: trace, command: 'srun', args: ['--export=NONE,FOO=bar', 'sh', '-c', 'echo FOO=$FOO HOME=${HOME-unset}'], env: { HOME: '/root' } },
+  // --export lists (issue 14, a differential run): NONE ends srun's list, ALL anywhere passes srun's values.
+  { name: 'srun --export=FOO=bar,NONE,BAR=no', stack: trace, command: 'srun', args: ['--export=FOO=bar,NONE,BAR=no', '/bin/sh', '-c', 'echo FOO=$FOO BAR=$BAR PATH=${PATH-unset}'] },
+  { name: 'srun --export=X=1,ALL with X set', stack: trace, command: 'srun', args: ['--export=X=1,ALL', 'sh', '-c', 'echo X=$X'], env: { X: 'old' } },
+  {
+    name: "sbatch --export=NONE --trace-opt=q: the job's srun exports NONE too",
+    stack: trace,
+    command: 'sbatch',
+    args: ['--export=NONE', '--trace-opt=q', '--wrap', 'MINE=1 srun /bin/sh -c "echo MINE=\\${MINE-unset} EXPORT=\\$SLURM_EXPORT_ENV"'],
+  },
   { name: 'srun -l with stdout and stderr', stack: trace, command: 'srun', args: ['-n', '2', '-l', 'sh', '-c', 'echo out $SLURM_PROCID; echo err $SLURM_PROCID >&2'] },
   { name: 'srun -D, -J and -c', stack: trace, command: 'srun', args: ['-D', '/tmp', '-J', 'named', '-c', '2', 'sh', '-c', 'echo $(pwd) $SLURM_JOB_NAME $SLURM_CPUS_PER_TASK'] },
   {
