@@ -161,6 +161,24 @@ describe('a C cli_filter plugin', () => {
     expect(pre!.before).toMatchObject({ partition: 'debug', nodes: '2' });
   });
 
+  it("sbatch's first pass sets what it finds, as from the environment: what is not reset each pass is there in the second setup_defaults", async () => {
+    const s = site('probe', [probe()]);
+    const { result } = await run(s, 'sbatch', ['--mem=100', '-p', 'debug', '--wrap', 'true']);
+    expect(result.exitCode).toBe(0);
+    expect(result.client.cliFilter[1]!.before).toEqual({ mem: '100', wrap: 'true' });
+  });
+
+  it("srun's --mem clears --mem-per-cpu's value (set by the environment), which stays set; then the shared checks reset it", async () => {
+    const s = site('probe', [probe()]);
+    const names = { PROBE_NAMES: 'mem,mem-per-cpu' };
+    const srun = await run(s, 'srun', ['--mem=100', 'true'], { ...names, SLURM_MEM_PER_CPU: '10' });
+    expect(srun.result.exitCode).toBe(0);
+    expect(srun.log.slice(srun.log.indexOf('pre_submit offset=0') + 1, -1)).toEqual(['get mem=100 isset=1', 'get mem-per-cpu=(null) isset=1']);
+    fs.rmSync(s.log);
+    const sbatch = await run(s, 'sbatch', ['--mem=100', '--wrap', 'true'], { ...names, SBATCH_MEM_PER_CPU: '10' });
+    expect(sbatch.log.slice(sbatch.log.indexOf('pre_submit offset=0') + 1, -1)).toEqual(['get mem=100 isset=1', 'get mem-per-cpu=10 isset=1']);
+  });
+
   it('ends the command before any job when setup_defaults or pre_submit fails', async () => {
     const s = site('probe', [probe()]);
     for (const [env, stoppedAfter] of [

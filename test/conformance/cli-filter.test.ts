@@ -170,6 +170,26 @@ describe.skipIf(!releases().includes('22.05'))('cli_filter plugins: plugstack an
     expect(ours).toEqual(real);
   });
 
+  // The checks the commands share (validate_options_salloc_sbatch_srun) run after pre_submit and
+  // read its options: what setup_defaults set counts as given on the command line.
+  it('a --mem-per-cpu set in setup_defaults, then --mem: fatal after pre_submit', async () => {
+    const { real, ours } = await both('srun', ['--mem=100', 'true'], { PROBE_SET_SETUP: 'mem-per-cpu=10', PROBE_NAMES: 'mem,mem-per-cpu' });
+    expect(real.exitCode).toBe(1);
+    expect(ours).toEqual(real);
+  });
+
+  it('pre_submit resetting --mem-per-cpu lets --mem through', async () => {
+    const { real, ours } = await both('srun', ['--mem=100', '--mem-per-cpu=10', 'true'], { PROBE_RESET_PRE: 'mem-per-cpu', PROBE_NAMES: 'mem,mem-per-cpu' });
+    expect(real.exitCode).toBe(0);
+    expect(ours).toEqual(real);
+  });
+
+  it('SLURM_MEM_PER_CPU with --mem: pre_submit still sees both', async () => {
+    const { real, ours } = await both('sbatch', ['-W', '--mem=100', '--wrap', 'true'], { SBATCH_MEM_PER_CPU: '10', PROBE_NAMES: 'mem,mem-per-cpu' });
+    expect(real.probe).toContain('get mem-per-cpu=10 isset=1');
+    expect(ours).toEqual(real);
+  });
+
   it('every option as srun sees it, unset and after the command line', async () => {
     const names = path.join(tempDir('conformance-cf-names-'), 'names.txt');
     // Every option name of 22.05's table (releases bit 2), from the generated table.

@@ -62,6 +62,7 @@ bool OptionStore::apply(const BuiltinOption& option, const char* value, bool qui
   }
   if (!out.ok) return false;
   values_[option.field] = out.shown;
+  if (const char* cleared = fieldClearedBySetter(option, command_)) values_.erase(cleared);
   return true;
 }
 

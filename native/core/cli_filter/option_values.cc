@@ -147,6 +147,23 @@ std::optional<OptionSetOutcome> customValue(const BuiltinOption& o, const char* 
 
 }  // namespace
 
+namespace {
+struct ClearingSetter {
+  const char* option;
+  Command command;
+  const char* clears;  // the getter field
+};
+constexpr ClearingSetter kClearingSetters[] = {
+    {"mem", Command::Srun, "mem_per_cpu"},
+};
+}  // namespace
+
+const char* fieldClearedBySetter(const BuiltinOption& option, Command command) {
+  for (const auto& c : kClearingSetters)
+    if (c.command == command && std::strcmp(c.option, option.name) == 0) return c.clears;
+  return nullptr;
+}
+
 std::string minutesText(long minutes) {
   if (minutes < 0) return "UNLIMITED";
   char buf[64];

@@ -45,6 +45,12 @@ OptionSetOutcome setOptionValue(const BuiltinOption& option, Command command,
                                 const SlurmVersion& version, const char* arg,
                                 const OptionValue& current);
 
+// A setter that also clears another option's value (its getter then
+// prints the unset value; the other option stays set): srun's --mem clears
+// --mem-per-cpu, which it takes to come from the environment. The field
+// cleared, or nullptr.
+const char* fieldClearedBySetter(const BuiltinOption& option, Command command);
+
 // Slurm's mins2time_str: "UNLIMITED", "hh:mm:ss" or "d-hh:mm:ss".
 std::string minutesText(long minutes);
 

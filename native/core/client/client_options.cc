@@ -368,6 +368,10 @@ ClientOptions::FirstPass ClientOptions::firstPass(const std::vector<std::string>
   FirstPass pass;
   pass.status = scan(args, [&](const TableEntry& entry, const char* arg) {
     if (!entry.builtin) return 0;
+    // Slurm's first pass sets every built-in option it finds, as if from the
+    // environment (so that its early-pass filter lets each through); those
+    // not reset each pass are still set when the second pass starts.
+    if (store_) store_->given(*entry.builtin, arg, /*byEnvironment=*/true, /*quiet=*/true);
     if (std::strcmp(entry.builtin->name, "wrap") == 0 && arg) pass.wrap = arg;
     if (std::strcmp(entry.builtin->name, "help") == 0) pass.help = true;
     return 0;

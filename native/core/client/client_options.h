@@ -49,8 +49,9 @@ class ClientOptions {
   // words after the options.
   int processArgs(const std::vector<std::string>& args, const char* source);
 
-  // sbatch's first pass: the same scan, only to find the script (or
-  // --wrap) and --help; no plugin callback runs, nothing is recorded.
+  // sbatch's first pass: the same scan, to find the script (or --wrap) and
+  // --help; no plugin callback runs, nothing is recorded, but the options
+  // reach the cli_filter view as Slurm's first pass sets them.
   struct FirstPass {
     std::vector<std::string> positional;
     std::optional<std::string> wrap;
