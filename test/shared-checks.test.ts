@@ -138,6 +138,24 @@ describe('the option checks srun, sbatch and salloc share', () => {
     }
   });
 
+  it("a command's option variable with a value its setter refuses ends the command as on the command line", async () => {
+    const s = site();
+    const cases: [CommandName, Record<string, string>, string, number][] = [
+      ['srun', { TIMELIMIT: 'abc' }, 'srun: error: Invalid --time specification', 255],
+      ['srun', { NTASKS: 'abc' }, 'srun: error: Invalid numeric value "abc" for --ntasks.', 1],
+      ['srun', { JOB_NUM_NODES: 'abc' }, 'srun: error: "abc" is not a valid node count', 255],
+      ['salloc', { MEM_PER_CPU: 'xyz' }, 'salloc: error: Invalid --mem-per-cpu specification', 255],
+    ];
+    for (const release of RELEASES) {
+      for (const [command, env, line, status] of cases) {
+        const r = await run(s, release, command, [], env);
+        expect(checkLines(r)).toEqual([line]);
+        expect(r.exitCode).toBe(status);
+        expect(spankCalls(r)).not.toContain('slurm_spank_init_post_opt');
+      }
+    }
+  });
+
   it('22.05 lets --exclusive go with -s', async () => {
     const r = await run(site(), '22.05', 'srun', ['--exclusive', '-s']);
     expect(checkLines(r)).toEqual([]);

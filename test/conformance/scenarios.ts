@@ -176,6 +176,8 @@ export const scenarios: Scenario[] = [
   { name: 'srun --mem drops SLURM_MEM_PER_CPU', stack: trace, command: 'srun', args: ['--mem=100', 'true'], env: { SLURM_MEM_PER_CPU: '10' } },
   { name: 'sbatch --ntasks-per-gpu with --gpus-per-task: fatal', stack: trace, command: 'sbatch', args: ['--ntasks-per-gpu=1', '--gpus-per-task=1', '--wrap', 'true'] },
   { name: 'srun --exclusive with --oversubscribe (24.11: fatal)', stack: trace, command: 'srun', args: ['--exclusive', '-s', 'true'] },
+  { name: 'srun with SLURM_TIMELIMIT it cannot read', stack: trace, command: 'srun', args: ['true'], env: { SLURM_TIMELIMIT: 'abc' } },
+  { name: 'salloc with SALLOC_MEM_PER_CPU it cannot read', stack: trace, command: 'salloc', args: ['true'], env: { SALLOC_MEM_PER_CPU: 'xyz' } },
   { name: 'sbatch --nodefile naming a file that does not exist', stack: trace, command: 'sbatch', args: ['--nodefile=no-such-hosts', '--wrap', 'true'] },
   { name: 'salloc --tres-per-task=mem=1 (24.11: fatal)', stack: trace, command: 'salloc', args: ['--tres-per-task=mem=1', 'true'], releases: ['24.11'] },
 ];

@@ -106,6 +106,19 @@ void OptionStore::given(const BuiltinOption& option, const char* value, bool byE
   if (i < state_.size()) state_[i] = {true, byEnvironment, ++serial_};
 }
 
+std::optional<BuiltinValueError> OptionStore::take(const BuiltinOption& option, const char* value, bool byEnvironment) {
+  const BuiltinOption* own = index(option) < options_.size() ? &option : find(option.name);
+  if (!own) return std::nullopt;
+  OptionSetOutcome out = setOptionValue(*own, command_, version_, value, get(*own));
+  if (out.error) return out.error;
+  if (!out.ok) return std::nullopt;
+  values_[own->field] = out.shown;
+  if (const char* cleared = fieldClearedBySetter(*own, command_)) values_.erase(cleared);
+  size_t i = index(*own);
+  if (i < state_.size()) state_[i] = {true, byEnvironment, ++serial_};
+  return std::nullopt;
+}
+
 void OptionStore::startPass() {
   for (size_t i = 0; i < options_.size(); i++) {
     if (!options_[i]->resetEachPass) continue;

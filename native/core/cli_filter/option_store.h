@@ -60,6 +60,10 @@ class OptionStore {
   // a value the setter refuses is dropped without a word (what plugstack
   // only shows cli_filter, not the job).
   void given(const BuiltinOption& option, const char* value, bool byEnvironment, bool quiet = false);
+  // As given(), but a value the setter refuses is returned, not logged:
+  // Slurm's message and status (1 for parse_int's exit(1); 0 when the
+  // setter only returns an error, which the command makes exit(-1)).
+  std::optional<BuiltinValueError> take(const BuiltinOption& option, const char* value, bool byEnvironment);
   // slurm_reset_all_options(opt, false): a new pass starts the options
   // that are reset every pass afresh.
   void startPass();

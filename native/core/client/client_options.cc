@@ -147,13 +147,23 @@ int ClientOptions::processEnvironment() {
   // The command's own options from its variables (SLURM_JOB_NAME,
   // SBATCH_PARTITION, ...): cli_filter plugins see them set, by the
   // environment. plugstack shapes the job from the variables it knows
-  // itself (lib/commands), not from these.
+  // itself (lib/commands), not from these. A value the option's setter
+  // refuses ends the command as on the command line (Slurm's
+  // slurm_process_option_or_exit: the setter's message, exit(-1), or
+  // parse_int's exit(1)).
   if (store_) {
+    std::optional<BuiltinValueError> refused;
     forEachEnvOption(command_, stack_.version(), [&](const EnvOption& e) {
+      if (refused) return;
       const char* value = std::getenv(e.variable);
       const BuiltinOption* o = value ? findBuiltinOption(command_, stack_.version(), e.option) : nullptr;
-      if (o) store_->given(*o, value, true, /*quiet=*/true);
+      if (!o) return;
+      refused = store_->take(*o, value, true);
     });
+    if (refused) {
+      slurmLog(LogLevel::Error, refused->message);
+      return refused->status == 1 ? 1 : 255;
+    }
   }
   // Every cached option is looked for, disabled ones included, as Slurm does.
   for (auto& opt : stack_.options().entries()) {
