@@ -3,7 +3,10 @@
  * slurmctld does. Found by a differential run: srun -N 2 on a partition of
  * one node says "Node count specification invalid" on the real 22.05 and
  * 24.11 (ESLURM_INVALID_NODE_COUNT), exit 1; -p naming no partition has
- * slurmctld's message first ("invalid partition specified: nope").
+ * slurmctld's message first ("invalid partition specified: nope"); more
+ * CPUs than the partition has (srun -n 3, -c 3, -n 2 -c 2,
+ * --ntasks-per-node=3, sbatch -n 3, -N 3 on CPUs=2) "More processors
+ * requested than permitted", before the node count (-N 2 -O, salloc -N 2).
  */
 import { describe, expect, it } from 'vitest';
 import { Plugstack } from '../lib/plugstack.js';
@@ -30,6 +33,19 @@ describe('a slurm.conf cluster', () => {
       expect(alloc.stderr).toBe('salloc: error: invalid partition specified: nope\nsalloc: error: Job submit/allocate failed: Invalid partition name specified\n');
       const one = await stack.srun({ args: ['-N', '1', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
       expect(one.exitCode).toBe(0);
+      // More CPUs than the partition's nodes have (CPUs=2), checked before the node count.
+      for (const args of [['-n', '3'], ['-c', '3'], ['-n', '2', '-c', '2'], ['--ntasks-per-node=3'], ['-N', '3']]) {
+        const r = await stack.srun({ args: [...args, 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+        expect([args, r.exitCode, r.stderr]).toEqual([args, 1, 'srun: error: Unable to allocate resources: More processors requested than permitted\n']);
+      }
+      const batch3 = await stack.sbatch({ args: ['-n', '3', '--wrap', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+      expect(batch3.stderr).toBe('sbatch: error: Batch job submission failed: More processors requested than permitted\n');
+      // -O asks for one CPU a node: 3 tasks on 2 CPUs run, and -N 2 is the node count's refusal.
+      expect((await stack.srun({ args: ['-n', '3', '-O', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' } })).exitCode).toBe(0);
+      const overNodes = await stack.srun({ args: ['-N', '2', '-O', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+      expect(overNodes.stderr).toBe('srun: error: Unable to allocate resources: Node count specification invalid\n');
+      const allocNodes = await stack.salloc({ args: ['-N', '2', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+      expect(allocNodes.stderr).toBe('salloc: error: Job submit/allocate failed: Node count specification invalid\n');
     });
   }
 });

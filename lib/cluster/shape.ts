@@ -25,9 +25,10 @@ export interface ClusterShape {
   defaultPartition?: string;
   /**
    * Nodes for a job of `count` nodes in `partition` (default: the default
-   * partition), or the error slurmctld answers.
+   * partition), or the error slurmctld answers. `minCpus` is the job's
+   * min_cpus as the command computes it (minCpusOf).
    */
-  allocate(count: number, partition?: string): Allocation | AllocationError;
+  allocate(count: number, partition?: string, minCpus?: number): Allocation | AllocationError;
 }
 
 /** _get_job_parts: the partition named is unknown (its name in the message). */
@@ -57,16 +58,31 @@ export function configuredCluster(conf: SlurmConf): ClusterShape {
   return {
     name: conf.clusterName ?? CLUSTER_NAME,
     ...(conf.defaultPartition ? { defaultPartition: conf.defaultPartition.name } : {}),
-    allocate(count, partition) {
+    allocate(count, partition, minCpus = 0) {
       const name = partition ?? conf.defaultPartition?.name;
       // Slurm's answers (slurm_strerror) when the request cannot be met
-      // (_valid_job_part: more nodes than the partition has is
-      // ESLURM_INVALID_NODE_COUNT).
+      // (_valid_job_part: more CPUs than the partition's nodes have is
+      // ESLURM_TOO_MANY_REQUESTED_CPUS, checked first; more nodes than it
+      // has ESLURM_INVALID_NODE_COUNT).
       if (name === undefined) return { error: 'No partition specified or system default partition' };
       const p = conf.partitions.find((x) => x.name === name);
       if (!p) return invalidPartition(name);
+      // A node's CPUs as slurm.conf gives them (1 when it does not).
+      const cpus = p.nodes.reduce((sum, n) => sum + (conf.nodes.find((x) => x.name === n)?.cpus ?? 1), 0);
+      if (minCpus > cpus) return { error: 'More processors requested than permitted' };
       if (count > p.nodes.length) return { error: 'Node count specification invalid' };
       return { nodes: p.nodes.slice(0, count), partition: p.name };
     },
   };
+}
+
+/**
+ * The min_cpus srun, sbatch and salloc put into a job request
+ * (slurm_opt_create_job_desc): the node count with -O, else the task count
+ * (-n, else --ntasks-per-node times the nodes, else one a node) times -c.
+ */
+export function minCpusOf(b: { ntasks?: number; ntasksPerNode?: number; cpusPerTask?: number; overcommit: boolean }, nodes: number): number {
+  if (b.overcommit) return Math.max(nodes, 1);
+  const ntasks = b.ntasks ?? (b.ntasksPerNode !== undefined ? nodes * b.ntasksPerNode : nodes);
+  return ntasks * (b.cpusPerTask ?? 1);
 }

@@ -5,7 +5,7 @@
  */
 import { describeJob } from '../cluster/job-info.js';
 import { createJob, type Job } from '../cluster/jobs.js';
-import type { ClusterShape } from '../cluster/shape.js';
+import { minCpusOf, type ClusterShape } from '../cluster/shape.js';
 import type { Builtins } from './builtins.js';
 import type { CommandConsole } from './console.js';
 import type { CommandName } from './types.js';
@@ -28,7 +28,7 @@ export function requestJob(
   /** The environment of the job's slurmds (command-env.ts). */
   slurmdEnv?: Record<string, string>,
 ): Job | undefined {
-  const allocation = cluster.allocate(nodes, b.partition);
+  const allocation = cluster.allocate(nodes, b.partition, minCpusOf(b, nodes));
   if ('error' in allocation) {
     if (allocation.message) console.log('error', allocation.message);
     console.log('error', `${REFUSED[command]}: ${allocation.error}`);
