@@ -156,6 +156,34 @@ describe('the option checks srun, sbatch and salloc share', () => {
     }
   });
 
+  it("a value an option's setter refuses on the command line ends the command (255), as its variable does; what Slurm takes goes on", async () => {
+    const s = site();
+    const refused: [CommandName, string[], Record<string, string>, string][] = [
+      ['srun', ['--mem=xyz'], {}, 'srun: error: Invalid --mem specification'],
+      ['srun', ['--exclusive=bogus'], {}, 'srun: error: Invalid --exclusive specification'],
+      ['sbatch', ['--priority=-5'], {}, 'sbatch: error: Priority must be >= 0'],
+      ['srun', [], { EXCLUSIVE: 'bogus' }, 'srun: error: Invalid --exclusive specification'],
+    ];
+    const taken: [CommandName, string[], Record<string, string>][] = [
+      ['sbatch', ['--priority=TOP'], {}],
+      ['salloc', ['--immediate'], {}],
+      ['srun', [], { EXCLUSIVE: '' }],
+      ['srun', ['--exclusive=user'], {}],
+    ];
+    for (const release of RELEASES) {
+      for (const [command, args, env, line] of refused) {
+        const r = await run(s, release, command, args, env);
+        expect(checkLines(r)).toEqual([line]);
+        expect(r.exitCode).toBe(255);
+      }
+      for (const [command, args, env] of taken) {
+        const r = await run(s, release, command, args, env);
+        expect(checkLines(r), `${command} ${args.join(' ')}`).toEqual([]);
+        expect(r.exitCode).toBe(0);
+      }
+    }
+  });
+
   it('22.05 lets --exclusive go with -s', async () => {
     const r = await run(site(), '22.05', 'srun', ['--exclusive', '-s']);
     expect(checkLines(r)).toEqual([]);

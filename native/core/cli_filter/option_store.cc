@@ -1,6 +1,8 @@
 #include "cli_filter/option_store.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <strings.h>
 
 #include "common/slurm_log.h"
 #include "rules/releases.h"
@@ -109,6 +111,23 @@ void OptionStore::given(const BuiltinOption& option, const char* value, bool byE
 std::optional<BuiltinValueError> OptionStore::take(const BuiltinOption& option, const char* value, bool byEnvironment) {
   const BuiltinOption* own = index(option) < options_.size() ? &option : find(option.name);
   if (!own) return std::nullopt;
+  if (byEnvironment && value) {
+    // slurm_process_option's reading of a variable: an empty value of an
+    // option whose argument is optional is none; a flag is set by "", "yes"
+    // or a non-zero number, and anything else resets it.
+    if (own->hasArg == 2 && !*value) {
+      value = nullptr;
+    } else if (own->hasArg == 0) {
+      char* end = nullptr;
+      long n = std::strtol(value, &end, 10);
+      if (!(!*value || !strcasecmp(value, "yes") || (n && *end == '\0'))) {
+        values_.erase(own->field);
+        size_t i = index(*own);
+        if (i < state_.size()) state_[i] = {};
+        return std::nullopt;
+      }
+    }
+  }
   OptionSetOutcome out = setOptionValue(*own, command_, version_, value, get(*own));
   if (out.error) return out.error;
   if (!out.ok) return std::nullopt;

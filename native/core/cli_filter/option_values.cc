@@ -2,6 +2,8 @@
 
 #include <ctime>
 
+#include <grp.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -112,6 +114,34 @@ OptionSetOutcome shows(OptionValue v) {
 
 std::string flagName(const BuiltinOption& o) { return std::string("--") + o.name; }
 
+// The integer options whose setters are not parse_int: --priority (TOP, or
+// a number below NO_VAL; the getter prints TOP's NO_VAL - 1 as a signed
+// int), --uid and --gid (root only; a number or a name).
+std::optional<OptionSetOutcome> intLikeValue(const BuiltinOption& o, const char* arg) {
+  std::string name = o.name;
+  if (!arg) return std::nullopt;
+  if (name == "priority") {
+    if (!strcasecmp(arg, "TOP")) return shows("-3");
+    long long p = std::strtoll(arg, nullptr, 10);
+    if (p < 0) return refused("Priority must be >= 0");
+    if (p >= 4294967294LL) return refused("Priority must be < 4294967294");
+    return shows(std::to_string(p));
+  }
+  if (name == "uid" || name == "gid") {
+    if (getuid() != 0) return refused("--" + name + " only permitted by root user");
+    char* end = nullptr;
+    unsigned long n = std::strtoul(arg, &end, 10);
+    if (*arg && *end == '\0') return shows(std::to_string(n));
+    if (name == "uid") {
+      if (struct passwd* pw = getpwnam(arg)) return shows(std::to_string(pw->pw_uid));
+    } else if (struct group* gr = getgrnam(arg)) {
+      return shows(std::to_string(gr->gr_gid));
+    }
+    return refused("Invalid --" + name + " specification");
+  }
+  return std::nullopt;
+}
+
 // The custom getters whose printed value differs from what was given.
 std::optional<OptionSetOutcome> customValue(const BuiltinOption& o, const char* arg) {
   std::string name = o.name;
@@ -204,6 +234,10 @@ OptionSetOutcome setOptionValue(const BuiltinOption& option, Command command, co
       // environment, or a plugin) is the level itself.
       if (option.hasArg == 0 && !(arg && std::strcmp(option.name, "verbose") == 0))
         return shows(std::to_string(std::atoi(current.value_or("0").c_str()) + 1));
+      // An optional number not given (salloc's and srun's --immediate):
+      // the setter's default, 1.
+      if (option.hasArg == 2 && !arg) return shows("1");
+      if (auto v = intLikeValue(option, arg)) return *v;
       auto v = parseInt(arg);
       if (!v)
         return refused("Invalid numeric value \"" + std::string(arg ? arg : "(null)") + "\" for " +

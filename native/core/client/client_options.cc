@@ -108,9 +108,16 @@ int ClientOptions::setBuiltin(const BuiltinOption& opt, const char* arg, const c
     slurmLog(LogLevel::Error, bad->message);
     return bad->status;
   }
+  // The option's setter: a value it refuses ends the command
+  // (slurm_process_option_or_exit: exit(-1), or parse_int's exit(1)).
+  if (store_) {
+    if (auto bad = store_->take(opt, arg, std::strcmp(source, "env") == 0)) {
+      slurmLog(LogLevel::Error, bad->message);
+      return bad->status == 1 ? 1 : 255;
+    }
+  }
   if (std::strcmp(opt.name, "help") == 0) help_ = true;
   builtins_.push_back({opt.name, arg ? std::optional<std::string>(arg) : std::nullopt, source});
-  if (store_) store_->given(opt, arg, std::strcmp(source, "env") == 0);
   Event ev(msg::kBuiltin);
   ev.add("name", opt.name).add("source", source);
   if (arg) ev.add("value", arg);
