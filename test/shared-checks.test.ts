@@ -184,6 +184,36 @@ describe('the option checks srun, sbatch and salloc share', () => {
     }
   });
 
+  it('--gres-flags: 22.05 takes one of two words; 24.11 a list, and one-task-per-sharing needs MULTIPLE_SHARING_GRES_PJ and a shared GRES per task', async () => {
+    const s = site();
+    const cases: [Release, CommandName, string, string | null][] = [
+      ['22.05', 'srun', 'enforce-binding', null],
+      ['22.05', 'srun', 'disable-binding,enforce-binding', 'srun: error: Invalid --gres-flags specification'],
+      ['22.05', 'sbatch', 'one-task-per-sharing', 'sbatch: error: Invalid --gres-flags specification'],
+      ['24.11', 'srun', 'Enforce-Binding,,multiple-tasks-per-sharing', null],
+      ['24.11', 'salloc', 'bogus,x', 'salloc: error: Invalid --gres-flags specification: bogus'],
+      ['24.11', 'srun', 'disable-binding,enforce-binding', 'srun: error: Invalid --gres-flags combo: disable-binding and enforce-binding are mutually exclusive.'],
+      ['24.11', 'sbatch', 'allow-task-sharing', 'sbatch: error: --gres-flags=allow-task-sharing is only used with srun.'],
+      [
+        '24.11',
+        'srun',
+        'one-task-per-sharing',
+        'srun: error: In order to use --gres-flags=one-task-per-sharing you must also have SelectTypeParameters=MULTIPLE_SHARING_GRES_PJ in your slurm.conf',
+      ],
+    ];
+    for (const [release, command, flags, line] of cases) {
+      const r = await run(s, release, command, [`--gres-flags=${flags}`]);
+      expect(checkLines(r), `${release} ${command} ${flags}`).toEqual(line ? [line] : []);
+      expect(r.exitCode).toBe(line ? 255 : 0);
+    }
+    const sharing = site('SelectTypeParameters=CR_Core,MULTIPLE_SHARING_GRES_PJ');
+    const none = await run(sharing, '24.11', 'srun', ['--gres-flags=one-task-per-sharing', '--tres-per-task=gres/gpu:1']);
+    expect(checkLines(none)).toEqual(['srun: fatal: --gres-flags=one-task-per-sharing requested, but that shared gres needs to appear in --tres-per-task as well.']);
+    expect(none.exitCode).toBe(1);
+    const shard = await run(sharing, '24.11', 'srun', ['--gres-flags=one-task-per-sharing', '--tres-per-task=gres/gpu:1,gres/shard:1']);
+    expect(checkLines(shard)).toEqual([]);
+  });
+
   it('22.05 lets --exclusive go with -s', async () => {
     const r = await run(site(), '22.05', 'srun', ['--exclusive', '-s']);
     expect(checkLines(r)).toEqual([]);

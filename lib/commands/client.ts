@@ -6,7 +6,7 @@
 import { cliFilterCalls } from '../cli-filter/calls.js';
 import { cliFilterRequest, type CliFilterOptions } from '../cli-filter/settings.js';
 import type { ClusterShape } from '../cluster/shape.js';
-import { memoryConsumable, slurmConfBoolean, type SlurmConf } from '../config/slurm-conf.js';
+import { memoryConsumable, multipleSharingGres, slurmConfBoolean, type SlurmConf } from '../config/slurm-conf.js';
 import { startHost, type HostHandle, type HostRun } from '../host/host-process.js';
 import { mpiRequest } from '../mpi/settings.js';
 import { addMpiEvents, mpiRecord } from '../mpi/record.js';
@@ -145,6 +145,7 @@ export function startClient(
       ...(slurmConfBoolean(stack.slurmConf, 'AllowSpecResourcesUsage') ? { allowSpecResources: true } : {}),
       // 24.11's -v lines for --mem-per-cpu/--mem-per-gpu (plugstack's own cluster tracks no memory).
       ...(stack.slurmConf && memoryConsumable(stack.slurmConf) ? { memoryConsumable: true } : {}),
+      ...(stack.slurmConf && multipleSharingGres(stack.slurmConf) ? { multipleSharingGres: true } : {}),
       ...withCliFilter(filtering),
       ...(command === 'srun' ? { mpi: mpiRequest(stack.slurmConf, stack.slurmVersion) } : {}),
     },

@@ -88,6 +88,11 @@ export function memoryConsumable(conf: SlurmConf): boolean {
   return (conf.keys.SelectType ?? 'select/cons_tres').includes('cons_tres');
 }
 
+/** SelectTypeParameters has MULTIPLE_SHARING_GRES_PJ (24.11's --gres-flags=one-task-per-sharing needs it). */
+export function multipleSharingGres(conf: SlurmConf): boolean {
+  return (conf.keys.SelectTypeParameters ?? '').split(',').some((p) => /^MULTIPLE_SHARING_GRES_PJ$/i.test(p));
+}
+
 function flags(value: string | undefined): string[] {
   return value ? value.split(',').filter((v) => v !== '') : [];
 }

@@ -104,6 +104,7 @@ export interface ClientRequest extends StackRequest {
   checkOnly?: boolean;
   allowSpecResources?: boolean;
   memoryConsumable?: boolean;
+  multipleSharingGres?: boolean;
   cliFilter?: { plugins: readonly string[]; slurmConf: string; file: string; line: number; clusterName: string; luaVersion: "5.1" | "5.3" | "5.4"; userDefaults?: string; strict?: boolean };
   mpi?: { default?: string; file: string; line: number };
 }
@@ -979,6 +980,7 @@ export const CATALOGUE = {
       "checkOnly?": "bool",
       "allowSpecResources?": "bool",
       "memoryConsumable?": "bool",
+      "multipleSharingGres?": "bool",
       "cliFilter?": {
         "object": {
           "plugins": {

@@ -57,7 +57,7 @@ bool OptionStore::setAfter(const BuiltinOption& later, const BuiltinOption& earl
 }
 
 bool OptionStore::apply(const BuiltinOption& option, const char* value, bool quiet) {
-  OptionSetOutcome out = setOptionValue(option, command_, version_, value, get(option));
+  OptionSetOutcome out = setOptionValue(option, command_, version_, value, get(option), site);
   if (out.error && !quiet) {
     slurmLog(LogLevel::Error, out.error->message);
     if (out.error->status && onExit) onExit(out.error->status);
@@ -128,7 +128,7 @@ std::optional<BuiltinValueError> OptionStore::take(const BuiltinOption& option, 
       }
     }
   }
-  OptionSetOutcome out = setOptionValue(*own, command_, version_, value, get(*own));
+  OptionSetOutcome out = setOptionValue(*own, command_, version_, value, get(*own), site);
   if (out.error) return out.error;
   if (!out.ok) return std::nullopt;
   values_[own->field] = out.shown;

@@ -75,6 +75,8 @@ class OptionStore {
   // after its options, its SPANK options and job-control environment.
   std::vector<std::string> argv;
   Stack* spank = nullptr;
+  // What of slurm.conf the setters read.
+  OptionSite site;
 
   // A plugin changed an option: (option, value or NULL, true for a reset).
   std::function<void(const BuiltinOption&, const char*, bool)> onChange;

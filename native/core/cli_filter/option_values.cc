@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "rules/parse_time.h"
+#include "rules/releases.h"
 
 namespace plugstack {
 
@@ -113,6 +114,42 @@ OptionSetOutcome shows(OptionValue v) {
 }
 
 std::string flagName(const BuiltinOption& o) { return std::string("--") + o.name; }
+
+// --gres-flags: 22.05 takes disable-binding or enforce-binding; 24.11 a
+// list, printed back in its own order.
+OptionSetOutcome gresFlagsValue(const char* arg, Command command, const SlurmVersion& version, const OptionSite& site) {
+  if (!arg) return {};  // the setter fails without a word
+  if (!releases::client(version).gresFlagsList) {
+    for (const char* f : {"disable-binding", "enforce-binding"})
+      if (!strcasecmp(arg, f)) return shows(f);
+    return refused("Invalid --gres-flags specification");
+  }
+  static const char* const kFlags[] = {"allow-task-sharing", "disable-binding", "enforce-binding",
+                                       "multiple-tasks-per-sharing", "one-task-per-sharing"};
+  bool on[5] = {};
+  std::string list = arg;
+  size_t start = 0;
+  while (start < list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    std::string tok = list.substr(start, comma - start);
+    start = comma + 1;
+    if (tok.empty()) continue;  // strtok skips empty tokens
+    size_t i = 0;
+    while (i < 5 && strcasecmp(tok.c_str(), kFlags[i]) != 0) i++;
+    if (i == 5) return refused("Invalid --gres-flags specification: " + tok);
+    if (i == 0 && command != Command::Srun) return refused("--gres-flags=allow-task-sharing is only used with srun.");
+    on[i] = true;
+  }
+  if (on[1] && on[2]) return refused("Invalid --gres-flags combo: disable-binding and enforce-binding are mutually exclusive.");
+  if (on[3] && on[4]) return refused("Invalid --gres-flags combo: one-task-per-sharing and multiple-tasks-per-sharing are mutually exclusive.");
+  if (on[4] && !site.multipleSharingGres)
+    return refused("In order to use --gres-flags=one-task-per-sharing you must also have SelectTypeParameters=MULTIPLE_SHARING_GRES_PJ in your slurm.conf");
+  std::string shown;
+  for (size_t i = 0; i < 5; i++)
+    if (on[i]) shown += (shown.empty() ? "" : ",") + std::string(kFlags[i]);
+  return shows(shown.empty() ? "unset" : shown);
+}
 
 // The integer options whose setters are not parse_int: --priority (TOP, or
 // a number below NO_VAL; the getter prints TOP's NO_VAL - 1 as a signed
@@ -218,8 +255,7 @@ OptionValue unsetOptionValue(const BuiltinOption& option, Command command, const
 }
 
 OptionSetOutcome setOptionValue(const BuiltinOption& option, Command command, const SlurmVersion& version,
-                                const char* arg, const OptionValue& current) {
-  (void)version;
+                                const char* arg, const OptionValue& current, const OptionSite& site) {
   if (!hasSetter(option, command)) return {};
   // The checks srun, sbatch and salloc make of their own options: a status
   // of 1 is the setter's own exit(1); otherwise the setter returns an error.
@@ -263,6 +299,7 @@ OptionSetOutcome setOptionValue(const BuiltinOption& option, Command command, co
         return shows(gresText(arg));
       return shows(arg ? OptionValue(arg) : std::nullopt);
     case OptionGetter::Custom:
+      if (std::strcmp(option.name, "gres-flags") == 0) return gresFlagsValue(arg, command, version, site);
       if (auto v = customValue(option, arg)) return *v;
       return shows(arg ? OptionValue(arg) : std::nullopt);
     case OptionGetter::None:

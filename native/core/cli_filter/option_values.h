@@ -39,11 +39,18 @@ struct OptionSetOutcome {
   std::optional<BuiltinValueError> error;
 };
 
+// What of the site's slurm.conf a setter reads.
+struct OptionSite {
+  // SelectTypeParameters has MULTIPLE_SHARING_GRES_PJ (24.11's
+  // --gres-flags=one-task-per-sharing needs it).
+  bool multipleSharingGres = false;
+};
+
 // The option's setter for this command given arg (NULL for a flag); current
 // is what the getter printed before (verbose counts up from it).
 OptionSetOutcome setOptionValue(const BuiltinOption& option, Command command,
                                 const SlurmVersion& version, const char* arg,
-                                const OptionValue& current);
+                                const OptionValue& current, const OptionSite& site = {});
 
 // A setter that also clears another option's value (its getter then
 // prints the unset value; the other option stays set): srun's --mem clears

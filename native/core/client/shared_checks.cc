@@ -320,6 +320,25 @@ Outcome nodefile(Options& o) {
   return std::nullopt;
 }
 
+// --gres-flags=one-task-per-sharing needs a shared GRES (mps, shard) among
+// --tres-per-task's gres entries.
+Outcome gresFlags(Options& o) {
+  std::optional<std::string> flags = o.value("gres-flags");
+  if (!flags || !containsNoCase(*flags, "one-task-per-sharing")) return std::nullopt;
+  std::string tpt = o.value("tres-per-task").value_or("");
+  size_t start = 0;
+  while (start < tpt.size()) {
+    size_t comma = tpt.find(',', start);
+    if (comma == std::string::npos) comma = tpt.size();
+    std::string entry = tpt.substr(start, comma - start);
+    start = comma + 1;
+    if (entry.compare(0, 5, "gres/") != 0 && entry.compare(0, 5, "gres:") != 0) continue;
+    std::string name = entry.substr(5, entry.find_first_of(":=", 5) - 5);
+    if (name == "mps" || name == "shard") return std::nullopt;
+  }
+  return fatal("--gres-flags=one-task-per-sharing requested, but that shared gres needs to appear in --tres-per-task as well.");
+}
+
 struct NamedCheck {
   const char* name;  // as releases.json's sharedChecks lists it
   Outcome (*run)(Options&);
@@ -328,6 +347,7 @@ constexpr NamedCheck kChecks[] = {
     {"ntasks-per-gpu", ntasksPerGpu}, {"spec-cores", specCores}, {"threads-per-core", threadsPerCore},
     {"memory", memory},               {"share", share},          {"tres-per-task", tresPerTask},
     {"cpus-per-tres", cpusPerTres},   {"nodefile", nodefile},    {"arbitrary", arbitrary},
+    {"gres-flags", gresFlags},
 };
 
 }  // namespace

@@ -439,6 +439,7 @@ int runClientRole(Channel& channel, const json::Value& request) {
   s.filters = std::make_unique<CliFilterStack>(readCliFilterSettings(request, settings), settings.version, s.command);
   s.options.reset(new slurm_opt{OptionStore(s.command, settings.version)});
   s.options->store.onExit = exitFromFilter;
+  s.options->store.site.multipleSharingGres = request["multipleSharingGres"].isBool() && request["multipleSharingGres"].asBool();
   s.mpi = std::make_unique<MpiClient>(readMpiSettings(request, settings), settings.version);
   setMpiEmulatedVersion(settings.version);
   // plugstack check: load the cli_filter plugins as the command would, and

@@ -51,8 +51,9 @@ struct Client {
   // first thing in _opt_verify) that plugstack makes, in the order they run, comma-separated, as
   // native/core/client/shared_checks.cc names them (22.05 reads --nodefile in each command's own
   // checks a little later). Of 24.11's node list check only --nodefile's file is read (not
-  // SLURM_HOSTFILE, nor the hosts counted against -n/-N); its --gres-flags adjustments are not
-  // made.
+  // SLURM_HOSTFILE, nor the hosts counted against -n/-N); of its --gres-flags check only
+  // one-task-per-sharing's need for a shared GRES in --tres-per-task (the job flags
+  // SelectTypeParameters adds are not kept).
   const char* sharedChecks;
   // --ntasks-per-gpu (or --ntasks-per-tres) refuses --tres-per-task and SLURM_TRES_PER_TASK
   // besides --gpus-per-task, --gpus-per-socket and --ntasks-per-node (24.11).
@@ -63,11 +64,16 @@ struct Client {
   // With -v, --mem-per-cpu (else --mem-per-gpu) is said to only eliminate nodes (be ignored) when
   // SelectTypeParameters does not make memory a consumable resource (24.11).
   bool memoryNotConsumableInfo;
+  // --gres-flags takes a comma-separated list (allow-task-sharing for srun only, disable-binding,
+  // enforce-binding, multiple-tasks-per-sharing, one-task-per-sharing, the last only with
+  // SelectTypeParameters=MULTIPLE_SHARING_GRES_PJ), naming the token it refuses (24.11); 22.05
+  // takes disable-binding or enforce-binding alone.
+  bool gresFlagsList;
 };
 
 constexpr Client kClient[kCount] = {
-    {true, false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary", true, true, true},  // 24.11
-    {false, true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false},  // 22.05
+    {true, false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary,gres-flags", true, true, true, true},  // 24.11
+    {false, true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false, false},  // 22.05
 };
 
 inline const Client& client(const SlurmVersion& v) { return kClient[releaseIndex(v)]; }
