@@ -207,7 +207,14 @@ async function startSlurmd(dir) {
   const [cmd, ...args] = daemon(dir, ['/usr/sbin/slurmd', '-f', `${dir}/slurm.conf`, '-N', NODE]);
   const r = spawnSync(cmd, args, { encoding: 'utf8', env: DAEMON_ENV });
   if (r.status !== 0) throw new Error(`slurmd did not start: ${r.stderr}`);
-  await waitFor('slurmd pid file', () => pidOf(`${dir}/slurmd.pid`) !== undefined, 10_000);
+  // A loaded machine (a 24.11 slurmd restarted in its root while tests run)
+  // has taken over 10 s here; one that gives up says why from its log.
+  try {
+    await waitFor('slurmd pid file', () => pidOf(`${dir}/slurmd.pid`) !== undefined, 30_000);
+  } catch (error) {
+    const log = fs.existsSync(`${dir}/slurmd.log`) ? fs.readFileSync(`${dir}/slurmd.log`, 'utf8').trimEnd().split('\n').slice(-5).join('\n') : '(no slurmd.log)';
+    throw new Error(`${error.message}; the end of slurmd.log:\n${log}`);
+  }
   await waitFor('node idle', () => /^idle/.test(nodeState(dir)), 30_000);
 }
 
