@@ -214,6 +214,31 @@ describe('the option checks srun, sbatch and salloc share', () => {
     expect(checkLines(shard)).toEqual([]);
   });
 
+  it('with -v, the options set once they are checked, as slurm_print_set_options lists them', async () => {
+    const s = site();
+    for (const release of RELEASES) {
+      const r = await run(s, release, 'srun', ['-v', '-n', '2', '-J', 'x', '--mem=100', '-t', '10', '-N', '1']);
+      const lines = r.stderr.split('\n');
+      const from = lines.indexOf('srun: defined options');
+      expect(lines.slice(from, lines.indexOf('srun: end of defined options') + 1)).toEqual([
+        'srun: defined options',
+        'srun: -------------------- --------------------',
+        'srun: job-name            : x',
+        'srun: mem                 : 100',
+        'srun: nodes               : 1',
+        'srun: ntasks              : 2',
+        'srun: time                : 00:10:00',
+        'srun: verbose             : 1',
+        'srun: -------------------- --------------------',
+        'srun: end of defined options',
+      ]);
+      // sbatch's -v counts in its first pass only.
+      const b = await run(s, release, 'sbatch', ['-v', '--threads-per-core=1']);
+      expect(b.stderr).toContain('sbatch: verbose             : 1\n');
+      expect(b.stderr).toContain('sbatch: Setting --cpu-bind=threads as a default of --threads-per-core use\n');
+    }
+  });
+
   it('22.05 lets --exclusive go with -s', async () => {
     const r = await run(site(), '22.05', 'srun', ['--exclusive', '-s']);
     expect(checkLines(r)).toEqual([]);

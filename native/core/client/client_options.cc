@@ -110,7 +110,11 @@ int ClientOptions::setBuiltin(const BuiltinOption& opt, const char* arg, const c
   }
   // The option's setter: a value it refuses ends the command
   // (slurm_process_option_or_exit: exit(-1), or parse_int's exit(1)).
-  if (store_) {
+  // sbatch's second pass leaves the options of its first pass (-v, -Q,
+  // --wrap, ...) as that pass set them.
+  const bool earlyDone = command_ == Command::Sbatch && (opt.earlyFor & commandBit(Command::Sbatch)) &&
+                         std::strcmp(source, "env") != 0;
+  if (store_ && !earlyDone) {
     if (auto bad = store_->take(opt, arg, std::strcmp(source, "env") == 0)) {
       slurmLog(LogLevel::Error, bad->message);
       return bad->status == 1 ? 1 : 255;

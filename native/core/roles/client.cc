@@ -11,6 +11,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -190,6 +191,23 @@ void setSbatchJobName(const OptionStore& store) {
     name = slash == std::string::npos ? script : script.substr(slash + 1);
   }
   if (name) setenv("SLURM_JOB_NAME", name->c_str(), 1);
+}
+
+// slurm_print_set_options, once the options are verified, with -v: every
+// set option and what its getter prints, in Slurm's table order.
+void printSetOptions(const OptionStore& store) {
+  const BuiltinOption* verbose = store.find("verbose");
+  if (!verbose || std::atoi(store.get(*verbose).value_or("0").c_str()) < 1) return;
+  const char* rule = "-------------------- --------------------";
+  slurmLog(LogLevel::Info, "defined options");
+  slurmLog(LogLevel::Info, rule);
+  for (const auto& [name, value] : store.setOptions()) {
+    char line[512];
+    std::snprintf(line, sizeof line, "%-20s: %s", name.c_str(), value ? value->c_str() : "(null)");
+    slurmLog(LogLevel::Info, line);
+  }
+  slurmLog(LogLevel::Info, rule);
+  slurmLog(LogLevel::Info, "end of defined options");
 }
 
 std::string helpText(Stack& stack, Command command) {
@@ -525,6 +543,7 @@ int runClientRole(Channel& channel, const json::Value& request) {
   if (s.command == Command::Sbatch && releases::client(settings.version).sbatchJobNameEnv) setSbatchJobName(store);
   options.verifyTaskCount();
   if (int x11 = options.verifyX11()) return finish(s, x11, "options");
+  printSetOptions(store);
   // 22.05 loads srun's mpi plugin while verifying the options, before
   // init_post_opt; 24.11 once every option is processed.
   const bool mpiEarly = mpiRelease(settings.version).loadsBeforePostOpt;
