@@ -12,6 +12,7 @@
 #include <cstring>
 #include <strings.h>
 
+#include "common/comma_list.h"
 #include "rules/parse_time.h"
 #include "rules/releases.h"
 
@@ -127,14 +128,7 @@ OptionSetOutcome gresFlagsValue(const char* arg, Command command, const SlurmVer
   static const char* const kFlags[] = {"allow-task-sharing", "disable-binding", "enforce-binding",
                                        "multiple-tasks-per-sharing", "one-task-per-sharing"};
   bool on[5] = {};
-  std::string list = arg;
-  size_t start = 0;
-  while (start < list.size()) {
-    size_t comma = list.find(',', start);
-    if (comma == std::string::npos) comma = list.size();
-    std::string tok = list.substr(start, comma - start);
-    start = comma + 1;
-    if (tok.empty()) continue;  // strtok skips empty tokens
+  for (const std::string& tok : commaItems(arg)) {
     size_t i = 0;
     while (i < 5 && strcasecmp(tok.c_str(), kFlags[i]) != 0) i++;
     if (i == 5) return refused("Invalid --gres-flags specification: " + tok);

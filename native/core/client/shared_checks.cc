@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/comma_list.h"
 #include "common/slurm_log.h"
 #include "rules/releases.h"
 
@@ -294,13 +295,7 @@ std::optional<std::string> hostFileError(const std::string& file) {
       std::fclose(fp);
       return "Invalid hostfile " + file + " contents on line " + std::to_string(lineNumber);
     }
-    size_t start = 0;
-    while (start <= line.size()) {
-      size_t comma = line.find(',', start);
-      if (comma == std::string::npos) comma = line.size();
-      if (comma > start) hosts++;
-      start = comma + 1;
-    }
+    hosts += commaItems(line).size();
   }
   std::fclose(fp);
   if (!hosts) return std::string("Hostlist is empty!");
@@ -326,12 +321,7 @@ Outcome gresFlags(Options& o) {
   std::optional<std::string> flags = o.value("gres-flags");
   if (!flags || !containsNoCase(*flags, "one-task-per-sharing")) return std::nullopt;
   std::string tpt = o.value("tres-per-task").value_or("");
-  size_t start = 0;
-  while (start < tpt.size()) {
-    size_t comma = tpt.find(',', start);
-    if (comma == std::string::npos) comma = tpt.size();
-    std::string entry = tpt.substr(start, comma - start);
-    start = comma + 1;
+  for (const std::string& entry : commaItems(tpt)) {
     if (entry.compare(0, 5, "gres/") != 0 && entry.compare(0, 5, "gres:") != 0) continue;
     std::string name = entry.substr(5, entry.find_first_of(":=", 5) - 5);
     if (name == "mps" || name == "shard") return std::nullopt;
@@ -355,11 +345,7 @@ constexpr NamedCheck kChecks[] = {
 int validateSharedOptions(OptionStore& store, const SharedCheckSettings& settings) {
   Options o(store, settings);
   std::string list = releases::client(store.version()).sharedChecks;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = list.find(',', start);
-    std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    start = comma == std::string::npos ? list.size() + 1 : comma + 1;
+  for (const std::string& name : commaItems(list)) {
     for (const auto& c : kChecks) {
       if (name != c.name) continue;
       if (Outcome stop = c.run(o)) {
