@@ -172,10 +172,10 @@ bool JcStepd::start() {
   return true;
 }
 
-int JcStepd::taskJoin(size_t local) {
+int JcStepd::join(JcProcess process, size_t local) {
   if (!active()) return 0;
   JcCall call;
-  call.process = JcProcess::Task;
+  call.process = process;
   call.jobId = jobId_;
   call.stepId = stepId_;
   call.uid = uid_;
@@ -183,16 +183,9 @@ int JcStepd::taskJoin(size_t local) {
   return list_.call(JcHook::Join, call);
 }
 
-int JcStepd::scriptJoin(size_t local) {
-  if (!active()) return 0;
-  JcCall call;
-  call.process = JcProcess::Script;
-  call.jobId = jobId_;
-  call.stepId = stepId_;
-  call.uid = uid_;
-  call.task = static_cast<int>(local);
-  return list_.call(JcHook::Join, call);
-}
+int JcStepd::taskJoin(size_t local) { return join(JcProcess::Task, local); }
+
+int JcStepd::scriptJoin(size_t local) { return join(JcProcess::Script, local); }
 
 void JcStepd::addCont() {
   if (!active() || !list_.has(JcHook::AddCont)) return;

@@ -66,6 +66,9 @@ class JcStepd {
   static JcStepd* current();
 
  private:
+  // container_g_join for one task's process (a task or its epilog's child).
+  int join(JcProcess process, size_t local);
+
   JcSettings settings_;
   std::vector<std::string> pluginDirs_;
   SlurmVersion version_;
