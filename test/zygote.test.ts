@@ -1,7 +1,7 @@
 /**
  * Hosts forked by the zygote (lib/host/zygote.ts) start as spawned ones do:
  * the working directory and environment asked for, Node's umask, no signal
- * blocked, the same dispositions and descriptors, a session and process
+ * blocked, the same dispositions (glibc's internal signals too) and descriptors, a session and process
  * group led by the keeper, the spawned host's command line; and a change
  * of Node's umask reaches the next hosts. Each side is a real srun whose
  * client and step hosts load a plugin that records its process.
@@ -61,9 +61,9 @@ describe('hosts from the zygote', () => {
       }
     }
     // Everything else is the same whichever way the host was started.
-    const comparable = (line: string) => ['blocked', 'disp', 'fds', 'group', 'cwd', 'mark'].map((f) => `${f}=${field(line, f)}`).join(' ');
+    const comparable = (line: string) => ['blocked', 'disp', 'ignored', 'fds', 'group', 'cwd', 'mark'].map((f) => `${f}=${field(line, f)}`).join(' ');
     expect(forked.lines.slice(1).map(comparable)).toEqual(spawned.lines.slice(1).map(comparable));
-    const clientOnly = (line: string) => ['blocked', 'disp', 'fds'].map((f) => `${f}=${field(line, f)}`).join(' ');
+    const clientOnly = (line: string) => ['blocked', 'disp', 'ignored', 'fds'].map((f) => `${f}=${field(line, f)}`).join(' ');
     expect(clientOnly(forked.lines[0]!)).toBe(clientOnly(spawned.lines[0]!));
     expect(field(forked.lines[0]!, 'blocked')).toBe('0');
     expect(await leftBehind()).toEqual([]);
@@ -80,6 +80,55 @@ describe('hosts from the zygote', () => {
     const { lines } = await states(true);
     const umask = before.toString(8).padStart(3, '0');
     expect(lines.map((l) => field(l, 'umask'))).toEqual([umask, umask]);
+  });
+});
+
+/** Node's children that are zygotes, by pid, from /proc. */
+function zygotes(): number[] {
+  const out: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid && fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0')[1] === 'zygote') out.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+const statusField = (pid: number, name: string) => new RegExp(`^${name}:\\s*(\\S+)`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+
+describe('the zygote', () => {
+  it('starts as a fresh process (only its own SIGPIPE ignored and SIGCHLD blocked, a session of its own), and once killed is reaped and replaced', async () => {
+    delete process.env.PLUGSTACK_ZYGOTE;
+    const dir = tempDir();
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [] });
+    const run = async () => {
+      const r = await stack.srun({ args: ['-n', '1', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+      expect(r.exitCode, r.stderr).toBe(0);
+    };
+    await run();
+    const [first] = zygotes();
+    expect(first).toBeDefined();
+    // Node ignores SIGPIPE, and glibc's posix_spawn leaves its signals 32 and 33 ignored: the zygote keeps
+    // only its own SIGPIPE (it writes to sockets Node may close), so what it forks starts with the defaults.
+    expect(statusField(first!, 'SigIgn')).toBe('0000000000001000');
+    // Blocked: SIGCHLD alone, which it reads through a signalfd.
+    expect(statusField(first!, 'SigBlk')).toBe('0000000000010000');
+    const stat = fs.readFileSync(`/proc/${first}/stat`, 'utf8');
+    expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3])).toBe(first);
+    process.kill(first!, 'SIGKILL');
+    // Node does not reap a child it did not spawn: plugstack does, once the zygote's socket closes.
+    for (let i = 0; i < 200 && fs.existsSync(`/proc/${first}`); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(fs.existsSync(`/proc/${first}`), 'the killed zygote is still there (a zombie?)').toBe(false);
+    await run();
+    const [second] = zygotes();
+    expect(second).toBeDefined();
+    expect(second).not.toBe(first);
+    expect(await leftBehind()).toEqual([]);
   });
 });
 

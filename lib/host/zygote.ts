@@ -157,7 +157,8 @@ class Zygote {
   get descriptor(): number {
     return this.ctlFd;
   }
-  private readonly process: ChildProcess;
+  /** The zygote's pid: Node's child, started by the addon (not a ChildProcess: Node does not reap it). */
+  private readonly pid: number;
   private readonly decoder = new FrameDecoder();
   private nextId = 1;
   /** Asked for before the hello: sent once it comes, spawned if it never does. */
@@ -177,11 +178,11 @@ class Zygote {
   constructor(readonly executable: string) {
     const [mine, theirs] = native().socketPair();
     try {
-      this.process = spawn(executable, ['zygote', '--parent', String(process.pid), '--fd', '3', '--room', TITLE_ROOM], {
-        stdio: ['ignore', 'ignore', 'ignore', theirs],
-        detached: true,
-        env: process.env,
-      });
+      // posix_spawn from the addon, not spawn(): that forks all of Node (native/addon/spawn.cc).
+      this.pid = native().spawnDetached(executable, [executable, 'zygote', '--parent', String(process.pid), '--fd', '3', '--room', TITLE_ROOM], envList(process.env), theirs);
+    } catch (error) {
+      native().closeDescriptor(mine);
+      throw error;
     } finally {
       native().closeDescriptor(theirs);
     }
@@ -208,11 +209,9 @@ class Zygote {
           this.handle(event);
         }
     });
+    // Its end closes the control socket: that is how Node learns of it.
     this.ctl.on('error', () => this.die());
     this.ctl.on('close', () => this.die());
-    this.process.on('error', () => this.die());
-    this.process.on('exit', () => this.die());
-    this.process.unref();
     this.ctl.unref();
   }
 
@@ -282,6 +281,9 @@ class Zygote {
     if (this.dead) return;
     this.dead = true;
     this.ctl.destroy();
+    // Gone or misbehaving: it ends either way, and is reaped.
+    this.end();
+    this.reap();
     // Not a zygote (it ended before its hello): what was asked of it is
     // spawned, on the descriptors already made for it.
     for (const q of this.queued.splice(0)) {
@@ -312,11 +314,24 @@ class Zygote {
 
   /** Ends the zygote (its keepers end what is below them). */
   end(): void {
+    if (!this.reaped) native().signalProcess(this.pid, os.constants.signals.SIGKILL);
+  }
+
+  private reaped = false;
+
+  /** Waits for the killed zygote without blocking Node: a few tries a millisecond apart, then every 100 ms. */
+  private reap(tries = 0): void {
+    let status: number | null;
     try {
-      if (this.process.pid !== undefined) process.kill(this.process.pid, 'SIGKILL');
+      status = native().reapProcess(this.pid);
     } catch {
-      // gone already
+      status = 0; // not ours to wait for any more
     }
+    if (status !== null) {
+      this.reaped = true;
+      return;
+    }
+    setTimeout(() => this.reap(tries + 1), tries < 20 ? 1 : 100).unref();
   }
 
   start(role: string, args: string[], options: HostSpawnOptions): ZygoteChild {

@@ -82,6 +82,14 @@ export interface NativeBinding {
   closeDescriptor(fd: number): void;
   /** kill(2) of a process (pid > 0) or a process group (pid < -1): 0, or its errno (ESRCH: gone). */
   signalProcess(pid: number, signal: number): number;
+  /**
+   * Starts file with argv and env (NAME=value strings) by posix_spawn, not a
+   * fork of Node: /dev/null on 0-2, fd as descriptor 3, default signals, a
+   * session of its own. The pid; throws an Error with errno when it cannot run.
+   */
+  spawnDetached(file: string, argv: string[], env: string[], fd: number): number;
+  /** waitpid(pid, WNOHANG): the raw wait status, or null while it runs; throws an Error with errno. */
+  reapProcess(pid: number): number | null;
 }
 
 /** The package root: two levels up from lib/native or dist/native. */

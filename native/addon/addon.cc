@@ -17,6 +17,7 @@
 #include "config/plugstack_conf.h"
 #include "descriptors.h"
 #include "signals.h"
+#include "spawn.h"
 #include "config/slurm_conf.h"
 #include "rules/builtin_checks.h"
 #include "rules/builtin_options.h"
@@ -270,6 +271,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("slurmVersion", Napi::Function::New(env, SlurmVersionInfo));
   registerDescriptors(env, exports);
   registerSignals(env, exports);
+  registerSpawn(env, exports);
   return exports;
 }
 

@@ -178,6 +178,24 @@ bool parseRequest(const json::Value& v, Request* out) {
 
 }  // namespace
 
+// glibc's posix_spawn, which starts the zygote (native/addon/spawn.cc),
+// leaves the C library's own signals (32 and 33, below SIGRTMIN: thread
+// cancellation and set*id across threads) ignored in the new program: its
+// child sets them so while it shares Node's memory, and exec keeps an
+// ignored signal. A process exec'd by anyone else has them at the default,
+// and so must every role and task forked from here. glibc's sigaction()
+// refuses these numbers; the kernel's does not. An all-zero kernel
+// sigaction is SIG_DFL with no flags and an empty mask on every
+// architecture we build for.
+namespace {
+void defaultInternalSignals() {
+  for (int sig = 32; sig < SIGRTMIN; sig++) {
+    unsigned long defaults[4] = {};
+    syscall(SYS_rt_sigaction, sig, defaults, nullptr, sizeof(uint64_t));
+  }
+}
+}  // namespace
+
 int run(int argc, char** argv, RoleMain roleMain) {
   // plugstack-host zygote --parent <pid> --fd <n> [--pad <...>]
   if (argc < 6 || std::strcmp(argv[2], "--parent") != 0 || std::strcmp(argv[4], "--fd") != 0) return 2;
@@ -190,6 +208,7 @@ int run(int argc, char** argv, RoleMain roleMain) {
   ArgvArea area{argv[0], static_cast<size_t>(argv[argc - 1] + std::strlen(argv[argc - 1]) + 1 - argv[0])};
   const std::string exe = argv[0];
   const std::string nodeText = argv[3];
+  defaultInternalSignals();
   // Dies with Node; its keepers die with it (theirs), ending what is below them.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != node) return 1;
