@@ -9,6 +9,7 @@
  * line of srun's ranks (plugstack's pmi2) in it; every word after them is the
  * command's, passed on untouched.
  */
+import fs from 'node:fs';
 import { LUA_VERSIONS, type CliFilterOptions, type LuaVersion } from '../cli-filter/settings.js';
 import { processSignals } from '../cluster/control.js';
 import { PlugstackError } from '../errors.js';
@@ -92,7 +93,7 @@ export async function runCommand(command: CommandName, argv: string[], out: Out)
     // Standard input is the command's: srun's tasks read it, salloc's
     // command has it (and the terminal, unless the result is printed as
     // JSON), sbatch reads its script from it when none is named.
-    stdin: process.stdin,
+    stdin: command === 'srun' ? srunInput() : process.stdin,
     ...(command === 'salloc' && !json && out.stdout === process.stdout ? { terminal: true } : {}),
     ...(own.has('pmi-trace') ? { pmiTrace: true } : {}),
   };
@@ -102,6 +103,23 @@ export async function runCommand(command: CommandName, argv: string[], out: Out)
   else if (result.client.stoppedAt === 'help') out.stdout.write(clientOptionsHelp(command));
   writeTimeline(own.get('timeline'), result, out);
   return result.exitCode;
+}
+
+/**
+ * srun's standard input for its tasks. When it is /dev/null the tasks read
+ * EOF at once, which is what srun does with an empty input (''): the
+ * stream Node makes on the first use of process.stdin (an fs.ReadStream for
+ * a device) cost a short command 2-4 ms, and reading it gives nothing. Any
+ * other input (a terminal, a pipe, a file) is process.stdin.
+ */
+function srunInput(): string | NodeJS.ReadableStream {
+  try {
+    const input = fs.fstatSync(0);
+    if (input.isCharacterDevice() && input.rdev === fs.statSync('/dev/null').rdev) return '';
+  } catch {
+    // no standard input at all: as before
+  }
+  return process.stdin;
 }
 
 export const OWN_OPTIONS = OWN;
