@@ -206,6 +206,46 @@ describe('the generated validators', () => {
   });
 });
 
+describe('the frame decoder', () => {
+  // Frames of several sizes (one over 64 KB, as a socket read never
+  // delivers whole), some with multi-byte UTF-8, in one stream.
+  const messages: unknown[] = [
+    { t: 'hello', protocol: PROTOCOL_VERSION, pid: 1, role: 'stepd' },
+    [{ t: 'log', source: 'plugin', level: 'info', msg: 'héllo wörld ✓' }, { t: 'io' }],
+    { t: 'log', source: 'plugin', level: 'info', msg: 'x'.repeat(200_000) },
+    { t: 'io_end' },
+  ];
+  const stream = Buffer.concat(messages.map((m) => frame(JSON.stringify(m))));
+
+  it('gives the same frames however the stream is cut into chunks', () => {
+    const r = rng(7);
+    for (let round = 0; round < 200; round++) {
+      const decoder = new FrameDecoder();
+      const out: unknown[] = [];
+      let at = 0;
+      while (at < stream.length) {
+        // Cuts of 1 byte (inside a header), a few, or thousands.
+        const size = round === 0 ? 1 : 1 + Math.floor(r() ** 3 * 70_000);
+        out.push(...decoder.push(stream.subarray(at, at + size)));
+        at += size;
+      }
+      expect(out).toEqual(messages);
+      expect(decoder.leftover).toBe(0);
+    }
+  });
+
+  it('counts the bytes of a frame cut off at the end, and refuses a length over the limit in a partial header', () => {
+    const decoder = new FrameDecoder();
+    expect(decoder.push(stream.subarray(0, stream.length - 3))).toHaveLength(3);
+    expect(decoder.leftover).toBe(frame('{"t":"io_end"}').length - 3);
+    const huge = Buffer.alloc(4);
+    huge.writeUInt32LE(16 * 1024 * 1024 + 1);
+    const fresh = new FrameDecoder();
+    expect(fresh.push(huge.subarray(0, 2))).toEqual([]);
+    expect(() => fresh.push(huge.subarray(2))).toThrow(/exceeds the limit/);
+  });
+});
+
 describe('fuzzed frames', () => {
   const seed = Number(process.env.FUZZ_SEED ?? 20261122);
 

@@ -14,27 +14,58 @@ export function encodeFrame(message: unknown): Buffer {
   return Buffer.concat([header, body]);
 }
 
-/** Accumulates bytes and hands out complete frames, parsed. */
+/**
+ * Accumulates bytes and hands out complete frames, parsed. Each body is
+ * decoded where it lies in the chunk (no Buffer made per frame); the bytes
+ * of an incomplete frame wait as the chunks they came in, joined once the
+ * frame is whole (a large frame read in many chunks is copied once).
+ */
 export class FrameDecoder {
-  private pending: Buffer = Buffer.alloc(0);
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** The length of the frame that is pending, once its header is in. */
+  private need = 0;
 
   /** Throws on a malformed frame; the caller ends the run. */
   push(chunk: Buffer): unknown[] {
-    this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    let bytes = chunk;
+    if (this.pendingBytes > 0) {
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+      if (this.pendingBytes < 4) return [];
+      if (this.need === 0) this.need = 4 + readLength(this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, 4));
+      if (this.pendingBytes < this.need) return [];
+      bytes = Buffer.concat(this.pending, this.pendingBytes);
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.need = 0;
+    }
     const out: unknown[] = [];
-    while (this.pending.length >= 4) {
-      const len = this.pending.readUInt32LE(0);
-      if (len > MAX_FRAME) throw new Error(`frame length ${len} exceeds the limit`);
-      if (this.pending.length < 4 + len) break;
-      const body = this.pending.subarray(4, 4 + len).toString('utf8');
-      this.pending = this.pending.subarray(4 + len);
-      out.push(JSON.parse(body));
+    let at = 0;
+    while (bytes.length - at >= 4) {
+      const len = readLength(bytes, at);
+      if (bytes.length - at - 4 < len) break;
+      out.push(JSON.parse(bytes.toString('utf8', at + 4, at + 4 + len)));
+      at += 4 + len;
+    }
+    if (at < bytes.length) {
+      const rest = bytes.subarray(at);
+      this.pending.push(rest);
+      this.pendingBytes = rest.length;
+      if (rest.length >= 4) this.need = 4 + readLength(rest);
     }
     return out;
   }
 
   /** Bytes of an incomplete frame left at the end of the stream. */
   get leftover(): number {
-    return this.pending.length;
+    return this.pendingBytes;
   }
+}
+
+/** A frame's length from its header; one over the limit means a corrupt stream. */
+function readLength(bytes: Buffer, at = 0): number {
+  const len = bytes.readUInt32LE(at);
+  if (len > MAX_FRAME) throw new Error(`frame length ${len} exceeds the limit`);
+  return len;
 }

@@ -284,6 +284,36 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
         }, options.timeoutMs)
       : undefined;
 
+    /** One event of a frame; false once the run has a protocol fault. */
+    const take = (value: unknown): boolean => {
+      const error = eventError(role, value);
+      if (error) return (protocolFault(error), false);
+      const event = value as HostEvent;
+      if (!greeted) {
+        const bad = helloError(role, event);
+        if (bad) return (protocolFault(bad), false);
+        greeted = true;
+        // Otherwise the request goes out once the host has said hello:
+        // a host of another build may speak another protocol, a write
+        // to a host that died before reading fails (EPIPE), and a failed
+        // write destroys the socket with whatever it had not read yet.
+        if (!requestSent) commands.write(encodeFrame(request));
+      }
+      events.push(event);
+      record.add(event);
+      if (event.t === 'done') done = event;
+      else if (event.t === 'pgid') groups.add(event.pgid);
+      if (options.onEvent) {
+        try {
+          options.onEvent(event);
+        } catch (error) {
+          // A consumer's bug must not leave the host running unread.
+          protocolFault(`event "${event.t}" could not be handled: ${(error as Error).message}`);
+          return false;
+        }
+      }
+      return true;
+    };
     channel.on('data', (chunk: Buffer) => {
       if (fault?.kind === 'protocol') return;
       let frames: unknown[];
@@ -295,32 +325,9 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       }
       // A frame holds one event or a batch of them.
       for (const frame of frames) {
-        for (const value of Array.isArray(frame) ? frame : [frame]) {
-          const error = eventError(role, value);
-          if (error) return protocolFault(error);
-          const event = value as HostEvent;
-          if (!greeted) {
-            const bad = helloError(role, event);
-            if (bad) return protocolFault(bad);
-            greeted = true;
-            // Otherwise the request goes out once the host has said hello:
-            // a host of another build may speak another protocol, a write
-            // to a host that died before reading fails (EPIPE), and a failed
-            // write destroys the socket with whatever it had not read yet.
-            if (!requestSent) commands.write(encodeFrame(request));
-          }
-          events.push(event);
-          record.add(event);
-          if (event.t === 'done') done = event;
-          else if (event.t === 'pgid') groups.add(event.pgid);
-          try {
-            options.onEvent?.(event);
-          } catch (error) {
-            // A consumer's bug must not leave the host running unread.
-            protocolFault(`event "${event.t}" could not be handled: ${(error as Error).message}`);
-            return;
-          }
-        }
+        if (!Array.isArray(frame)) {
+          if (!take(frame)) return;
+        } else for (const value of frame) if (!take(value)) return;
       }
     });
     // The host may die before reading the request; that is reported from

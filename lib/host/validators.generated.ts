@@ -5,92 +5,24 @@ type Valid = (v: any) => boolean;
 
 /** Key sets and enum sets the validators test against. */
 const C: ReadonlySet<unknown>[] = [
-  new Set(["t","protocol","pid","role"]),
-  new Set(["t","id","pid"]),
-  new Set(["t","id","errno","syscall"]),
-  new Set(["t","pid","status"]),
-  new Set(["t","message"]),
-  new Set(["t","path","missing"]),
   new Set(["spank","cli_filter","mpi","job_container"]),
-  new Set(["t","ref","file","line","required","configPath","args","kind"]),
-  new Set(["t","ref","path","loaded","kept","code","name","type","version","callbacks"]),
-  new Set(["t","ref","hook","pid","path","peek","task","option","source","remote","value","at"]),
-  new Set(["t","ref","hook","pid","us","rc"]),
-  new Set(["t","ref","ident","priority","message"]),
   new Set(["setup_defaults","pre_submit","post_submit"]),
-  new Set(["name","value"]),
-  new Set(["t","ref","hook","early","offset","jobId","stepId","rc","before","after"]),
   new Set(["load","select","client_prelaunch","client_fini","slurmstepd_prefork","slurmstepd_task"]),
   new Set(["set","unset"]),
-  new Set(["op","name","value"]),
-  new Set(["t","ref","hook","type","pluginId","rc","ok","task","changes","envBroken"]),
-  new Set(["key","type"]),
-  new Set(["t","ref","type","pluginId","options","data"]),
   new Set(["create","add_cont","join","join_external","delete","restore","reconfig","stepd_create","stepd_delete","send_stepd","recv_stepd"]),
   new Set(["slurmd","slurmd_child","slurmstepd","task","spank_child","script","check"]),
-  new Set(["t","ref","hook","process","rc","fd","jobId","stepId","stepHetComp","stepCreate","uid","dir","recover","task","spank","data","pid","mntNs"]),
-  new Set(["t","fd","status","stdout","stderr","error"]),
   new Set(["rank","server"]),
-  new Set(["from","text"]),
-  new Set(["t","rank","version","connected","finalized","aborted","exitCode","size","lines","dropped"]),
   new Set(["slurm","plugin"]),
   new Set(["fatal","error","warning","info","verbose","debug","debug2","debug3"]),
-  new Set(["t","source","level","msg","bare","ref","hook"]),
   new Set(["static","registered","getopt"]),
-  new Set(["t","ref","name","source","arginfo","usage","hasArg","val","hasCallback","optval","disabled","reason","duplicateOf","rejected","rc"]),
   new Set(["error","warning"]),
   new Set(["srun","sbatch","salloc"]),
-  new Set(["t","severity","code","message","file","line","ref","hook","rc","option","command","function"]),
-  new Set(["t","code","message","ref","hook"]),
-  new Set(["t","ref","hook","item","rc","value"]),
   new Set(["get","set","unset","job_control_get","job_control_set","job_control_unset"]),
-  new Set(["t","op","ref","hook","name","value","rc","task"]),
-  new Set(["t","ref","hook","task","argv"]),
-  new Set(["t","hook","rc","stoppedBy"]),
   new Set(["srun","sbatch","salloc"]),
-  new Set(["t","command","text"]),
-  new Set(["t","pid","ref","hook","command","pgid","sid","task"]),
-  new Set(["t","pid","command","pgid","sid"]),
-  new Set(["t","fd","target","ref","hook","task"]),
-  new Set(["t","ok","initRc","anyJobProlog","anyJobEpilog"]),
   new Set(["argv","env","script","cli_filter","reset"]),
-  new Set(["name","value","source"]),
-  new Set(["plugin","name","ref","byEnv","value"]),
-  new Set(["type","pluginId"]),
-  new Set(["t","positional","builtins","options","jobControlEnv","script","environ","mpi"]),
-  new Set(["t","status","reason"]),
-  new Set(["t","hook","rc","failed","status","env","environ"]),
   new Set(["argv","env","script","cli_filter","reset"]),
-  new Set(["t","name","value","source"]),
   new Set(["stdout","stderr"]),
-  new Set(["t","stream","text","what"]),
-  new Set(["t","stream","text","what"]),
-  new Set(["t","pgid"]),
-  new Set(["t","task","gtid","pid","at"]),
-  new Set(["t","task","path"]),
-  new Set(["t","task","stream","data"]),
-  new Set(["t","task","gtid","pid","status","at"]),
-  new Set(["t"]),
-  new Set(["t"]),
-  new Set(["t","rc"]),
-  new Set(["task","gtid","pid","exited","status"]),
-  new Set(["t","tasks"]),
-  new Set(["failedAt","stepRc","exitCode","launchRc","exitCallbacksRan"]),
-  new Set(["t","ok","status","initRc","anyJobProlog","anyJobEpilog","stoppedAt","killed","exitRc","step"]),
-  new Set(["uid","gid","jobId","stepId","nodes","tasks","argv"]),
-  new Set(["account","accrue_time","alloc_node","alloc_sid","array_job_id","array_max_tasks","array_task_id","batch_flag","batch_host","bitflags","cluster","command","contiguous","cpus_per_task","derived_ec","eligible_time","end_time","exit_code","group_id","job_id","job_state","max_cpus","max_nodes","name","nice","node_inx","nodes","ntasks_per_node","num_cpus","num_nodes","num_tasks","partition","pn_min_cpus","pn_min_memory","priority","qos","requeue","restart_cnt","shared","start_protocol_ver","start_time","state_reason","std_err","std_in","std_out","submit_time","time_limit","time_min","user_id","user_name","work_dir"]),
-  new Set(["t","job","record","env"]),
-  new Set(["t"]),
-  new Set(["t","jobId","stepId","components"]),
-  new Set(["jobId","stepId","ntasks","nodeList","layout","taskDist"]),
-  new Set(["t","step"]),
-  new Set(["t"]),
-  new Set(["t","status","env"]),
-  new Set(["t","argv"]),
-  new Set(["t"]),
   new Set(["forward","cancel","time_limit"]),
-  new Set(["t","signal","why"]),
-  new Set(["t","id","role","env","cwd","stdin"]),
 ];
 
 /** One validator per message and per shared type; they call each other by index. */
@@ -104,7 +36,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["role"];
     if (x === undefined || !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[0]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "protocol": case "pid": case "role": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -114,7 +46,7 @@ const F: Valid[] = [
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["pid"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
-    for (const key of Object.keys(v)) if (!C[1]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "id": case "pid": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -126,7 +58,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["syscall"];
     if (x === undefined || !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[2]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "id": case "errno": case "syscall": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -136,7 +68,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["status"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
-    for (const key of Object.keys(v)) if (!C[3]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "pid": case "status": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -144,7 +76,7 @@ const F: Valid[] = [
     let x;
     x = v["message"];
     if (x === undefined || !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[4]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "message": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -154,7 +86,7 @@ const F: Valid[] = [
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["missing"];
     if (x === undefined || !(typeof x === 'boolean')) return false;
-    for (const key of Object.keys(v)) if (!C[5]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "path": case "missing": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -174,7 +106,7 @@ const F: Valid[] = [
     if (x === undefined || !(F[7]!(x))) return false;
     x = v["kind"];
     if (x !== undefined && !(F[8]!(x))) return false;
-    for (const key of Object.keys(v)) if (!C[7]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "ref": case "file": case "line": case "required": case "configPath": case "args": case "kind": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -186,7 +118,7 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
-  return C[6]!.has(v);
+  return C[0]!.has(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
@@ -209,7 +141,7 @@ const F: Valid[] = [
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["callbacks"];
     if (x !== undefined && !(F[10]!(x))) return false;
-    for (const key of Object.keys(v)) if (!C[8]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "ref": case "path": case "loaded": case "kept": case "code": case "name": case "type": case "version": case "callbacks": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -245,7 +177,7 @@ const F: Valid[] = [
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["at"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
-    for (const key of Object.keys(v)) if (!C[9]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "ref": case "hook": case "pid": case "path": case "peek": case "task": case "option": case "source": case "remote": case "value": case "at": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -261,7 +193,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["rc"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
-    for (const key of Object.keys(v)) if (!C[10]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "ref": case "hook": case "pid": case "us": case "rc": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -275,7 +207,7 @@ const F: Valid[] = [
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["message"];
     if (x === undefined || !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[11]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "ref": case "ident": case "priority": case "message": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -284,7 +216,7 @@ const F: Valid[] = [
     x = v["ref"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["hook"];
-    if (x === undefined || !(C[12]!.has(x))) return false;
+    if (x === undefined || !(C[1]!.has(x))) return false;
     x = v["early"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["offset"];
@@ -299,7 +231,7 @@ const F: Valid[] = [
     if (x !== undefined && !(F[15]!(x))) return false;
     x = v["after"];
     if (x !== undefined && !(F[15]!(x))) return false;
-    for (const key of Object.keys(v)) if (!C[14]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "ref": case "hook": case "early": case "offset": case "jobId": case "stepId": case "rc": case "before": case "after": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -320,7 +252,7 @@ const F: Valid[] = [
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["value"];
     if (x === undefined || !((x === null || typeof x === 'string'))) return false;
-    for (const key of Object.keys(v)) if (!C[13]!.has(key)) return false;
+    for (const key in v) switch (key) { case "name": case "value": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -329,7 +261,7 @@ const F: Valid[] = [
     x = v["ref"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["hook"];
-    if (x === undefined || !(C[15]!.has(x))) return false;
+    if (x === undefined || !(C[2]!.has(x))) return false;
     x = v["type"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginId"];
@@ -344,7 +276,7 @@ const F: Valid[] = [
     if (x !== undefined && !(F[19]!(x))) return false;
     x = v["envBroken"];
     if (x !== undefined && !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[18]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "ref": case "hook": case "type": case "pluginId": case "rc": case "ok": case "task": case "changes": case "envBroken": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -359,12 +291,12 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["op"];
-    if (x === undefined || !(C[16]!.has(x))) return false;
+    if (x === undefined || !(C[3]!.has(x))) return false;
     x = v["name"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["value"];
     if (x !== undefined && !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[17]!.has(key)) return false;
+    for (const key in v) switch (key) { case "op": case "name": case "value": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -380,7 +312,7 @@ const F: Valid[] = [
     if (x === undefined || !(F[22]!(x))) return false;
     x = v["data"];
     if (x !== undefined && !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[20]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "ref": case "type": case "pluginId": case "options": case "data": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -398,7 +330,7 @@ const F: Valid[] = [
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["type"];
     if (x === undefined || !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[19]!.has(key)) return false;
+    for (const key in v) switch (key) { case "key": case "type": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -407,9 +339,9 @@ const F: Valid[] = [
     x = v["ref"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["hook"];
-    if (x === undefined || !(C[21]!.has(x))) return false;
+    if (x === undefined || !(C[4]!.has(x))) return false;
     x = v["process"];
-    if (x === undefined || !(C[22]!.has(x))) return false;
+    if (x === undefined || !(C[5]!.has(x))) return false;
     x = v["rc"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
     x = v["fd"];
@@ -438,7 +370,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["mntNs"];
     if (x === undefined || !((typeof x === 'number' && Number.isFinite(x)))) return false;
-    for (const key of Object.keys(v)) if (!C[23]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "ref": case "hook": case "process": case "rc": case "fd": case "jobId": case "stepId": case "stepHetComp": case "stepCreate": case "uid": case "dir": case "recover": case "task": case "spank": case "data": case "pid": case "mntNs": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -454,7 +386,7 @@ const F: Valid[] = [
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["error"];
     if (x !== undefined && !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[24]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "fd": case "status": case "stdout": case "stderr": case "error": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -478,7 +410,7 @@ const F: Valid[] = [
     if (x !== undefined && !(F[27]!(x))) return false;
     x = v["dropped"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
-    for (const key of Object.keys(v)) if (!C[27]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "rank": case "version": case "connected": case "finalized": case "aborted": case "exitCode": case "size": case "lines": case "dropped": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -493,17 +425,17 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["from"];
-    if (x === undefined || !(C[25]!.has(x))) return false;
+    if (x === undefined || !(C[6]!.has(x))) return false;
     x = v["text"];
     if (x === undefined || !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[26]!.has(key)) return false;
+    for (const key in v) switch (key) { case "from": case "text": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["source"];
-    if (x === undefined || !(C[28]!.has(x))) return false;
+    if (x === undefined || !(C[7]!.has(x))) return false;
     x = v["level"];
     if (x === undefined || !(F[30]!(x))) return false;
     x = v["msg"];
@@ -514,11 +446,11 @@ const F: Valid[] = [
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
     x = v["hook"];
     if (x !== undefined && !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[30]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "source": case "level": case "msg": case "bare": case "ref": case "hook": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
-  return C[29]!.has(v);
+  return C[8]!.has(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
@@ -528,7 +460,7 @@ const F: Valid[] = [
     x = v["name"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["source"];
-    if (x === undefined || !(C[31]!.has(x))) return false;
+    if (x === undefined || !(C[9]!.has(x))) return false;
     x = v["arginfo"];
     if (x !== undefined && !((x === null || typeof x === 'string'))) return false;
     x = v["usage"];
@@ -551,14 +483,14 @@ const F: Valid[] = [
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["rc"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
-    for (const key of Object.keys(v)) if (!C[32]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "ref": case "name": case "source": case "arginfo": case "usage": case "hasArg": case "val": case "hasCallback": case "optval": case "disabled": case "reason": case "duplicateOf": case "rejected": case "rc": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["severity"];
-    if (x === undefined || !(C[33]!.has(x))) return false;
+    if (x === undefined || !(C[10]!.has(x))) return false;
     x = v["code"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["message"];
@@ -576,10 +508,10 @@ const F: Valid[] = [
     x = v["option"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["command"];
-    if (x !== undefined && !(C[34]!.has(x))) return false;
+    if (x !== undefined && !(C[11]!.has(x))) return false;
     x = v["function"];
     if (x !== undefined && !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[35]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "severity": case "code": case "message": case "file": case "line": case "ref": case "hook": case "rc": case "option": case "command": case "function": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -593,7 +525,7 @@ const F: Valid[] = [
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
     x = v["hook"];
     if (x !== undefined && !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[36]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "code": case "message": case "ref": case "hook": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -609,7 +541,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["value"];
     if (x !== undefined && !(true)) return false;
-    for (const key of Object.keys(v)) if (!C[37]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "ref": case "hook": case "item": case "rc": case "value": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -619,7 +551,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["op"];
-    if (x === undefined || !(C[38]!.has(x))) return false;
+    if (x === undefined || !(C[12]!.has(x))) return false;
     x = v["ref"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["hook"];
@@ -632,7 +564,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["task"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
-    for (const key of Object.keys(v)) if (!C[39]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "op": case "ref": case "hook": case "name": case "value": case "rc": case "task": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -646,7 +578,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["argv"];
     if (x === undefined || !(F[38]!(x))) return false;
-    for (const key of Object.keys(v)) if (!C[40]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "ref": case "hook": case "task": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -666,17 +598,17 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["stoppedBy"];
     if (x === undefined || !((x === null || Number.isSafeInteger(x)))) return false;
-    for (const key of Object.keys(v)) if (!C[41]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "hook": case "rc": case "stoppedBy": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["command"];
-    if (x === undefined || !(C[42]!.has(x))) return false;
+    if (x === undefined || !(C[13]!.has(x))) return false;
     x = v["text"];
     if (x === undefined || !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[43]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "command": case "text": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -696,7 +628,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["task"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
-    for (const key of Object.keys(v)) if (!C[44]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "pid": case "ref": case "hook": case "command": case "pgid": case "sid": case "task": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -710,7 +642,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["sid"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
-    for (const key of Object.keys(v)) if (!C[45]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "pid": case "command": case "pgid": case "sid": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -726,7 +658,7 @@ const F: Valid[] = [
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["task"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
-    for (const key of Object.keys(v)) if (!C[46]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "fd": case "target": case "ref": case "hook": case "task": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -740,7 +672,7 @@ const F: Valid[] = [
     if (x === undefined || !(typeof x === 'boolean')) return false;
     x = v["anyJobEpilog"];
     if (x === undefined || !(typeof x === 'boolean')) return false;
-    for (const key of Object.keys(v)) if (!C[47]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "ok": case "initRc": case "anyJobProlog": case "anyJobEpilog": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -760,7 +692,7 @@ const F: Valid[] = [
     if (x === undefined || !(F[52]!(x))) return false;
     x = v["mpi"];
     if (x !== undefined && !(F[53]!(x))) return false;
-    for (const key of Object.keys(v)) if (!C[52]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "positional": case "builtins": case "options": case "jobControlEnv": case "script": case "environ": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -787,8 +719,8 @@ const F: Valid[] = [
     x = v["value"];
     if (x === undefined || !((x === null || typeof x === 'string'))) return false;
     x = v["source"];
-    if (x === undefined || !(C[48]!.has(x))) return false;
-    for (const key of Object.keys(v)) if (!C[49]!.has(key)) return false;
+    if (x === undefined || !(C[14]!.has(x))) return false;
+    for (const key in v) switch (key) { case "name": case "value": case "source": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -812,7 +744,7 @@ const F: Valid[] = [
     if (x === undefined || !(typeof x === 'boolean')) return false;
     x = v["value"];
     if (x === undefined || !((x === null || typeof x === 'string'))) return false;
-    for (const key of Object.keys(v)) if (!C[50]!.has(key)) return false;
+    for (const key in v) switch (key) { case "plugin": case "name": case "ref": case "byEnv": case "value": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -838,7 +770,7 @@ const F: Valid[] = [
     if (x === undefined || !((x === null || typeof x === 'string'))) return false;
     x = v["pluginId"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
-    for (const key of Object.keys(v)) if (!C[51]!.has(key)) return false;
+    for (const key in v) switch (key) { case "type": case "pluginId": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -848,7 +780,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["reason"];
     if (x === undefined || !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[53]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "status": case "reason": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -866,7 +798,7 @@ const F: Valid[] = [
     if (x !== undefined && !(F[56]!(x))) return false;
     x = v["environ"];
     if (x !== undefined && !(F[57]!(x))) return false;
-    for (const key of Object.keys(v)) if (!C[54]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "hook": case "rc": case "failed": case "status": case "env": case "environ": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -893,8 +825,8 @@ const F: Valid[] = [
     x = v["value"];
     if (x === undefined || !((x === null || typeof x === 'string'))) return false;
     x = v["source"];
-    if (x === undefined || !(C[55]!.has(x))) return false;
-    for (const key of Object.keys(v)) if (!C[56]!.has(key)) return false;
+    if (x === undefined || !(C[15]!.has(x))) return false;
+    for (const key in v) switch (key) { case "t": case "name": case "value": case "source": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -906,11 +838,11 @@ const F: Valid[] = [
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["what"];
     if (x !== undefined && !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[58]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "stream": case "text": case "what": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
-  return C[57]!.has(v);
+  return C[16]!.has(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
@@ -921,7 +853,7 @@ const F: Valid[] = [
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["what"];
     if (x !== undefined && !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[59]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "stream": case "text": case "what": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -929,7 +861,7 @@ const F: Valid[] = [
     let x;
     x = v["pgid"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
-    for (const key of Object.keys(v)) if (!C[60]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "pgid": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -943,7 +875,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["at"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
-    for (const key of Object.keys(v)) if (!C[61]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "task": case "gtid": case "pid": case "at": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -953,7 +885,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["path"];
     if (x === undefined || !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[62]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "task": case "path": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -965,7 +897,7 @@ const F: Valid[] = [
     if (x === undefined || !(F[60]!(x))) return false;
     x = v["data"];
     if (x === undefined || !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[63]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "task": case "stream": case "data": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -981,19 +913,19 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["at"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
-    for (const key of Object.keys(v)) if (!C[64]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "task": case "gtid": case "pid": case "status": case "at": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
-    for (const key of Object.keys(v)) if (!C[65]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
-    for (const key of Object.keys(v)) if (!C[66]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1001,7 +933,7 @@ const F: Valid[] = [
     let x;
     x = v["rc"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
-    for (const key of Object.keys(v)) if (!C[67]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "rc": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1009,7 +941,7 @@ const F: Valid[] = [
     let x;
     x = v["tasks"];
     if (x === undefined || !(F[71]!(x))) return false;
-    for (const key of Object.keys(v)) if (!C[69]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "tasks": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1033,7 +965,7 @@ const F: Valid[] = [
     if (x === undefined || !(typeof x === 'boolean')) return false;
     x = v["status"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
-    for (const key of Object.keys(v)) if (!C[68]!.has(key)) return false;
+    for (const key in v) switch (key) { case "task": case "gtid": case "pid": case "exited": case "status": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1057,7 +989,7 @@ const F: Valid[] = [
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
     x = v["step"];
     if (x !== undefined && !(F[74]!(x))) return false;
-    for (const key of Object.keys(v)) if (!C[71]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "ok": case "status": case "initRc": case "anyJobProlog": case "anyJobEpilog": case "stoppedAt": case "killed": case "exitRc": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1073,7 +1005,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["exitCallbacksRan"];
     if (x === undefined || !(typeof x === 'boolean')) return false;
-    for (const key of Object.keys(v)) if (!C[70]!.has(key)) return false;
+    for (const key in v) switch (key) { case "failedAt": case "stepRc": case "exitCode": case "launchRc": case "exitCallbacksRan": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1085,7 +1017,7 @@ const F: Valid[] = [
     if (x !== undefined && !(F[78]!(x))) return false;
     x = v["env"];
     if (x !== undefined && !(F[81]!(x))) return false;
-    for (const key of Object.keys(v)) if (!C[74]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "job": case "record": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1105,7 +1037,7 @@ const F: Valid[] = [
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["argv"];
     if (x === undefined || !(F[77]!(x))) return false;
-    for (const key of Object.keys(v)) if (!C[72]!.has(key)) return false;
+    for (const key in v) switch (key) { case "uid": case "gid": case "jobId": case "stepId": case "nodes": case "tasks": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1224,7 +1156,7 @@ const F: Valid[] = [
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["work_dir"];
     if (x !== undefined && !(typeof x === 'string')) return false;
-    for (const key of Object.keys(v)) if (!C[73]!.has(key)) return false;
+    for (const key in v) switch (key) { case "account": case "accrue_time": case "alloc_node": case "alloc_sid": case "array_job_id": case "array_max_tasks": case "array_task_id": case "batch_flag": case "batch_host": case "bitflags": case "cluster": case "command": case "contiguous": case "cpus_per_task": case "derived_ec": case "eligible_time": case "end_time": case "exit_code": case "group_id": case "job_id": case "job_state": case "max_cpus": case "max_nodes": case "name": case "nice": case "node_inx": case "nodes": case "ntasks_per_node": case "num_cpus": case "num_nodes": case "num_tasks": case "partition": case "pn_min_cpus": case "pn_min_memory": case "priority": case "qos": case "requeue": case "restart_cnt": case "shared": case "start_protocol_ver": case "start_time": case "state_reason": case "std_err": case "std_in": case "std_out": case "submit_time": case "time_limit": case "time_min": case "user_id": case "user_name": case "work_dir": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1246,7 +1178,7 @@ const F: Valid[] = [
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
-    for (const key of Object.keys(v)) if (!C[75]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1258,7 +1190,7 @@ const F: Valid[] = [
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["components"];
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
-    for (const key of Object.keys(v)) if (!C[76]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "jobId": case "stepId": case "components": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1266,7 +1198,7 @@ const F: Valid[] = [
     let x;
     x = v["step"];
     if (x === undefined || !(F[85]!(x))) return false;
-    for (const key of Object.keys(v)) if (!C[78]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1284,7 +1216,7 @@ const F: Valid[] = [
     if (x === undefined || !(F[86]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
-    for (const key of Object.keys(v)) if (!C[77]!.has(key)) return false;
+    for (const key in v) switch (key) { case "jobId": case "stepId": case "ntasks": case "nodeList": case "layout": case "taskDist": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1306,7 +1238,7 @@ const F: Valid[] = [
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
-    for (const key of Object.keys(v)) if (!C[79]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1316,7 +1248,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["env"];
     if (x !== undefined && !(F[90]!(x))) return false;
-    for (const key of Object.keys(v)) if (!C[80]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "status": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1332,7 +1264,7 @@ const F: Valid[] = [
     let x;
     x = v["argv"];
     if (x === undefined || !(F[92]!(x))) return false;
-    for (const key of Object.keys(v)) if (!C[81]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1346,7 +1278,7 @@ const F: Valid[] = [
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
-    for (const key of Object.keys(v)) if (!C[82]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1355,8 +1287,8 @@ const F: Valid[] = [
     x = v["signal"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["why"];
-    if (x !== undefined && !(C[83]!.has(x))) return false;
-    for (const key of Object.keys(v)) if (!C[84]!.has(key)) return false;
+    if (x !== undefined && !(C[17]!.has(x))) return false;
+    for (const key in v) switch (key) { case "t": case "signal": case "why": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1372,7 +1304,7 @@ const F: Valid[] = [
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["stdin"];
     if (x === undefined || !(typeof x === 'boolean')) return false;
-    for (const key of Object.keys(v)) if (!C[85]!.has(key)) return false;
+    for (const key in v) switch (key) { case "t": case "id": case "role": case "env": case "cwd": case "stdin": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {

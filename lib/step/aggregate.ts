@@ -7,7 +7,7 @@
 import { hostStringToBytes } from '../host/bytes.js';
 import { hostFault, leftovers, signalName, taskFaults, type FaultProblem } from '../host/faults.js';
 import type { HostRun } from '../host/host-process.js';
-import type { DoneEvent } from '../host/protocol.js';
+import type { DoneEvent, FatalEvent, HostEvent } from '../host/protocol.js';
 import type { NodeLayout } from './layout.js';
 import { addMpiEvents } from '../mpi/record.js';
 import { addJobContainerEvents } from '../job-container/record.js';
@@ -23,13 +23,123 @@ export function decodeStatus(status: number): { exitCode: number | null; signal:
 
 type NodeProblem = StepResult['problems'][number];
 
-/** Folds one node's run into `result`. */
-export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): void {
+/**
+ * What only a step's host reports, folded from its events as they arrive
+ * (launchStep feeds it each checked event): the node's tasks, their
+ * output and statuses, whether the launch came, and a fatal refusal. Read
+ * while each event is fresh rather than by passes over the whole run's
+ * events at the end (a step of 64 tasks has thousands).
+ */
+export class NodeEvents {
+  readonly tasks = new Map<number, TaskResult>();
+  readonly taskOfPid = new Map<number, number>();
+  readonly statusOfPid = new Map<number, number>();
+  private readonly outputs = new Map<number, { out: Buffer[]; err: Buffer[] }>();
+  /** The host reported the launch (its "launch" event). */
+  launched = false;
+  /** The host's first "fatal": it refused the request. */
+  fatal: FatalEvent | undefined;
+
+  constructor(private readonly layout: NodeLayout) {
+    layout.gtids.forEach((_, local) => this.task(local));
+  }
+
+  /** The task of a local id, made when first named. */
+  task(local: number): TaskResult {
+    let t = this.tasks.get(local);
+    if (!t) {
+      t = {
+        task: this.layout.gtids[local]!,
+        node: this.layout.nodeId,
+        localId: local,
+        pid: -1,
+        status: null,
+        exitCode: null,
+        signal: null,
+        stdout: '',
+        stderr: '',
+        stdoutBytes: EMPTY,
+        stderrBytes: EMPTY,
+      };
+      this.tasks.set(local, t);
+      this.outputs.set(local, { out: [], err: [] });
+    }
+    return t;
+  }
+
+  add(e: HostEvent): void {
+    switch (e.t) {
+      case 'task': {
+        const t = this.task(e.task);
+        t.pid = e.pid;
+        if (e.at !== undefined) t.forkedAt = e.at;
+        this.taskOfPid.set(e.pid, e.task);
+        break;
+      }
+      case 'exec':
+        this.task(e.task).exec = e.path;
+        break;
+      case 'argv':
+        this.task(e.task).argv = e.argv;
+        break;
+      case 'output': {
+        this.task(e.task);
+        const o = this.outputs.get(e.task)!;
+        (e.stream === 'stdout' ? o.out : o.err).push(hostStringToBytes(e.data));
+        break;
+      }
+      case 'exit': {
+        const t = this.task(e.task);
+        t.status = e.status;
+        if (e.at !== undefined) t.reapedAt = e.at;
+        this.statusOfPid.set(e.pid, e.status);
+        Object.assign(t, decodeStatus(e.status));
+        break;
+      }
+      case 'tasks':
+        // Statuses slurmstepd set without reaping anything (a task marked
+        // failed by user_init or task_post_fork).
+        for (const summary of e.tasks) {
+          const t = this.task(summary.task);
+          if (summary.exited && summary.status !== undefined && t.status === null) {
+            t.status = summary.status;
+            Object.assign(t, decodeStatus(summary.status));
+          }
+        }
+        break;
+      case 'launch':
+        this.launched = true;
+        break;
+      case 'fatal':
+        this.fatal ??= e;
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The tasks with their output, in the order they were first named. */
+  finish(): TaskResult[] {
+    const out: TaskResult[] = [];
+    for (const [local, t] of this.tasks) {
+      const o = this.outputs.get(local)!;
+      t.stdoutBytes = Buffer.concat(o.out);
+      t.stderrBytes = Buffer.concat(o.err);
+      t.stdout = t.stdoutBytes.toString('utf8');
+      t.stderr = t.stderrBytes.toString('utf8');
+      out.push(t);
+    }
+    return out;
+  }
+}
+
+/** What a task's output holds until finish() puts its own there. */
+const EMPTY = Buffer.alloc(0);
+
+/** Folds one node's run into `result`: the shared reducer's record, and what `events` folded of the host's events. */
+export function addNode(result: StepResult, layout: NodeLayout, run: HostRun, events: NodeEvents): void {
   const node = layout.nodeId;
-  const tasks = new Map<number, TaskResult>();
-  const outputs = new Map<number, { out: Buffer[]; err: Buffer[] }>();
-  const taskOfPid = new Map<number, number>();
-  const statusOfPid = new Map<number, number>();
+  const { taskOfPid, statusOfPid } = events;
   const record = run.record;
   const gtidOf = (local: number | undefined) => (local === undefined ? undefined : layout.gtids[local]);
   const nodeProblem = (p: FaultProblem): NodeProblem => {
@@ -40,74 +150,6 @@ export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): v
     if (p.code === 'PLUGIN_LEFT_PROCESS' && pid !== undefined) out.pid = pid;
     return out;
   };
-
-  const taskResult = (local: number): TaskResult => {
-    let t = tasks.get(local);
-    if (!t) {
-      t = {
-        task: layout.gtids[local]!,
-        node,
-        localId: local,
-        pid: -1,
-        status: null,
-        exitCode: null,
-        signal: null,
-        stdout: '',
-        stderr: '',
-        stdoutBytes: Buffer.alloc(0),
-        stderrBytes: Buffer.alloc(0),
-      };
-      tasks.set(local, t);
-      outputs.set(local, { out: [], err: [] });
-    }
-    return t;
-  };
-  layout.gtids.forEach((_, local) => taskResult(local));
-
-  for (const e of run.events) {
-    switch (e.t) {
-      case 'task': {
-        const t = taskResult(e.task);
-        t.pid = e.pid;
-        if (e.at !== undefined) t.forkedAt = e.at;
-        taskOfPid.set(e.pid, e.task);
-        break;
-      }
-      case 'exec':
-        taskResult(e.task).exec = e.path;
-        break;
-      case 'argv':
-        taskResult(e.task).argv = e.argv;
-        break;
-      case 'output': {
-        taskResult(e.task);
-        const o = outputs.get(e.task)!;
-        (e.stream === 'stdout' ? o.out : o.err).push(hostStringToBytes(e.data));
-        break;
-      }
-      case 'exit': {
-        const t = taskResult(e.task);
-        t.status = e.status;
-        if (e.at !== undefined) t.reapedAt = e.at;
-        statusOfPid.set(e.pid, e.status);
-        Object.assign(t, decodeStatus(e.status));
-        break;
-      }
-      case 'tasks':
-        // Statuses slurmstepd set without reaping anything (a task marked
-        // failed by user_init or task_post_fork).
-        for (const summary of e.tasks) {
-          const t = taskResult(summary.task);
-          if (summary.exited && summary.status !== undefined && t.status === null) {
-            t.status = summary.status;
-            Object.assign(t, decodeStatus(summary.status));
-          }
-        }
-        break;
-      default:
-        break;
-    }
-  }
 
   // Calls, items, environment operations and log lines from the reducer,
   // with the node and the global task id added.
@@ -165,18 +207,11 @@ export function addNode(result: StepResult, layout: NodeLayout, run: HostRun): v
   }
   for (const p of leftovers(run)) result.problems.push(nodeProblem(p));
 
-  const nodeResult: NodeResult = { node, name: layout.name, ...summary, launched: run.events.some((e) => e.t === 'launch') };
+  const nodeResult: NodeResult = { node, name: layout.name, ...summary, launched: events.launched };
   const diedIn = fault && run.fault?.kind !== 'cancelled' ? record.running()?.hook : undefined;
   if (diedIn !== undefined) nodeResult.diedIn = diedIn;
   result.nodes.push(nodeResult);
-  for (const [local, t] of tasks) {
-    const o = outputs.get(local)!;
-    t.stdoutBytes = Buffer.concat(o.out);
-    t.stderrBytes = Buffer.concat(o.err);
-    t.stdout = t.stdoutBytes.toString('utf8');
-    t.stderr = t.stderrBytes.toString('utf8');
-    result.tasks.push(t);
-  }
+  for (const t of events.finish()) result.tasks.push(t);
 }
 
 /** The launch error of a node whose plugin stack did not start (init, init_post_opt). */

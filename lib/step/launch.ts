@@ -9,7 +9,7 @@ import { startHost, type HostHandle } from '../host/host-process.js';
 import type { SpareHost } from '../host/spare-host.js';
 import type { HostSpawnOptions } from '../host/zygote.js';
 import type { HostEvent } from '../host/protocol.js';
-import { addNode, finishStep } from './aggregate.js';
+import { addNode, finishStep, NodeEvents } from './aggregate.js';
 import { CLUSTER_NAME, LAUNCH_NODE_ADDRESS, launcherPort, MAX_TASKS_PER_NODE, PARTITION, workingCluster } from '../cluster/names.js';
 import { jobInfo, stepJobDescription } from '../cluster/job-info.js';
 import { launcherEnv } from './launcher-env.js';
@@ -292,6 +292,8 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
     const stepdSettings = jcJob ? await jcJob.stepdSettings(layout.map((n) => n.nodeId)) : undefined;
     const runs = await Promise.all(
       layout.map((node) => {
+        const events = new NodeEvents(node);
+        const onEvent = options.onEvent;
         const handle = startHost(
           'stepd',
           {
@@ -339,19 +341,23 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
             env: { ...stepdEnv(daemon, node.name, stack.slurmVersion, options.mpi), ...(jcJob?.env() ?? {}) },
             label: `node ${node.nodeId} (${node.name})`,
             ...(feeds.has(node.nodeId) ? { stdin: feeds.get(node.nodeId)! } : {}),
-            ...(options.onEvent ? { onEvent: (e: HostEvent) => options.onEvent!(node, e) } : {}),
+            onEvent: onEvent
+              ? (e: HostEvent) => {
+                  events.add(e);
+                  onEvent(node, e);
+                }
+              : (e: HostEvent) => events.add(e),
             // Its process, when the command started it ahead (prestartStepHosts).
             spare: owner?.spare?.(stepHostKey(jobId, stepId, node.nodeId)),
           },
         );
         owner?.trackStepHost(handle);
-        return handle.finished.then((run) => ({ node, run }));
+        return handle.finished.then((run) => ({ node, run, events }));
       }),
     );
-    for (const { node, run } of runs) {
-      const fatal = run.events.find((e) => e.t === 'fatal');
-      if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the step: ${fatal.message}`);
-      addNode(result, node, run);
+    for (const { node, run, events } of runs) {
+      if (events.fatal) throw new PlugstackError('HOST_FAILED', `plugstack-host refused the step: ${events.fatal.message}`);
+      addNode(result, node, run, events);
     }
   } finally {
     feeds.close();
