@@ -3,7 +3,11 @@
  * the callbacks in each process, the task handle, what runs before and
  * after fork, exit statuses, argv prepending and several nodes.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Plugstack } from '../lib/plugstack.js';
+import { compilePlugin, tempDir, writeFile } from './helpers/plugins.js';
 import { callbacks, recordStep } from './helpers/step.js';
 
 describe('callback order, per process', () => {
@@ -112,6 +116,22 @@ describe('tasks', () => {
     const post = await recordStep(['prepend=task_post_fork:/bin/true', 'prepend=user_init:/bin/true']);
     expect(post.lines.find((l) => l.callback === 'task_post_fork')!.fields.prepend).toBe('3002');
     expect(post.lines.find((l) => l.callback === 'user_init')!.fields.prepend).toBe('3002');
+  });
+});
+
+describe('signals across the fork', () => {
+  it("put back what slurmstepd's plugins handle or ignore: task_init_privileged and the task start with every signal at its default, none blocked", async () => {
+    const dir = tempDir();
+    const out = path.join(dir, 'signals.txt');
+    const conf = writeFile(dir, 'plugstack.conf', `required ${compilePlugin('signal_state.c')} out=${out}\n`);
+    const stack = await Plugstack.load(conf, { pluginDir: [] });
+    const result = await stack.launchStep({ argv: ['cat', '/proc/self/status'], ntasks: 3, env: { PATH: '/usr/bin:/bin' }, cwd: dir });
+    expect(result.ok).toBe(true);
+    expect(fs.readFileSync(out, 'utf8').trim().split('\n').sort()).toEqual(['task=0 changed= blocked=0', 'task=1 changed= blocked=0', 'task=2 changed= blocked=0']);
+    for (const t of result.tasks) {
+      const field = (name: string) => new RegExp(`^${name}:\\s*(\\S+)`, 'm').exec(t.stdout)?.[1];
+      expect([field('SigIgn'), field('SigCgt'), field('SigBlk')]).toEqual(['0000000000000000', '0000000000000000', '0000000000000000']);
+    }
   });
 });
 

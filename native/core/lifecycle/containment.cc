@@ -11,8 +11,10 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "common/events.h"
 #include "lifecycle/process_tree.h"
@@ -28,13 +30,66 @@ struct Origin {
   int task;
 };
 
+// A set of descriptor numbers as one bit each: descriptors are small
+// numbers, and a step owns a few per task. Adding and removing one
+// allocates nothing, so a forked task child, which drops the other tasks'
+// pipes, writes one page of its copy of the heap, not one per tree node.
+class FdSet {
+ public:
+  void insert(int fd) {
+    if (fd < 0) return;
+    size_t word = static_cast<size_t>(fd) / 64;
+    if (word >= bits_.size()) bits_.resize(word + 1, 0);
+    bits_[word] |= uint64_t{1} << (fd % 64);
+  }
+  void erase(int fd) {
+    size_t word = static_cast<size_t>(fd) / 64;
+    if (fd >= 0 && word < bits_.size()) bits_[word] &= ~(uint64_t{1} << (fd % 64));
+  }
+  bool count(int fd) const {
+    size_t word = static_cast<size_t>(fd) / 64;
+    return fd >= 0 && word < bits_.size() && (bits_[word] >> (fd % 64)) & 1;
+  }
+
+ private:
+  std::vector<uint64_t> bits_;
+};
+
+// The children this process made itself (tasks) or already reported. The
+// record belongs to the process that wrote it: a forked task child starts
+// with none of its own, and finds that out on first use rather than by
+// freeing its copy of the parent's tree node by node (a step's children
+// are many, and every page those frees write is a copy-on-write fault in
+// a child that is about to exec).
+class ChildSet {
+ public:
+  bool count(pid_t pid) {
+    adoptIfInherited();
+    return pids_.count(pid) != 0;
+  }
+  void insert(pid_t pid) {
+    adoptIfInherited();
+    pids_.insert(pid);
+  }
+
+ private:
+  void adoptIfInherited() {
+    pid_t self = static_cast<pid_t>(currentPid());
+    if (owner_ == self) return;
+    pids_.clear();
+    owner_ = self;
+  }
+  pid_t owner_ = 0;
+  std::set<pid_t> pids_;
+};
+
 // Descriptors open before any plugin code (stdio, the channel) and those
 // plugstack opens for itself later: never a plugin's.
-std::set<int> g_plugstackFds;
+FdSet g_plugstackFds;
 // Descriptors plugin code opened, with the hook that opened them.
 std::map<int, Origin> g_fdOrigin;
 // Children the role made (tasks) or already reported.
-std::set<pid_t> g_knownChildren;
+ChildSet g_knownChildren;
 // Processes plugin code started in this process: pid -> origin.
 std::map<pid_t, Origin> g_started;
 // Processes already reported as left behind.
@@ -183,10 +238,29 @@ void keep(int eventsFd, int commandsFd) {
 
 Probe before() { return {lastPid(), lowestFreeFd()}; }
 
+namespace {
+
+// False when this process has no child at all, running, stopped or dead
+// and unreaped, of any of its threads (__WALL: clone children too): then
+// nothing plugin code started is still below it, and /proc has nothing to
+// tell. One system call, where the namespace's last pid moves all the time
+// in a step (its tasks are being forked next door).
+bool mayHaveChildren() {
+  int saved = errno;
+  siginfo_t info;
+  info.si_pid = 0;
+  bool none = waitid(P_ALL, 0, &info, WEXITED | WSTOPPED | WCONTINUED | WNOHANG | WNOWAIT | __WALL) < 0 &&
+              errno == ECHILD;
+  errno = saved;
+  return !none;
+}
+
+}  // namespace
+
 void after(const Probe& probe, int ref, const std::string& hook, int task) {
   const Origin origin{ref, hook, task};
   long pidNow = lastPid();
-  if (pidNow < 0 || pidNow != probe.lastPid) {
+  if ((pidNow < 0 || pidNow != probe.lastPid) && mayHaveChildren()) {
     // Something was created somewhere: look at our children, and at
     // everything below a child we have not seen yet.
     std::vector<pid_t> queue;
@@ -232,7 +306,7 @@ void enterChild() {
   // open now is inherited, and no process below it exists yet.
   for (const auto& [fd, origin] : g_fdOrigin) g_plugstackFds.insert(fd);
   g_fdOrigin.clear();
-  g_knownChildren.clear();
+  // g_knownChildren: the parent's record, which ChildSet drops on first use.
   g_started.clear();
   g_reportedLeft.clear();
   // Orphans of what plugin code starts here (a daemon forked twice) come

@@ -165,9 +165,11 @@ bool StepLifecycle::runUserInit() {
 
 bool StepLifecycle::forkTasks() {
   StepRecord& step = spec_.record;
+  tasks_.reserve(step.tasks.size());
+  const std::vector<int> signals = signalsToReset();
   for (size_t i = 0; i < step.tasks.size(); i++) {
     TaskProcess t;
-    if (!forkTask(stack_, spec_, mpi_, i, privileges_, tasks_, input_, &t)) {
+    if (!forkTask(stack_, spec_, mpi_, i, privileges_, tasks_, input_, signals, &t)) {
       int err = errno;
       fail("fork", std::string("child fork: ") + std::strerror(err));
       Diagnostic d;

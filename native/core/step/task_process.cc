@@ -60,12 +60,12 @@ void closeDescriptors(std::vector<int> fds) {
   _exit(status);
 }
 
-void resetSignals() {
+// Every signal at its default (signalsToReset named the others) and none
+// blocked.
+void resetSignals(const std::vector<int>& signals) {
   sigset_t none;
   sigemptyset(&none);
-  // Real-time signals too: the host catches one for Node's death.
-  for (int sig = 1; sig <= SIGRTMAX; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+  for (int sig : signals) signal(sig, SIG_DFL);
   sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
@@ -94,21 +94,22 @@ bool waitForRelease(int fd) {
   TaskRecord& task = step.tasks[index];
 
   // The task's environment replaces the step's in this process, so that
-  // task_init's spank_getenv/setenv work on what the task will get.
-  EnvArray env = step.env;
-  applyTaskEnv(env, spec, task, stack.version());
+  // task_init's spank_getenv/setenv work on what the task will get. Built
+  // in place: this child's copy of the step's environment is its own, and
+  // is what it execs with (a copy would be one more allocation per entry,
+  // each a page of the parent's heap copied on write).
+  applyTaskEnv(step.env, spec, task, stack.version());
   // _setup_mpi, not for a batch step: the plugin's slurmstepd_task on the
   // task's environment, as the job's user.
   if (!spec.batch()) {
     errno = 0;
-    int rc = mpi.task(index, env);
+    int rc = mpi.task(index, step.env);
     if (rc != 0) {
       // Slurm's %m: slurm_strerror(errno), "No error" when the plugin set none.
       slurmLog(LogLevel::Error, std::string("Unable to configure MPI plugin: ") + slurmErrorText(errno));
       childExit(1);
     }
   }
-  step.env = env;
 
   PassResult r = stack.callPass(Phase::TaskInit, &step, &task);
   if (stack.isFailure(r.rc)) {
@@ -159,8 +160,8 @@ bool waitForRelease(int fd) {
 }
 
 [[noreturn]] void runChild(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const PrivState& privileges,
-                           int barrier, int in, int out, int err, pid_t parent) {
-  resetSignals();
+                           const std::vector<int>& signals, int barrier, int in, int out, int err, pid_t parent) {
+  resetSignals(signals);
   // If the host dies, so do its tasks: what proctrack would do.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) childExit(1);
@@ -212,8 +213,21 @@ bool waitForRelease(int fd) {
 
 }  // namespace
 
+std::vector<int> signalsToReset() {
+  std::vector<int> out;
+  // Real-time signals too: the host catches one for Node's death.
+  for (int sig = 1; sig <= SIGRTMAX; sig++) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    struct sigaction now;
+    if (sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_DFL && !(now.sa_flags & SA_SIGINFO)) continue;
+    out.push_back(sig);
+  }
+  return out;
+}
+
 bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const PrivState& privileges,
-              const std::vector<TaskProcess>& earlier, const TaskStdin& input, TaskProcess* process) {
+              const std::vector<TaskProcess>& earlier, const TaskStdin& input, const std::vector<int>& signals,
+              TaskProcess* process) {
   int barrier[2], out[2], err[2];
   if (pipe2(barrier, O_CLOEXEC) < 0) return false;
   if (pipe2(out, O_CLOEXEC) < 0) {
@@ -246,15 +260,18 @@ bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const P
     // slurmstepd's child drops its copy of the earlier tasks' pipes (it
     // destroys its wait list): that is what lets a barrier closed by the
     // parent reach every task.
-    std::vector<int> drop{barrier[1], out[0], err[0]};
+    std::vector<int> inputDrops = input.childDrops(index);
+    std::vector<int> drop;
+    drop.reserve(3 + 3 * earlier.size() + inputDrops.size());
+    for (int fd : {barrier[1], out[0], err[0]}) drop.push_back(fd);
     for (const auto& t : earlier)
       for (int fd : {t.barrier, t.out, t.err})
         if (fd >= 0) drop.push_back(fd);
     // The other tasks' inputs and slurmstepd's writing ends: a task's
     // reader must see EOF when slurmstepd closes its pipe.
-    for (int fd : input.childDrops(index)) drop.push_back(fd);
+    for (int fd : inputDrops) drop.push_back(fd);
     closeDescriptors(std::move(drop));
-    runChild(stack, spec, mpi, index, privileges, barrier[0], input.taskEnd(index), out[1], err[1], parent);
+    runChild(stack, spec, mpi, index, privileges, signals, barrier[0], input.taskEnd(index), out[1], err[1], parent);
   }
 
   containment::adopt(pid);

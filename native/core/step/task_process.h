@@ -4,6 +4,8 @@
 
 #include <sys/types.h>
 
+#include <vector>
+
 #include "spank/stack.h"
 #include "step/privileges.h"
 #include "step/step_spec.h"
@@ -32,7 +34,17 @@ struct TaskProcess {
 // mpi: the step's mpi plugin, whose slurmstepd_task runs in the child
 // after the task environment is built and before task_init. input: each
 // task's standard input (task_stdin.h).
+// signals: what signalsToReset() answered in this process before the
+// first fork.
 bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const PrivState& privileges,
-              const std::vector<TaskProcess>& earlier, const TaskStdin& input, TaskProcess* process);
+              const std::vector<TaskProcess>& earlier, const TaskStdin& input, const std::vector<int>& signals,
+              TaskProcess* process);
+
+// The signals whose disposition here is not the default (a handler, or
+// ignored): the ones a task child must put back before plugin code runs
+// in it, so that it starts with every signal at its default. Read once a
+// step, in slurmstepd before its forks, rather than 64 system calls in
+// each child: nothing runs in slurmstepd between its forks that sets one.
+std::vector<int> signalsToReset();
 
 }  // namespace plugstack
