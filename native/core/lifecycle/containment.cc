@@ -287,7 +287,10 @@ void own(int fd) { g_plugstackFds.insert(fd); }
 
 void disown(int fd) {
   g_plugstackFds.erase(fd);
-  g_fdOrigin.erase(fd);
+  // Looked up first: erasing a key from an empty map resets the map's
+  // header, a write (and between a step's forks, a page copied) for nothing.
+  auto it = g_fdOrigin.find(fd);
+  if (it != g_fdOrigin.end()) g_fdOrigin.erase(it);
 }
 
 void closeOwned(int* fd) {
@@ -305,10 +308,11 @@ void enterChild() {
   // The parent's records describe the parent: in the child, everything
   // open now is inherited, and no process below it exists yet.
   for (const auto& [fd, origin] : g_fdOrigin) g_plugstackFds.insert(fd);
-  g_fdOrigin.clear();
+  // (Emptied only when not empty: clearing writes even an empty one.)
+  if (!g_fdOrigin.empty()) g_fdOrigin.clear();
   // g_knownChildren: the parent's record, which ChildSet drops on first use.
-  g_started.clear();
-  g_reportedLeft.clear();
+  if (!g_started.empty()) g_started.clear();
+  if (!g_reportedLeft.empty()) g_reportedLeft.clear();
   // Orphans of what plugin code starts here (a daemon forked twice) come
   // back to this child, so that it can see and report them; the task
   // program must not inherit the attribute, so beforeExec drops it.

@@ -171,6 +171,7 @@ bool StepLifecycle::forkTasks() {
     TaskProcess t;
     if (!forkTask(stack_, spec_, mpi_, i, privileges_, tasks_, input_, signals, &t)) {
       int err = errno;
+      reportForked();
       fail("fork", std::string("child fork: ") + std::strerror(err));
       Diagnostic d;
       d.severity = Severity::Error;
@@ -183,22 +184,41 @@ bool StepLifecycle::forkTasks() {
       reclaimPrivileges(privileges_);
       return false;
     }
+    t.forkedAt = monotonicMicros();
+    // As slurmstepd does in its loop: a later child sees the earlier
+    // tasks' pids (S_JOB_PID_TO_LOCAL_ID).
     step.tasks[i].pid = t.pid;
     input_.forked(i);
     mpi_.taskForked(i, t.pid);
-    if (i == 0) {
-      // The step's process group (task 0's pid, as in slurmstepd). Node
-      // kills it if this host dies before it could.
-      pgid_ = t.pid;
-      emitEvent({{"t", msg::kPgid}, {"pgid", static_cast<int>(pgid_)}});
-    }
-    emitEvent(Event(msg::kTask).add("task", step.tasks[i].id).add("gtid", step.tasks[i].gtid).add("pid", static_cast<int>(t.pid))
-                  .add("at", monotonicMicros()));
+    // The step's process group: task 0's pid, as in slurmstepd.
+    if (i == 0) pgid_ = t.pid;
     tasks_.push_back(t);
   }
+  reportForked();
   if (!reclaimPrivileges(privileges_)) slurmLog(LogLevel::Error, "Unable to reclaim privileges");
   if (chdir(savedCwd_.c_str()) < 0) slurmLog(LogLevel::Error, "Unable to return to working directory");
   return true;
+}
+
+// The forked tasks, for containment (our children, not a plugin's) and for
+// Node (the step's process group, which Node kills if this host dies
+// before it could; each task's pid and when it was forked), in the order
+// the forks made them. Done once the loop is over rather than after each
+// fork: until they exec, the children share every page of this process,
+// and each fork makes every page written in the loop a copy again (an
+// event's string, the events buffer, a tree node and the allocator's own
+// records). Nothing is lost by waiting: the events are buffered until the
+// first task_post_fork anyway, and no plugin code runs in between.
+void StepLifecycle::reportForked() {
+  StepRecord& step = spec_.record;
+  for (; reported_ < tasks_.size(); reported_++) {
+    const TaskProcess& t = tasks_[reported_];
+    const TaskRecord& task = step.tasks[t.index];
+    containment::adopt(t.pid);
+    if (t.index == 0) emitEvent({{"t", msg::kPgid}, {"pgid", static_cast<int>(pgid_)}});
+    emitEvent(Event(msg::kTask).add("task", task.id).add("gtid", task.gtid).add("pid", static_cast<int>(t.pid))
+                  .add("at", t.forkedAt));
+  }
 }
 
 bool StepLifecycle::postForkAndRelease() {

@@ -68,6 +68,7 @@ class StepLifecycle {
   bool setupIo();
   bool runUserInit();
   bool forkTasks();
+  void reportForked();
   bool postForkAndRelease();
   void waitForTasks();
   void readCommand();
@@ -90,6 +91,7 @@ class StepLifecycle {
   bool launchResponded_ = false;
   StepOutcome outcome_;
   std::vector<TaskProcess> tasks_;
+  size_t reported_ = 0;  // tasks_ already adopted and announced to Node
   TaskStdin input_;
   PrivState privileges_;
   std::string savedCwd_;

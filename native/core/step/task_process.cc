@@ -274,7 +274,6 @@ bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const P
     runChild(stack, spec, mpi, index, privileges, signals, barrier[0], input.taskEnd(index), out[1], err[1], parent);
   }
 
-  containment::adopt(pid);
   containment::closeOwned(&barrier[0]);
   containment::closeOwned(&out[1]);
   containment::closeOwned(&err[1]);

@@ -21,13 +21,16 @@ struct TaskProcess {
   int barrier = -1;  // write end: one byte releases the child to exec
   int out = -1;      // read ends of the task's stdout and stderr
   int err = -1;
+  long long forkedAt = 0;  // monotonicMicros() right after the fork
 };
 
 // Forks task `index`. The child runs task_init_privileged as root, becomes
 // the job's user, waits on the barrier, builds its environment, runs the
 // mpi plugin's slurmstepd_task, task_init and the task prologs
 // (step/task_scripts.h), and execs; it never returns. In the parent, fills `process`
-// (pid, barrier, output pipes); false with errno set if fork failed.
+// (pid, barrier, output pipes); false with errno set if fork failed. The
+// caller adopts the child (containment::adopt) before any plugin code runs
+// in this process again.
 // `earlier` are the tasks forked before: the child closes our ends of their
 // pipes, as slurmstepd's child destroys its copy of the wait list, so that
 // closing a barrier in the parent really reaches that task.
