@@ -70,13 +70,26 @@ function envList(env: StepOptions['env']): string[] {
     .map(([k, v]) => `${k}=${v}`);
 }
 
-/** Overwrites or appends NAME=value entries, keeping the order of the rest. */
+/**
+ * Overwrites or appends NAME=value entries, keeping the order of the rest
+ * (a name given twice: its first entry). Where each name stands is found in
+ * one pass, not by a search of the whole environment per variable.
+ */
 function overlay(base: string[], extra: Record<string, string>): string[] {
   const out = [...base];
+  const at = new Map<string, number>();
+  out.forEach((e, i) => {
+    const eq = e.indexOf('=');
+    if (eq >= 0 && !at.has(e.slice(0, eq))) at.set(e.slice(0, eq), i);
+  });
   for (const [k, v] of Object.entries(extra)) {
-    const i = out.findIndex((e) => e.startsWith(`${k}=`));
+    // A name with "=" in it matches an entry's start, as a search would.
+    const i = k.includes('=') ? out.findIndex((e) => e.startsWith(`${k}=`)) : (at.get(k) ?? -1);
     if (i >= 0) out[i] = `${k}=${v}`;
-    else out.push(`${k}=${v}`);
+    else {
+      at.set(k, out.length);
+      out.push(`${k}=${v}`);
+    }
   }
   return out;
 }
