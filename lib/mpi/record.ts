@@ -69,6 +69,7 @@ export function addMpiEvents(
   where: { process: 'srun' | 'slurmstepd'; node?: number; gtidOf?: (local: number) => number | undefined },
 ): void {
   const paths = new Map<number, string>();
+  let ranked = false;
   for (const e of events) {
     if (e.t === 'plugin' && e.loaded) paths.set(e.ref, e.path);
     if (e.t === 'pmi') {
@@ -78,7 +79,7 @@ export function addMpiEvents(
       if (e.lines !== undefined) r.lines = e.lines.map((l) => ({ from: l.from, text: l.text }));
       if (e.dropped !== undefined) r.dropped = e.dropped;
       (record.ranks ??= []).push(r);
-      record.ranks.sort((a, b) => a.rank - b.rank);
+      ranked = true;
       continue;
     }
     if (e.t !== 'mpi') continue;
@@ -105,6 +106,8 @@ export function addMpiEvents(
     if (m.envBroken !== undefined) call.envBroken = m.envBroken;
     record.calls.push(call);
   }
+  // In rank order, once (a stable sort: ranks reported twice keep their order).
+  if (ranked) record.ranks!.sort((a, b) => a.rank - b.rank);
   if (record.plugin === undefined) delete record.plugin;
 }
 
