@@ -4,7 +4,7 @@
  * record; or the error it answers, which each command words its own way.
  */
 import { describeJob } from '../cluster/job-info.js';
-import { createJob, type Job } from '../cluster/jobs.js';
+import { createJob, removeJob, type Job } from '../cluster/jobs.js';
 import { minCpusOf, type ClusterShape } from '../cluster/shape.js';
 import type { Builtins } from './builtins.js';
 import type { CommandConsole } from './console.js';
@@ -32,6 +32,18 @@ export function requestJob(
   if ('error' in allocation) {
     if (allocation.message) console.log('error', allocation.message);
     console.log('error', `${REFUSED[command]}: ${allocation.error}`);
+    return undefined;
+  }
+  // slurmctld takes the job (it gets an id), then finds no layout of its
+  // nodes that gives --ntasks-per-node at most on each: the job fails;
+  // salloc hears that its allocation was revoked (that line and the error
+  // come in either order from the real one: the one here is its more
+  // frequent).
+  if (b.ntasksPerNode !== undefined && b.ntasks !== undefined && b.ntasks > b.ntasksPerNode * allocation.nodes.length) {
+    const failed = createJob({ nodes: allocation.nodes, partition: allocation.partition, clusterName: cluster.name });
+    removeJob(failed);
+    console.log('error', `${REFUSED[command]}: Requested node configuration is not available`);
+    if (command === 'salloc') console.log('info', `Job allocation ${failed.id} has been revoked.`);
     return undefined;
   }
   return createJob({

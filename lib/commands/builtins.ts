@@ -43,6 +43,18 @@ function int(value: string | null | undefined): number | undefined {
   return Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
+/**
+ * The level of -v (arg_set_verbose): SLURM_DEBUG and the like set it to
+ * their number; each -v adds one, and the first one on the command line
+ * drops what a variable set.
+ */
+function verbosity(settings: BuiltinOptionSetting[]): number {
+  const given = settings.filter((s) => s.name === 'verbose');
+  const counted = given.filter((s) => s.source !== 'env').length;
+  if (counted || !given.length) return counted;
+  return Number.parseInt(given[given.length - 1]!.value ?? '', 10) || 0;
+}
+
 /** Reads the options that change what plugstack does; the others are accepted and recorded only. */
 export function readBuiltins(settings: BuiltinOptionSetting[]): Builtins {
   const value = (name: string) => last(settings, name)?.value ?? undefined;
@@ -50,7 +62,7 @@ export function readBuiltins(settings: BuiltinOptionSetting[]): Builtins {
   const b: Builtins = {
     label: settings.some((s) => s.name === 'label'),
     overcommit: settings.some((s) => s.name === 'overcommit'),
-    verbose: settings.filter((s) => s.name === 'verbose').length,
+    verbose: verbosity(settings),
     quiet: settings.some((s) => s.name === 'quiet'),
     wait: settings.some((s) => s.name === 'wait'),
     wrap: settings.some((s) => s.name === 'wrap'),

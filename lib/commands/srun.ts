@@ -160,9 +160,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   console.setVerbosity(b.verbose, b.quiet);
   const existing = joinedJob(b.jobId, env);
   const nodes = b.nodes ?? (existing && b.ntasks === undefined ? existing.nodes.length : 1);
-  const insideNtasks = existing && env.SLURM_NTASKS ? Number(env.SLURM_NTASKS) : undefined;
-  // -n, else the enclosing job's count, else --ntasks-per-node times the nodes, else one a node.
-  const ntasks = b.ntasks ?? insideNtasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : nodes);
+  // -n (or SLURM_NTASKS, which a job's environment carries), else --ntasks-per-node times the nodes, else one a node.
+  const ntasks = b.ntasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : nodes);
   const job = existing ?? requestJob(stack.cluster, 'srun', b, nodes, console, { argv: ready.positional, cwd, env }, slurmdEnv(stack.hostEnv, stack.slurmConf?.path ?? env.SLURM_CONF));
   if (!job) {
     client.exit(1);

@@ -568,7 +568,7 @@ export interface ResultEvent {
   environ?: string[];
 }
 
-/** A built-in option of the command, as it was given, or as a cli_filter plugin set it ('cli_filter') or put it back to its default ('reset'). */
+/** A built-in option of the command, as it was given (by its variable, 'env'; the command line, 'argv'; sbatch's script, 'script'), or as a cli_filter plugin set it ('cli_filter'), or put back to its default ('reset': by a cli_filter plugin, or by the command's own checks, as srun drops a --ntasks-per-node it cannot honor). */
 export interface BuiltinEvent {
   t: "builtin";
   name: string;

@@ -42,6 +42,7 @@ export interface Scenario {
 const trace: TraceLine[] = [{ keyword: 'required' }];
 const failing = (cb: string, ctx: number, keyword: TraceLine['keyword'] = 'required'): TraceLine[] => [{ keyword, args: [`fail=${cb}@${ctx}`] }];
 const ECHO = 'echo task $SLURM_PROCID TRACE_SET=$TRACE_SET SPANK_TRACE=${SPANK_TRACE-unset}';
+const PER_NODE = 'echo task $SLURM_PROCID ntasks=$SLURM_NTASKS per_node=${SLURM_NTASKS_PER_NODE-unset}';
 
 export const scenarios: Scenario[] = [
   { name: '01b srun -n 3 -O --trace-opt=hello -l env', stack: trace, command: 'srun', args: ['-n', '3', '-O', '--trace-opt=hello', '-l', 'env'], taskEnv: true },
@@ -167,6 +168,14 @@ export const scenarios: Scenario[] = [
   { name: 'S_STEP_ALLOC_MEM with --mem=1024', stack: trace, fixture: 'alloc_mem.c', command: 'srun', args: ['--mem=1024', 'true'] },
   { name: 'S_STEP_ALLOC_MEM with --mem-per-cpu=300', stack: trace, fixture: 'alloc_mem.c', command: 'srun', args: ['--mem-per-cpu=300', '-n', '2', 'true'] },
   { name: 'S_JOB_ALLOC_MEM in a batch job with --mem=512', stack: trace, fixture: 'alloc_mem.c', command: 'sbatch', args: ['--mem=512', '--wrap', 'srun true'] },
+  // srun's --ntasks-per-node against the task and node counts in force (_opt_verify, which differs
+  // between the releases), and slurmctld's refusal of a job it cannot lay out.
+  { name: 'srun -n 2 -N 1 --ntasks-per-node=1 (22.05: warned and dropped; 24.11: refused)', stack: trace, command: 'srun', args: ['-n', '2', '-N', '1', '--ntasks-per-node=1', 'sh', '-c', PER_NODE] },
+  { name: 'srun -n 1 -N 1 --ntasks-per-node=2 (22.05: dropped without a word)', stack: trace, command: 'srun', args: ['-n', '1', '-N', '1', '--ntasks-per-node=2', 'sh', '-c', PER_NODE] },
+  { name: 'SLURM_NTASKS=2 srun -N 1 --ntasks-per-node=1 (24.11: the tasks of --ntasks-per-node)', stack: trace, command: 'srun', args: ['-N', '1', '--ntasks-per-node=1', 'sh', '-c', PER_NODE], env: { SLURM_NTASKS: '2' } },
+  { name: 'salloc -n 2 srun --ntasks-per-node=1: warned and dropped', stack: trace, command: 'salloc', args: ['-n', '2', 'srun', '--ntasks-per-node=1', 'sh', '-c', PER_NODE] },
+  { name: 'salloc -n 2 srun -N 1 --ntasks-per-node=1 (24.11: the tasks of --ntasks-per-node)', stack: trace, command: 'salloc', args: ['-n', '2', 'srun', '-N', '1', '--ntasks-per-node=1', 'sh', '-c', PER_NODE] },
+  { name: 'salloc -n 2 -N 1 --ntasks-per-node=1: refused by slurmctld', stack: trace, command: 'salloc', args: ['-n', '2', '-N', '1', '--ntasks-per-node=1', 'true'] },
   // The checks srun, sbatch and salloc share (validate_options_salloc_sbatch_srun), after pre_submit.
   { name: 'srun --core-spec=1: ignored, AllowSpecResourcesUsage is No', stack: trace, command: 'srun', args: ['--core-spec=1', '-n', '1', 'true'] },
   { name: 'sbatch --thread-spec after SBATCH_CORE_SPEC: the later is named', stack: trace, command: 'sbatch', args: ['--thread-spec=1', '--wrap', 'true'], env: { SBATCH_CORE_SPEC: '1' } },

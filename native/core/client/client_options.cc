@@ -121,13 +121,17 @@ int ClientOptions::setBuiltin(const BuiltinOption& opt, const char* arg, const c
     }
   }
   if (std::strcmp(opt.name, "help") == 0) help_ = true;
-  builtins_.push_back({opt.name, arg ? std::optional<std::string>(arg) : std::nullopt, source});
+  recordBuiltin(opt, arg, source);
+  return 0;
+}
+
+void ClientOptions::recordBuiltin(const BuiltinOption& opt, const char* value, const char* source) {
+  builtins_.push_back({opt.name, value ? std::optional<std::string>(value) : std::nullopt, source});
   Event ev(msg::kBuiltin);
   ev.add("name", opt.name).add("source", source);
-  if (arg) ev.add("value", arg);
+  if (value) ev.add("value", value);
   else ev.addNull("value");
   emitEvent(ev);
-  return 0;
 }
 
 void ClientOptions::attach(OptionStore* store) {
@@ -170,6 +174,10 @@ int ClientOptions::processEnvironment() {
       const BuiltinOption* o = value ? findBuiltinOption(command_, stack_.version(), e.option) : nullptr;
       if (!o) return;
       refused = store_->take(*o, value, true);
+      // What the variable set, as the command line would have (an empty
+      // value of an optional argument is none); a flag's variable can
+      // also unset it.
+      if (!refused && store_->isSet(*o)) recordBuiltin(*o, o->hasArg == 2 && !*value ? nullptr : value, "env");
     });
     if (refused) {
       slurmLog(LogLevel::Error, refused->message);
@@ -338,23 +346,70 @@ int ClientOptions::processArgs(const std::vector<std::string>& args, const char*
   });
 }
 
+BuiltinSetting* ClientOptions::lastBuiltin(const char* name) {
+  BuiltinSetting* found = nullptr;
+  for (auto& b : builtins_)
+    if (b.name == name) found = &b;
+  return found;
+}
+
 void ClientOptions::verifyTaskCount() {
-  BuiltinSetting* ntasks = nullptr;
-  BuiltinSetting* nodes = nullptr;
-  for (auto& b : builtins_) {
-    if (b.name == "ntasks") ntasks = &b;
-    if (b.name == "nodes") nodes = &b;
-  }
+  // The values in force: the variables', then the script's, then the
+  // command line's, in the order the command read them.
+  BuiltinSetting* ntasks = lastBuiltin("ntasks");
+  BuiltinSetting* nodes = lastBuiltin("nodes");
   if (!ntasks || !nodes || !ntasks->value || !nodes->value) return;
   long tasks = std::strtol(ntasks->value->c_str(), nullptr, 10);
-  std::optional<long> minNodes = nodeCountMinimum(nodes->value->c_str());
-  if (!minNodes || tasks <= 0 || tasks >= *minNodes) return;
-  std::string counts = std::to_string(tasks) + " processes on " + std::to_string(*minNodes) +
-                       " nodes, setting nnodes to " + std::to_string(tasks);
-  // 22.05 says it with info("Warning: ..."), 24.11 with warning().
-  if (releases::client(stack_.version()).nodeCountWarning) slurmLog(LogLevel::Warning, "can't run " + counts);
-  else slurmLog(LogLevel::Info, "Warning: can't run " + counts);
-  nodes->value = std::to_string(tasks);
+  std::optional<NodeCountRange> range = nodeCountRange(nodes->value->c_str());
+  if (!range || tasks <= 0) return;
+  long minNodes = range->min;
+  long maxNodes = range->max;
+  // No more nodes than tasks.
+  if (tasks < maxNodes) maxNodes = tasks;
+  if (tasks < minNodes) {
+    std::string counts = std::to_string(tasks) + " processes on " + std::to_string(minNodes) +
+                         " nodes, setting nnodes to " + std::to_string(tasks);
+    // 22.05 says it with info("Warning: ..."), 24.11 with warning().
+    if (releases::client(stack_.version()).nodeCountWarning) slurmLog(LogLevel::Warning, "can't run " + counts);
+    else slurmLog(LogLevel::Info, "Warning: can't run " + counts);
+    minNodes = tasks;
+    if (maxNodes && minNodes > maxNodes) maxNodes = minNodes;
+    nodes->value = std::to_string(tasks);
+    // Set again as on the command line: no longer the environment's.
+    if (const BuiltinOption* o = store_ ? findBuiltinOption(command_, stack_.version(), "nodes") : nullptr)
+      store_->given(*o, nodes->value->c_str(), /*byEnvironment=*/false, /*quiet=*/true);
+  }
+  if (command_ == Command::Srun) verifyTasksPerNode(tasks, minNodes, maxNodes);
+}
+
+void ClientOptions::verifyTasksPerNode(long tasks, long minNodes, long maxNodes) {
+  BuiltinSetting* perNodeSetting = lastBuiltin("ntasks-per-node");
+  if (!perNodeSetting || !perNodeSetting->value || !store_) return;
+  long perNode = std::strtol(perNodeSetting->value->c_str(), nullptr, 10);
+  const BuiltinOption* perNodeOption = findBuiltinOption(command_, stack_.version(), "ntasks-per-node");
+  const BuiltinOption* ntasksOption = findBuiltinOption(command_, stack_.version(), "ntasks");
+  const BuiltinOption* nodesOption = findBuiltinOption(command_, stack_.version(), "nodes");
+  if (!perNodeOption || !ntasksOption || !nodesOption) return;
+  const auto& rules = releases::client(stack_.version());
+  const std::string counts = "can't honor --ntasks-per-node set to " + std::to_string(perNode) +
+                             " which doesn't match the requested tasks " + std::to_string(tasks);
+  if (rules.envNtasksYieldsToNtasksPerNode && store_->setByEnvironment(*ntasksOption) &&
+      !store_->setByEnvironment(*nodesOption)) {
+    // The tasks become --ntasks-per-node times the nodes.
+    store_->reset(*ntasksOption);
+  } else if (rules.ntasksPerNodeAgainstMaximum) {
+    // Inside a job only: a new job's request is slurmctld's to refuse.
+    if (maxNodes && tasks > maxNodes * perNode && std::getenv("SLURM_JOB_ID")) {
+      slurmLog(LogLevel::Warning, counts + " with the maximum number of requested nodes " + std::to_string(maxNodes) +
+                                      ". Ignoring --ntasks-per-node.");
+      store_->reset(*perNodeOption);
+    }
+  } else if (minNodes && perNode != tasks / minNodes) {
+    if (tasks > perNode)
+      slurmLog(LogLevel::Info, "Warning: " + counts + " with the number of requested nodes " + std::to_string(minNodes) +
+                                   ". Ignoring --ntasks-per-node.");
+    store_->reset(*perNodeOption);
+  }
 }
 
 int ClientOptions::verifyX11() {

@@ -60,8 +60,10 @@ class ClientOptions {
   };
   FirstPass firstPass(const std::vector<std::string>& args);
 
-  // _opt_verify: fewer tasks (-n) than nodes (-N) sets the node count to
-  // the task count, with Slurm's warning. The last -N given is changed.
+  // _opt_verify, with a task and a node count in force: fewer tasks (-n)
+  // than nodes (-N) sets the node count to the task count, with Slurm's
+  // warning (the last -N given is changed); then srun's --ntasks-per-node
+  // rules of the release (verifyTasksPerNode).
   void verifyTaskCount();
 
   // _opt_verify: --x11 (srun, salloc) reads DISPLAY as x11_get_display
@@ -95,8 +97,18 @@ class ClientOptions {
   // Records a built-in option; returns the command's exit status when
   // Slurm refuses its value (with Slurm's message logged), else 0.
   int setBuiltin(const BuiltinOption& opt, const char* arg, const char* source);
+  // A built-in option set (by its variable, the command line or the
+  // script): kept in builtins() and reported to Node.
+  void recordBuiltin(const BuiltinOption& opt, const char* value, const char* source);
 
   void recordFilterChange(const BuiltinOption& opt, const char* value, bool reset);
+  // The last setting of a built-in option (the one in force), or null.
+  BuiltinSetting* lastBuiltin(const char* name);
+  // srun's --ntasks-per-node against the task and node counts in force
+  // (releases.json: ntasksPerNodeAgainstMaximum, envNtasksYieldsToNtasksPerNode):
+  // the option or the task count is dropped (slurm_option_reset), with
+  // Slurm's warning where it gives one.
+  void verifyTasksPerNode(long tasks, long minNodes, long maxNodes);
 
   Stack& stack_;
   Command command_;

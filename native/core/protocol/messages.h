@@ -77,7 +77,7 @@ constexpr char kReady[] = "ready";
 constexpr char kCommandExit[] = "commandExit";
 // The answer to local_user_init, post_submit, mpi_prelaunch and mpi_fini; when local_user_init failed, the status srun exits with (error_exit); env: the variables client_prelaunch gives every task; environ: srun's environment after local_user_init.
 constexpr char kResult[] = "result";
-// A built-in option of the command, as it was given, or as a cli_filter plugin set it ('cli_filter') or put it back to its default ('reset').
+// A built-in option of the command, as it was given (by its variable, 'env'; the command line, 'argv'; sbatch's script, 'script'), or as a cli_filter plugin set it ('cli_filter'), or put back to its default ('reset': by a cli_filter plugin, or by the command's own checks, as srun drops a --ntasks-per-node it cannot honor).
 constexpr char kBuiltin[] = "builtin";
 // What the command's getopt prints.
 constexpr char kConsole[] = "console";

@@ -118,7 +118,7 @@ std::optional<std::string> nodeRangeError(const char* text) {
   return std::nullopt;
 }
 
-std::optional<long> nodeCountMinimum(const char* text) {
+std::optional<NodeCountRange> nodeCountRange(const char* text) {
   if (!text) return std::nullopt;
   const char* rest;
   if (const char* dash = std::strchr(text, '-')) {
@@ -129,11 +129,17 @@ std::optional<long> nodeCountMinimum(const char* text) {
     if (!blank(rest)) return std::nullopt;
     if (lo < 0) lo = 1;
     if (hi != 0 && hi < lo) return std::nullopt;
-    return lo;
+    return NodeCountRange{lo, hi};
   }
   long n = nodesOf(text, &rest);
   if (!blank(rest) || n < 0) return std::nullopt;
-  return n;
+  return NodeCountRange{n, n};
+}
+
+std::optional<long> nodeCountMinimum(const char* text) {
+  auto range = nodeCountRange(text);
+  if (!range) return std::nullopt;
+  return range->min;
 }
 
 std::optional<long> timeStringSeconds(const char* text) {

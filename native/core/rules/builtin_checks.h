@@ -25,7 +25,14 @@ std::optional<BuiltinValueError> checkBuiltinValue(const char* name, const char*
 // minutes (time_str2mins); callers that want Slurm's limit do that.
 std::optional<long> timeStringSeconds(const char* text);
 
-// A node count as -N takes it: "N" or "MIN-MAX" (k/m suffixes); the minimum.
+// A node count as -N takes it (verify_node_count): "N" (the minimum and the
+// maximum) or "MIN-MAX" (k/m suffixes; a MAX of 0 is none).
+struct NodeCountRange {
+  long min;
+  long max;
+};
+std::optional<NodeCountRange> nodeCountRange(const char* text);
+// Its minimum.
 std::optional<long> nodeCountMinimum(const char* text);
 
 }  // namespace plugstack

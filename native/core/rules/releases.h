@@ -43,6 +43,18 @@ struct Client {
   // More nodes than tasks: 'can't run N processes on M nodes' is a warning() (true) or an
   // info("Warning: ...") (false).
   bool nodeCountWarning;
+  // srun with a node count and a task count and --ntasks-per-node (_opt_verify): the task count is
+  // held against --ntasks-per-node times the maximum node count, and only inside a job
+  // (SLURM_JOB_ID set) is a larger one warned of ('can't honor ... with the maximum number of
+  // requested nodes M', a warning()) and --ntasks-per-node dropped (24.11; -m pack's variant not
+  // emulated); or --ntasks-per-node is dropped whenever it differs from the tasks divided by the
+  // minimum node count, with an info("Warning: can't honor ... with the number of requested nodes
+  // M") when the tasks are more than it (22.05).
+  bool ntasksPerNodeAgainstMaximum;
+  // srun: a task count from the environment (SLURM_NTASKS) is dropped when --ntasks-per-node is
+  // set and the node count is not from the environment; the tasks are then --ntasks-per-node times
+  // the nodes (24.11).
+  bool envNtasksYieldsToNtasksPerNode;
   // sbatch writes its job name (-J, else 'wrap' with --wrap, else the script's base name) into its
   // own environment as SLURM_JOB_NAME while checking its options, after cli_filter's pre_submit
   // and before init_post_opt (22.05, _opt_verify).
@@ -72,8 +84,8 @@ struct Client {
 };
 
 constexpr Client kClient[kCount] = {
-    {true, false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary,gres-flags", true, true, true, true},  // 24.11
-    {false, true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false, false},  // 22.05
+    {true, true, true, false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary,gres-flags", true, true, true, true},  // 24.11
+    {false, false, false, true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false, false},  // 22.05
 };
 
 inline const Client& client(const SlurmVersion& v) { return kClient[releaseIndex(v)]; }
