@@ -319,7 +319,8 @@ export async function start(dir, plugstack, release = '22.05') {
 /** Is this executable the daemon of this cluster's release? */
 function daemonExe(dir, names) {
   const state = readState(dir);
-  const prefix = state.root ?? '';
+  // /proc/<pid>/exe names the real path: a root reached through a symbolic link is compared by its own.
+  const prefix = state.root ? fs.realpathSync(state.root) : '';
   return (exe) => names.some((n) => exe === `${prefix}/usr/sbin/${n}`);
 }
 
