@@ -99,14 +99,18 @@ struct Step {
   // A failing task_init_privileged ends the child with fatal(), which is exit(1) and runs plugin
   // ELF destructors (24.11); 22.05 calls _exit(1).
   bool taskInitPrivilegedFatal;
+  // A task that cannot be released (its child is gone: the write to its barrier fails) is logged
+  // as 'exec_wait_signal_child: write(fd:N) to unblock task T failed' (24.11), or as 'write to
+  // unblock task T failed: <strerror>' (22.05).
+  bool unblockFailureNamesFd;
   // The remote option pass skips options already handled from the launch request (24.05 and
   // later); 22.05 calls their callbacks again.
   bool remoteOptionsSkipHandled;
 };
 
 constexpr Step kStep[kCount] = {
-    {true, true, true},  // 24.11
-    {false, false, false},  // 22.05
+    {true, true, true, true},  // 24.11
+    {false, false, false, false},  // 22.05
 };
 
 inline const Step& step(const SlurmVersion& v) { return kStep[releaseIndex(v)]; }

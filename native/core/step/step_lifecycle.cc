@@ -247,9 +247,13 @@ bool StepLifecycle::postForkAndRelease() {
   // Release the barrier, task by task.
   for (auto& t : tasks_) {
     char go = '\0';
-    if (write(t.barrier, &go, 1) != 1)
-      slurmLog(LogLevel::Error, "write to unblock task " + std::to_string(t.index) +
-                                    " failed: " + std::strerror(errno));
+    if (write(t.barrier, &go, 1) != 1) {
+      if (releases::step(stack_.version()).unblockFailureNamesFd)
+        slurmLog(LogLevel::Error, "exec_wait_signal_child: write(fd:" + std::to_string(t.barrier) +
+                                      ") to unblock task " + std::to_string(t.index) + " failed");
+      else
+        slurmLog(LogLevel::Error, "write to unblock task " + std::to_string(t.index) + " failed: " + std::strerror(errno));
+    }
     containment::closeOwned(&t.barrier);
   }
   return true;
