@@ -3,6 +3,7 @@
 // the addon does those three things and nothing else. The descriptors are
 // close-on-exec; Node wraps its ends in net.Socket.
 #include "descriptors.h"
+#include "system_error.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -15,19 +16,11 @@
 
 namespace {
 
-Napi::Value systemError(Napi::Env env, const char* call, int e) {
-  Napi::Error error = Napi::Error::New(env, std::string(call) + ": " + std::strerror(e));
-  error.Set("errno", Napi::Number::New(env, e));
-  error.Set("syscall", Napi::String::New(env, call));
-  error.ThrowAsJavaScriptException();
-  return env.Undefined();
-}
-
 // socketPair() -> [fd, fd]: a connected unix stream socketpair.
 Napi::Value SocketPair(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return systemError(env, "socketpair", errno);
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return throwSystemError(env, "socketpair", errno);
   Napi::Array out = Napi::Array::New(env, 2);
   out.Set(0u, sv[0]);
   out.Set(1u, sv[1]);
@@ -68,10 +61,10 @@ Napi::Value SendWithDescriptors(const Napi::CallbackInfo& info) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       struct pollfd p = {fd, POLLOUT, 0};
-      if (poll(&p, 1, 10000) <= 0) return systemError(env, "sendmsg", ETIMEDOUT);
+      if (poll(&p, 1, 10000) <= 0) return throwSystemError(env, "sendmsg", ETIMEDOUT);
       continue;
     }
-    if (n < 0) return systemError(env, "sendmsg", errno);
+    if (n < 0) return throwSystemError(env, "sendmsg", errno);
     sent += static_cast<size_t>(n);
   }
   return env.Undefined();

@@ -13,6 +13,7 @@
 // Node does not reap a child it did not start (libuv waits for its own
 // pids only), so reapProcess() is here too.
 #include "spawn.h"
+#include "system_error.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -26,14 +27,6 @@
 #include <vector>
 
 namespace {
-
-Napi::Value systemError(Napi::Env env, const char* call, int e) {
-  Napi::Error error = Napi::Error::New(env, std::string(call) + ": " + std::strerror(e));
-  error.Set("errno", Napi::Number::New(env, e));
-  error.Set("syscall", Napi::String::New(env, call));
-  error.ThrowAsJavaScriptException();
-  return env.Undefined();
-}
 
 std::vector<std::string> strings(const Napi::Array& list) {
   std::vector<std::string> out;
@@ -79,14 +72,14 @@ Napi::Value SpawnDetached(const Napi::CallbackInfo& info) {
   std::vector<std::string> argvText = strings(info[1].As<Napi::Array>());
   std::vector<std::string> envText = strings(info[2].As<Napi::Array>());
   int fd = info[3].As<Napi::Number>().Int32Value();
-  if (fd < 3) return systemError(env, "spawnDetached", EBADF);
+  if (fd < 3) return throwSystemError(env, "spawnDetached", EBADF);
 
   // A dup2 onto itself would leave close-on-exec set (older glibc does not
   // clear it): hand over a copy numbered above 3 instead.
   int source = fd;
   if (fd == 3) {
     source = fcntl(fd, F_DUPFD_CLOEXEC, 4);
-    if (source < 0) return systemError(env, "fcntl", errno);
+    if (source < 0) return throwSystemError(env, "fcntl", errno);
   }
 
   SpawnSetup setup;
@@ -114,7 +107,7 @@ Napi::Value SpawnDetached(const Napi::CallbackInfo& info) {
   // the parent resumes), not as an exit status of 127.
   int rc = posix_spawn(&pid, file.c_str(), &setup.actions, &setup.attr, argv.data(), envp.data());
   if (source != fd) close(source);
-  if (rc != 0) return systemError(env, "posix_spawn", rc);
+  if (rc != 0) return throwSystemError(env, "posix_spawn", rc);
   return Napi::Number::New(env, pid);
 }
 
@@ -127,12 +120,12 @@ Napi::Value ReapProcess(const Napi::CallbackInfo& info) {
     return env.Undefined();
   }
   pid_t pid = static_cast<pid_t>(info[0].As<Napi::Number>().Int32Value());
-  if (pid <= 0) return systemError(env, "waitpid", EINVAL);
+  if (pid <= 0) return throwSystemError(env, "waitpid", EINVAL);
   int status = 0;
   pid_t r;
   do r = waitpid(pid, &status, WNOHANG);
   while (r < 0 && errno == EINTR);
-  if (r < 0) return systemError(env, "waitpid", errno);
+  if (r < 0) return throwSystemError(env, "waitpid", errno);
   if (r == 0) return env.Null();
   return Napi::Number::New(env, status);
 }
