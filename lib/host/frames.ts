@@ -17,8 +17,8 @@ export function encodeFrame(message: unknown): Buffer {
 /**
  * Accumulates bytes and hands out complete frames, parsed. Each body is
  * decoded where it lies in the chunk (no Buffer made per frame); the bytes
- * of an incomplete frame wait as the chunks they came in, joined once the
- * frame is whole (a large frame read in many chunks is copied once).
+ * of an incomplete frame wait, copied (a chunk may be a buffer its reader
+ * fills again), and are joined once the frame is whole.
  */
 export class FrameDecoder {
   private pending: Buffer[] = [];
@@ -30,7 +30,7 @@ export class FrameDecoder {
   push(chunk: Buffer): unknown[] {
     let bytes = chunk;
     if (this.pendingBytes > 0) {
-      this.pending.push(chunk);
+      this.pending.push(Buffer.from(chunk));
       this.pendingBytes += chunk.length;
       if (this.pendingBytes < 4) return [];
       if (this.need === 0) this.need = 4 + readLength(this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, 4));
@@ -49,7 +49,7 @@ export class FrameDecoder {
       at += 4 + len;
     }
     if (at < bytes.length) {
-      const rest = bytes.subarray(at);
+      const rest = Buffer.from(bytes.subarray(at));
       this.pending.push(rest);
       this.pendingBytes = rest.length;
       if (rest.length >= 4) this.need = 4 + readLength(rest);

@@ -314,7 +314,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       }
       return true;
     };
-    channel.on('data', (chunk: Buffer) => {
+    const read = (chunk: Buffer): void => {
       if (fault?.kind === 'protocol') return;
       let frames: unknown[];
       try {
@@ -329,7 +329,9 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
           if (!take(frame)) return;
         } else for (const value of frame) if (!take(value)) return;
       }
-    });
+    };
+    if (child.readEvents) child.readEvents(read);
+    else channel.on('data', read);
     // The host may die before reading the request; that is reported from
     // its exit status, not as a write error.
     channel.on('error', () => {});

@@ -51,6 +51,13 @@ export interface HostChild {
    * once, before the host's own hello (it is read once the host is ready).
    */
   readonly checkedExecutable?: boolean;
+  /**
+   * Hands the host's events to `reader` as they are read, each chunk valid
+   * only during the call (a zygote's host reads them into one buffer,
+   * without a stream's work per read: a 64-task step reads about 300
+   * times). Absent: they come as the events socket's 'data'.
+   */
+  readEvents?(reader: (chunk: Buffer) => void): void;
   on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): this;
   on(event: 'exit' | 'close', listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
   /** The process runs (its pid is known from then on). */
@@ -101,6 +108,23 @@ class ZygoteChild extends EventEmitter implements HostChild {
   checkedExecutable = false;
   private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private open: number;
+  /** Who takes the events; until there is one (a host started ahead), they wait here as copies. */
+  private reader: ((chunk: Buffer) => void) | undefined;
+  private early: Buffer[] = [];
+
+  /** The events socket's onread callback: the chunk is the shared buffer's first n bytes. */
+  readonly onEvents = (n: number, buffer: Buffer): void => {
+    const chunk = buffer.subarray(0, n);
+    if (this.reader) this.reader(chunk);
+    else this.early.push(Buffer.from(chunk));
+  };
+
+  readEvents(reader: (chunk: Buffer) => void): void {
+    this.reader = reader;
+    const early = this.early;
+    this.early = [];
+    for (const chunk of early) reader(chunk);
+  }
 
   constructor(sockets: { stdin: net.Socket | null; stdout: net.Socket; stderr: net.Socket; events: net.Socket; commands: net.Socket }) {
     super();
@@ -351,13 +375,21 @@ class Zygote {
     const socket = (fd: number, readable: boolean, writable: boolean) => new net.Socket({ fd, readable, writable });
     let k = 0;
     const stdin = options.stdin ? socket(ours[k++]!, false, true) : null;
-    const child = new ZygoteChild({
-      stdin,
-      stdout: socket(ours[k++]!, true, false),
-      stderr: socket(ours[k++]!, true, false),
-      events: socket(ours[k++]!, true, true),
-      commands: socket(ours[k++]!, true, true),
-    });
+    const stdout = socket(ours[k++]!, true, false);
+    const stderr = socket(ours[k++]!, true, false);
+    // The events are read into one buffer and handed on (readEvents), not
+    // pushed through a stream. Nothing is read before the child below
+    // exists: reads come from the event loop, after this returns.
+    let child: ZygoteChild | undefined;
+    const onread: net.OnReadOpts = {
+      buffer: eventsBuffer,
+      callback: (n, buffer) => {
+        child!.onEvents(n, buffer as Buffer);
+        return true;
+      },
+    };
+    const events = new net.Socket({ fd: ours[k++]!, readable: true, writable: true, onread } as net.SocketConstructorOpts);
+    child = new ZygoteChild({ stdin, stdout, stderr, events, commands: socket(ours[k++]!, true, true) });
     const id = this.nextId++;
     const request = checkCommand('zygote', {
       t: 'fork',
@@ -389,6 +421,12 @@ class Zygote {
 export function processIdentity(): string {
   return [process.getuid?.(), process.geteuid?.(), process.getgid?.(), process.getegid?.(), process.getgroups?.().join(','), process.umask()].join(' ');
 }
+
+/**
+ * What every zygote-forked host's events are read into: each read is handed
+ * on (and what is kept of it copied) before the next, on Node's one thread.
+ */
+const eventsBuffer = Buffer.allocUnsafe(64 * 1024);
 
 let zygote: Zygote | undefined;
 /** Executables whose zygote ended before it said hello (not a plugstack-host that has one): always spawned. */
