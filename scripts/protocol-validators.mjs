@@ -86,6 +86,10 @@ export function generateValidators(catalogue, header) {
       .map(([name, m]) => [name, w.function({ object: m.fields }, ['t'])]);
   const events = table(catalogue.events);
   const commands = table(catalogue.commands);
+  // A role's request: the fields every request has, then the role's own.
+  const requests = Object.entries(catalogue.requests)
+    .filter(([name]) => name !== 'doc')
+    .map(([name, fields]) => [name, w.function({ object: { ...catalogue.types.stackRequest.object, ...fields } })]);
   const out = [header, '/* eslint-disable */', ''];
   out.push('type Valid = (v: any) => boolean;', '');
   out.push('/** Key sets and enum sets the validators test against. */');
@@ -100,5 +104,6 @@ export function generateValidators(catalogue, header) {
   };
   map('EVENT_VALIDATORS', 'Whether an event of this type is well formed (its "t" is not tested).', events);
   map('COMMAND_VALIDATORS', 'Whether a command of this type is well formed (its "t" is not tested).', commands);
+  map('REQUEST_VALIDATORS', "Whether a role's request is well formed.", requests);
   return out.join('\n');
 }

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FrameDecoder } from '../lib/host/frames.js';
 import { runHost } from '../lib/host/host-process.js';
-import { eventError, eventVerdicts, PROTOCOL_VERSION } from '../lib/host/protocol.js';
+import { eventError, eventVerdicts, PROTOCOL_VERSION, requestVerdicts, type HostRole } from '../lib/host/protocol.js';
 import { Plugstack } from '../lib/plugstack.js';
 import { compilePlugin, repoRoot, tempDir, writeFile } from './helpers/plugins.js';
 
@@ -203,6 +203,64 @@ describe('the generated validators', () => {
       agree({ ...event, surplus: 1 }, `${event.t} with an unknown field`);
     }
     expect(compared).toBeGreaterThan(500);
+  });
+});
+
+describe('the generated request validators', () => {
+  it('agree with the checks on requests and on every one-field change of them', () => {
+    const base = { conf: '/etc/slurm/plugstack.conf', context: 'remote', slurmVersion: '24.11', pluginDirs: ['/usr/lib/slurm'] };
+    const requests: [HostRole, Record<string, unknown>][] = [
+      ['inspect', base],
+      ['job_script', { ...base, context: 'job_script', mode: 'prolog' }],
+      [
+        'stepd',
+        {
+          ...base,
+          step: {
+            jobId: 1,
+            stepId: 0,
+            nnodes: 1,
+            nodeId: 0,
+            nodeName: 'node0',
+            ntasks: 2,
+            tasks: [{ gtid: 0 }, { gtid: 1 }],
+            uid: 0,
+            gid: 0,
+            argv: ['true'],
+            env: ['A=1'],
+            cwd: '/',
+            options: [{ plugin: 'hello', name: 'greeting', value: null }],
+            stdin: [null, 'x'],
+            mpi: { type: 'pmi2', nodeList: 'node0', layout: [[0, 1]] },
+          },
+        },
+      ],
+    ];
+    const odd: unknown[] = [undefined, null, -1, 1.5, 'x', true, [], {}, [1], { a: 1 }];
+    let compared = 0;
+    const agree = (role: HostRole, value: Record<string, unknown>, what: string) => {
+      const v = requestVerdicts(role, value);
+      expect(v.valid, `${role} ${what}: ${v.error}`).toBe(v.error === undefined);
+      compared++;
+    };
+    for (const [role, request] of requests) {
+      agree(role, request, 'as made');
+      expect(requestVerdicts(role, request).error).toBeUndefined();
+      const step = request.step as Record<string, unknown> | undefined;
+      for (const key of Object.keys(request)) {
+        for (const value of odd) agree(role, { ...request, [key]: value }, `${key} = ${JSON.stringify(value)}`);
+        const { [key]: _gone, ...rest } = request;
+        agree(role, rest, `without ${key}`);
+      }
+      if (step)
+        for (const key of Object.keys(step)) {
+          for (const value of odd) agree(role, { ...request, step: { ...step, [key]: value } }, `step.${key} = ${JSON.stringify(value)}`);
+          const { [key]: _gone, ...rest } = step;
+          agree(role, { ...request, step: rest }, `without step.${key}`);
+        }
+      agree(role, { ...request, surplus: 1 }, 'with an unknown field');
+    }
+    expect(compared).toBeGreaterThan(100);
   });
 });
 

@@ -14,7 +14,7 @@ import {
   type HostRole,
   type RoleRequests,
 } from './protocol.generated.js';
-import { COMMAND_VALIDATORS, EVENT_VALIDATORS } from './validators.generated.js';
+import { COMMAND_VALIDATORS, EVENT_VALIDATORS, REQUEST_VALIDATORS } from './validators.generated.js';
 
 export * from './protocol.generated.js';
 
@@ -182,6 +182,11 @@ export function eventVerdicts(value: Record<string, unknown> & { t: string }): {
   return m && { valid: m.valid(value), error: m.check(value, value.t) };
 }
 
+/** Both verdicts on a role's request, as eventVerdicts gives them for an event; a test holds them to agree. */
+export function requestVerdicts(role: HostRole, value: unknown): { valid: boolean; error: string | undefined } {
+  return { valid: REQUEST_VALIDATORS[role]!(value), error: requestCheck(role)!(value, `${role} request`) };
+}
+
 /** What is wrong with a host's hello, or undefined: the first frame of every host. */
 export function helloError(role: ProcessRole, event: HostEvent): string | undefined {
   if (event.t !== 'hello') return `the first event is "${event.t}", not "hello"`;
@@ -195,6 +200,8 @@ export function helloError(role: ProcessRole, event: HostEvent): string | undefi
  * one is a plugstack bug, thrown before it reaches the host.
  */
 export function checkRequest<R extends HostRole>(role: R, request: RoleRequests[R]): RoleRequests[R] {
+  // The generated validator answers first; the checks say what is wrong.
+  if (Object.hasOwn(REQUEST_VALIDATORS, role) && REQUEST_VALIDATORS[role]!(request)) return request;
   const check = requestCheck(role);
   const e = check ? check(request, `${role} request`) : `unknown role ${role}`;
   if (e) throw new PlugstackError('HOST_PROTOCOL', `plugstack built a malformed ${role} request: ${e}`);
@@ -207,7 +214,9 @@ export function checkCommand(role: ProcessRole, command: HostCommand): HostComma
     ? `unknown command ${command.t}`
     : m.roles !== 'all' && !m.roles.includes(role)
       ? `a ${role} host takes no "${command.t}" command`
-      : m.check(command, command.t);
+      : m.valid(command)
+        ? undefined
+        : (m.check(command, command.t) ?? `${command.t} is malformed`);
   if (e) throw new PlugstackError('HOST_PROTOCOL', `plugstack built a malformed command: ${e}`);
   return command;
 }

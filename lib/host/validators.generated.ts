@@ -23,6 +23,15 @@ const C: ReadonlySet<unknown>[] = [
   new Set(["argv","env","script","cli_filter","reset"]),
   new Set(["stdout","stderr"]),
   new Set(["forward","cancel","time_limit"]),
+  new Set(["local","remote","allocator","slurmd","job_script"]),
+  new Set(["local","remote","allocator","slurmd","job_script"]),
+  new Set(["local","remote","allocator","slurmd","job_script"]),
+  new Set(["srun","sbatch","salloc"]),
+  new Set(["5.1","5.3","5.4"]),
+  new Set(["local","remote","allocator","slurmd","job_script"]),
+  new Set(["restore","create","delete","send_stepd"]),
+  new Set(["local","remote","allocator","slurmd","job_script"]),
+  new Set(["prolog","epilog"]),
 ];
 
 /** One validator per message and per shared type; they call each other by index. */
@@ -1315,6 +1324,437 @@ const F: Valid[] = [
     }
     return true;
   },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
+    x = v["conf"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["context"];
+    if (x === undefined || !(C[18]!.has(x))) return false;
+    x = v["slurmVersion"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["pluginDirs"];
+    if (x === undefined || !(F[98]!(x))) return false;
+    x = v["scanOnly"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "scanOnly": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
+    x = v["conf"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["context"];
+    if (x === undefined || !(C[19]!.has(x))) return false;
+    x = v["slurmVersion"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["pluginDirs"];
+    if (x === undefined || !(F[100]!(x))) return false;
+    x = v["step"];
+    if (x === undefined || !(F[101]!(x))) return false;
+    for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
+    x = v["jobId"];
+    if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["stepId"];
+    if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["nnodes"];
+    if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["nodeId"];
+    if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["nodeName"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["ntasks"];
+    if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["tasks"];
+    if (x === undefined || !(F[102]!(x))) return false;
+    x = v["cpus"];
+    if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["cpusPerTask"];
+    if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["uid"];
+    if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["gid"];
+    if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["user"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["gids"];
+    if (x !== undefined && !(F[104]!(x))) return false;
+    x = v["argv"];
+    if (x === undefined || !(F[105]!(x))) return false;
+    x = v["env"];
+    if (x !== undefined && !(F[106]!(x))) return false;
+    x = v["cwd"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["options"];
+    if (x !== undefined && !(F[107]!(x))) return false;
+    x = v["srunCommPort"];
+    if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["launchNodeAddress"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["workingCluster"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["arrayJobId"];
+    if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["arrayTaskId"];
+    if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["jobMem"];
+    if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["stepMem"];
+    if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["jobAllocCores"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["stepAllocCores"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["oomKillStep"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    x = v["stdin"];
+    if (x !== undefined && !(F[109]!(x))) return false;
+    x = v["taskProlog"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["taskEpilog"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["userTaskProlog"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["userTaskEpilog"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["job"];
+    if (x !== undefined && !(F[78]!(x))) return false;
+    x = v["jobContainer"];
+    if (x !== undefined && !(F[110]!(x))) return false;
+    x = v["mpi"];
+    if (x !== undefined && !(F[114]!(x))) return false;
+    for (const key in v) switch (key) { case "jobId": case "stepId": case "nnodes": case "nodeId": case "nodeName": case "ntasks": case "tasks": case "cpus": case "cpusPerTask": case "uid": case "gid": case "user": case "gids": case "argv": case "env": case "cwd": case "options": case "srunCommPort": case "launchNodeAddress": case "workingCluster": case "arrayJobId": case "arrayTaskId": case "jobMem": case "stepMem": case "jobAllocCores": case "stepAllocCores": case "oomKillStep": case "stdin": case "taskProlog": case "taskEpilog": case "userTaskProlog": case "userTaskEpilog": case "job": case "jobContainer": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(F[103]!(x))) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
+    x = v["gtid"];
+    if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
+    for (const key in v) switch (key) { case "gtid": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!((Number.isSafeInteger(x) && x >= 0))) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(F[108]!(x))) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
+    x = v["plugin"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["name"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["value"];
+    if (x === undefined || !((x === null || typeof x === 'string'))) return false;
+    for (const key in v) switch (key) { case "plugin": case "name": case "value": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!((x === null || typeof x === 'string'))) return false;
+    }
+    return true;
+  },
+  function (v) {
+  return F[111]!(v);
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
+    x = v["types"];
+    if (x === undefined || !(F[112]!(x))) return false;
+    x = v["file"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["line"];
+    if (x === undefined || !(Number.isSafeInteger(x))) return false;
+    x = v["prologFlags"];
+    if (x !== undefined && !(F[113]!(x))) return false;
+    x = v["containSpank"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    x = v["spoolDir"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["slurmConf"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["recover"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    x = v["stepdData"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["stepdSendFailed"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    for (const key in v) switch (key) { case "types": case "file": case "line": case "prologFlags": case "containSpank": case "spoolDir": case "slurmConf": case "recover": case "stepdData": case "stepdSendFailed": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
+    x = v["type"];
+    if (x === undefined || !((x === null || typeof x === 'string'))) return false;
+    x = v["nodeList"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["layout"];
+    if (x === undefined || !(F[115]!(x))) return false;
+    x = v["taskDist"];
+    if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["pmiTrace"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    x = v["conf"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["slurmdFailed"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    for (const key in v) switch (key) { case "type": case "nodeList": case "layout": case "taskDist": case "pmiTrace": case "conf": case "slurmdFailed": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(F[116]!(x))) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!((Number.isSafeInteger(x) && x >= 0))) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
+    x = v["conf"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["context"];
+    if (x === undefined || !(C[20]!.has(x))) return false;
+    x = v["slurmVersion"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["pluginDirs"];
+    if (x === undefined || !(F[118]!(x))) return false;
+    x = v["command"];
+    if (x === undefined || !(C[21]!.has(x))) return false;
+    x = v["argv"];
+    if (x === undefined || !(F[119]!(x))) return false;
+    x = v["checkOnly"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    x = v["allowSpecResources"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    x = v["memoryConsumable"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    x = v["multipleSharingGres"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    x = v["cliFilter"];
+    if (x !== undefined && !(F[120]!(x))) return false;
+    x = v["mpi"];
+    if (x !== undefined && !(F[122]!(x))) return false;
+    for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "command": case "argv": case "checkOnly": case "allowSpecResources": case "memoryConsumable": case "multipleSharingGres": case "cliFilter": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
+    x = v["plugins"];
+    if (x === undefined || !(F[121]!(x))) return false;
+    x = v["slurmConf"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["file"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["line"];
+    if (x === undefined || !(Number.isSafeInteger(x))) return false;
+    x = v["clusterName"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["luaVersion"];
+    if (x === undefined || !(C[22]!.has(x))) return false;
+    x = v["userDefaults"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["strict"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    for (const key in v) switch (key) { case "plugins": case "slurmConf": case "file": case "line": case "clusterName": case "luaVersion": case "userDefaults": case "strict": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
+    x = v["default"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["file"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["line"];
+    if (x === undefined || !(Number.isSafeInteger(x))) return false;
+    for (const key in v) switch (key) { case "default": case "file": case "line": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
+    x = v["conf"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["context"];
+    if (x === undefined || !(C[23]!.has(x))) return false;
+    x = v["slurmVersion"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["pluginDirs"];
+    if (x === undefined || !(F[124]!(x))) return false;
+    x = v["mpiCheck"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    x = v["mpiConf"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["jobContainerCheck"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    x = v["jobContainer"];
+    if (x !== undefined && !(F[110]!(x))) return false;
+    x = v["jobContainerOp"];
+    if (x !== undefined && !(F[125]!(x))) return false;
+    for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mpiCheck": case "mpiConf": case "jobContainerCheck": case "jobContainer": case "jobContainerOp": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
+    x = v["op"];
+    if (x === undefined || !(C[24]!.has(x))) return false;
+    x = v["jobId"];
+    if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["uid"];
+    if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
+    for (const key in v) switch (key) { case "op": case "jobId": case "uid": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
+    x = v["conf"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["context"];
+    if (x === undefined || !(C[25]!.has(x))) return false;
+    x = v["slurmVersion"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
+    x = v["pluginDirs"];
+    if (x === undefined || !(F[127]!(x))) return false;
+    x = v["mode"];
+    if (x === undefined || !(C[26]!.has(x))) return false;
+    x = v["jobContainer"];
+    if (x !== undefined && !(F[110]!(x))) return false;
+    for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mode": case "jobContainer": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
 ];
 
 /** Whether an event of this type is well formed (its "t" is not tested). */
@@ -1379,4 +1819,13 @@ export const COMMAND_VALIDATORS: Readonly<Record<string, Valid>> = {
   "stop": F[93]!,
   "signal": F[94]!,
   "fork": F[95]!,
+};
+
+/** Whether a role's request is well formed. */
+export const REQUEST_VALIDATORS: Readonly<Record<string, Valid>> = {
+  "inspect": F[97]!,
+  "stepd": F[99]!,
+  "client": F[117]!,
+  "slurmd": F[123]!,
+  "job_script": F[126]!,
 };
