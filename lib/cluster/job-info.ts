@@ -99,6 +99,8 @@ export interface DescribeJob {
   chdir?: string;
   output?: string;
   error?: string;
+  /** sbatch -i. */
+  input?: string;
   cpusPerTask?: number;
   timeLimitMs?: number;
   /** sbatch --wrap. */
@@ -124,8 +126,9 @@ export function describeJob(d: DescribeJob): JobDescription {
   } else if (first !== undefined) {
     name ??= path.basename(first);
   }
-  // sbatch makes the output paths absolute against its working directory
-  // and reads the script's stdin from /dev/null; srun and salloc send none.
+  // sbatch makes its -i, -o and -e paths absolute against its working
+  // directory, the script's input /dev/null without -i; srun and salloc
+  // send none.
   const full = (file: string | undefined) => (file === undefined ? null : path.resolve(workDir, file));
   const batch = d.command === 'sbatch';
   return {
@@ -134,7 +137,7 @@ export function describeJob(d: DescribeJob): JobDescription {
     workDir,
     command,
     batch,
-    stdIn: batch ? '/dev/null' : null,
+    stdIn: batch ? (full(d.input) ?? '/dev/null') : null,
     stdOut: batch ? full(d.output) : null,
     stdErr: batch ? full(d.error) : null,
     cpusPerTask: d.cpusPerTask ?? 1,

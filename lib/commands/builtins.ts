@@ -14,6 +14,8 @@ export interface Builtins {
   /** --ntasks-per-node. */
   ntasksPerNode?: number;
   export?: string;
+  /** -i/--input. */
+  input?: string;
   verbose: number;
   quiet: boolean;
   wait: boolean;
@@ -85,6 +87,7 @@ export function readBuiltins(settings: BuiltinOptionSetting[]): Builtins {
   set('cpusPerTask', int(value('cpus-per-task')));
   set('ntasksPerNode', int(value('ntasks-per-node')));
   set('export', value('export'));
+  set('input', value('input'));
   set('output', value('output'));
   set('partition', value('partition'));
   set('error', value('error'));

@@ -40,6 +40,16 @@ const SIG = os.constants.signals;
 /** Why slurmctld drains a node whose batch step could not start its script. */
 const DRAIN_REASON = 'batch job complete failure';
 
+/** Whether this process (the job's user) can open the file for reading. */
+function readable(file: string): boolean {
+  try {
+    fs.closeSync(fs.openSync(file, 'r'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 
 export function runSbatch(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
   return withCommand(stack, 'sbatch', options, (run) => sbatch(stack, options, run));
@@ -169,8 +179,13 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const outputPath = (pattern: string) => batchFileName(pattern, fileIds, workdir, stack.slurmVersion);
   const stdoutFile = outputPath(b.output ?? 'slurm-%j.out');
   const stderrFile = b.error ? outputPath(b.error) : stdoutFile;
-  fs.writeFileSync(stdoutFile, '');
-  if (stderrFile !== stdoutFile) fs.writeFileSync(stderrFile, '');
+  // -i: the script reads this file, which slurmstepd opens before it makes
+  // the output files (one that does not open leaves none and fails the job).
+  const inputFile = b.input !== undefined ? outputPath(b.input) : undefined;
+  if (inputFile === undefined || readable(inputFile)) {
+    fs.writeFileSync(stdoutFile, '');
+    if (stderrFile !== stdoutFile) fs.writeFileSync(stderrFile, '');
+  }
   const output = new BatchOutput(stdoutFile, stderrFile);
 
   let io = false;
@@ -209,6 +224,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
       stepId: BATCH_STEP,
       job: jobRecordOf(job, stack.slurmVersion, { uid: process.getuid!(), gid: process.getgid!(), argv: [script], cwd: workdir }),
       cwd: workdir,
+      ...(inputFile !== undefined ? { input: { kind: 'file', path: inputFile } as const } : {}),
       recordCounts: { nnodes: 0, ntasks: ntasks ?? 0 },
       timeoutMs: run.timeoutMs,
       onEvent: (_node, e) => {
@@ -235,15 +251,19 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     result.jobScripts.push(...(inner.jobScripts ?? []));
   }
 
-  const status = batch.tasks[0]?.status ?? 0;
   const node = batch.nodes[0]!;
+  // A script whose input does not open never ran: the job's exit code is
+  // slurmstepd's error (ESLURMD_IO_ERROR, which scontrol shows as 0:53).
+  const ioFailed = node.failedAt === 'io';
+  const status = ioFailed ? node.launchRc : (batch.tasks[0]?.status ?? 0);
   // A batch step whose slurmstepd died never completes: the job would run
   // until cancelled; plugstack cancels it.
   if (node.failedAt === 'host' && !ended) {
     ended = 'CANCELLED';
     console.log('error', `slurmstepd of batch job ${job.id} died on ${node.name}: on a cluster the job would stay RUNNING until cancelled; plugstack cancelled it`, 'plugstack');
   }
-  const launchFailed = node.failedAt !== null && node.failedAt !== 'host';
+  // (slurmctld does not drain the node for the input that did not open.)
+  const launchFailed = node.failedAt !== null && node.failedAt !== 'host' && !ioFailed;
   result.job = {
     jobId: job.id,
     state: ended ?? (status === 0 && node.launchRc === 0 ? 'COMPLETED' : 'FAILED'),
@@ -263,7 +283,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     result.job.state = 'FAILED';
     result.job.reason = 'Prolog failure';
   }
-  result.output = { file: stdoutFile, text: fs.readFileSync(stdoutFile, 'utf8') };
+  if (fs.existsSync(stdoutFile)) result.output = { file: stdoutFile, text: fs.readFileSync(stdoutFile, 'utf8') };
 
   if (b.wait) {
     const code = (status & 0x7f) === 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f);

@@ -25,7 +25,9 @@ export type TaskInputPlan =
   /** Only this task (global id) reads srun's standard input. */
   | { kind: 'one'; task: number }
   /** Each task opens the file this pattern names on its node. */
-  | { kind: 'perTask'; pattern: string };
+  | { kind: 'perTask'; pattern: string }
+  /** Each task opens this file (a batch script's sbatch -i, its name already made by slurmstepd's rules). */
+  | { kind: 'file'; path: string };
 
 export interface InputIds {
   jobId: number;
@@ -161,6 +163,8 @@ export function nodeStdin(
       return node.gtids.map((g) => (g === plan.task ? null : '/dev/null'));
     case 'perTask':
       return node.gtids.map((gtid) => taskInputFile(plan.pattern, { gtid, nodeId: node.nodeId, nodeName: node.name, ...step }));
+    case 'file':
+      return node.gtids.map(() => plan.path);
   }
 }
 

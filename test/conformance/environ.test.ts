@@ -59,11 +59,14 @@ export const environScenarios: Scenario[] = [
   // A batch job's files reach its prolog and epilog through the job's credential.
   { name: "environ: sbatch -o job.out -e job.err --wrap 'srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['-o', 'job.out', '-e', 'job.err', '--wrap', 'srun -n 1 true'], env: CALLER },
   { name: 'environ: salloc -c 2 srun -n 1 -c 1 true', fixture: 'environ.c', stack: environ(), command: 'salloc', args: ['-c', '2', 'srun', '-n', '1', '-c', '1', 'true'], env: CALLER },
+  // sbatch -i: the script reads the file, and the credential names it.
+  { name: "environ: sbatch -i in.txt --wrap 'read line; srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['-i', 'in.txt', '--wrap', 'read line; srun -n 1 true'], env: CALLER },
 ];
 
 /** Files a scenario's commands expect in their working directory. */
 const FILES: Record<string, Record<string, string>> = {
   'environ: sbatch job.sh one two': { 'job.sh': '#!/bin/sh\nsrun -n 1 true\n' },
+  "environ: sbatch -i in.txt --wrap 'read line; srun -n 1 true'": { 'in.txt': 'a line\n' },
 };
 
 /** Values that differ from run to run, or between the two sides' directories. */
