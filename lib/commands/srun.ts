@@ -375,9 +375,10 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
 
   // srun's own environment after local_user_init (the option variables, the
   // job's, and whatever a plugin set there) is what the step is launched with.
-  // --export, else SRUN_EXPORT_ENV, else SLURM_EXPORT_ENV (an sbatch --export
-  // other than ALL leaves it in the job for its sruns).
-  const exportOption = b.export ?? env.SRUN_EXPORT_ENV ?? env.SLURM_EXPORT_ENV;
+  // --export, else SRUN_EXPORT_ENV, else SLURM_EXPORT_ENV (the client reads
+  // them as srun does; an sbatch --export other than ALL leaves the latter in
+  // the job for its sruns).
+  const exportOption = b.export;
   let launchEnv = srunExportEnv(launchEnvInOrder(lui.environ ?? overlayEnv(ready.environ, ownEnv), stack.slurmVersion), exportOption, stack.slurmVersion);
   if (b.label) launchEnv = overlayEnv(launchEnv, { SLURM_LABELIO: '1' });
   // env_array_merge(&env, mpi_env): what client_prelaunch set, last.
@@ -460,8 +461,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}),
         ...(b.taskProlog !== undefined ? { taskProlog: b.taskProlog } : {}),
         ...(b.taskEpilog !== undefined ? { taskEpilog: b.taskEpilog } : {}),
-        // Inside a job, the step keeps the job's name (SLURM_JOB_NAME of its environment).
-        ...(b.jobName !== undefined ? { jobName: b.jobName } : existing && env.SLURM_JOB_NAME !== undefined ? { jobName: env.SLURM_JOB_NAME } : {}),
+        // -J, else SLURM_JOB_NAME: inside a job, the step keeps the job's name (its environment carries it).
+        ...(b.jobName !== undefined ? { jobName: b.jobName } : {}),
         ...(mpiType !== undefined ? { mpi: mpiType } : {}),
         ...(options.pmiTrace ? { pmiTrace: true } : {}),
         // srun's standard input (or the file --input named) to the tasks --input picks.
