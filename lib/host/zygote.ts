@@ -192,6 +192,8 @@ class Zygote {
   /** Started, not yet reported ended (by pid). */
   private readonly running = new Map<number, ZygoteChild>();
   dead = false;
+  /** Its exit status has been collected (Node does not wait for a child it did not spawn). */
+  private reaped = false;
   /** It has said hello: until then hosts are asked for and wait. */
   ready = false;
   /** Node's credentials and umask when it started, which its hosts get. */
@@ -268,10 +270,8 @@ class Zygote {
     const busy = this.queued.length || this.starting.size || this.running.size;
     if (busy) this.ctl.ref();
     else this.ctl.unref();
-    if (!busy && this.retired) {
-      this.end();
-      this.die();
-    }
+    // die() ends and reaps it.
+    if (!busy && this.retired) this.die();
   }
 
   /** No new hosts: ends once the ones it has are gone. */
@@ -340,8 +340,6 @@ class Zygote {
   end(): void {
     if (!this.reaped) native().signalProcess(this.pid, os.constants.signals.SIGKILL);
   }
-
-  private reaped = false;
 
   /** Waits for the killed zygote without blocking Node: a few tries a millisecond apart, then every 100 ms. */
   private reap(tries = 0): void {
