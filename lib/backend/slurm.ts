@@ -7,7 +7,7 @@
  * plugins (calls, items, environments) is not visible from outside; put
  * a tracing plugin in the stack to see it.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { childProcess } from '../child-process.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CommandName, CommandResult, JobRecord, WordCommandOptions } from '../commands/types.js';
@@ -36,7 +36,7 @@ function envOf(options: WordCommandOptions, slurm: SlurmInstallation): NodeJS.Pr
 }
 
 function query(slurm: SlurmInstallation, env: NodeJS.ProcessEnv, name: string, args: string[]): string {
-  const r = spawnSync(tool(slurm, name), args, { encoding: 'utf8', env });
+  const r = childProcess().spawnSync(tool(slurm, name), args, { encoding: 'utf8', env });
   return r.status === 0 ? r.stdout : '';
 }
 
@@ -85,7 +85,7 @@ export async function runOnSlurm(command: CommandName, options: WordCommandOptio
   // The command's standard input (sbatch's script when none is named).
   const input = options.script ?? options.stdin;
   const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(tool(slurm, command), options.args, {
+    const child = childProcess().spawn(tool(slurm, command), options.args, {
       env,
       cwd,
       stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

@@ -3,7 +3,7 @@
  * emulated release of the user's choice (--slurm-version 22.05 records
  * 22.05 in plugin_version, through SLURM_VERSION_NUMBER).
  */
-import { spawnSync } from 'node:child_process';
+import { childProcess } from '../child-process.js';
 import { includeDir } from '../native/paths.js';
 import { SLURM_VERSIONS, type SlurmRelease } from '../spank.js';
 import { DEFAULT_RELEASE, RELEASE_SOURCE } from '../releases.generated.js';
@@ -61,7 +61,7 @@ export function cc(argv: string[], out: Out): number {
   if (rest.length === 0) throw new UsageError('cc needs a source file and compiler arguments');
   const command = ccCommand(rest, release, undefined, micro);
   out.stdout.write(command.map(shellQuote).join(' ') + '\n');
-  const result = spawnSync(command[0]!, command.slice(1), { stdio: 'inherit' });
+  const result = childProcess().spawnSync(command[0]!, command.slice(1), { stdio: 'inherit' });
   if (result.error) {
     out.stderr.write(`plugstack cc: cannot run ${command[0]}: ${result.error.message}\n`);
     return 1;

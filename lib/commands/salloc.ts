@@ -4,7 +4,7 @@
  * variables (an srun in it joins the job), then the allocation is
  * relinquished and salloc's exit callbacks run.
  */
-import { spawn } from 'node:child_process';
+import { childProcess } from '../child-process.js';
 import os from 'node:os';
 import type { CommandSignal } from '../cluster/control.js';
 import { readBuiltins } from './builtins.js';
@@ -61,7 +61,7 @@ function startCommand(
   // On a terminal the command stays in the terminal's process group, as
   // salloc makes it the foreground one; elsewhere it leads a group of its own.
   const foreground = io.terminal === true && shared && (input as { isTTY?: boolean }).isTTY === true;
-  const child = spawn(argv[0]!, argv.slice(1), {
+  const child = childProcess().spawn(argv[0]!, argv.slice(1), {
     cwd,
     env: envRecord(env),
     stdio: [shared ? (input as unknown as NodeJS.ReadStream) : input === undefined ? 'ignore' : 'pipe', io.terminal ? 'inherit' : 'pipe', io.terminal ? 'inherit' : 'pipe'],

@@ -27,7 +27,8 @@
  * always was), when the zygote cannot be started or has died, and when
  * PLUGSTACK_ZYGOTE=0.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { childProcess } from '../child-process.js';
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import os from 'node:os';
@@ -315,7 +316,7 @@ class Zygote {
       const [stdin, ...rest] = options.stdin ? q.theirs : [undefined, ...q.theirs];
       try {
         q.child.adopt(
-          spawn(this.executable, [role, ...args], {
+          childProcess().spawn(this.executable, [role, ...args], {
             stdio: [stdin ?? 'ignore', ...rest],
             detached: true,
             env: options.env,
@@ -474,7 +475,7 @@ export function startHostProcess(executable: string, role: string, args: string[
       // the zygote is gone: spawn this one
     }
   }
-  return spawn(executable, [role, ...args], {
+  return childProcess().spawn(executable, [role, ...args], {
     stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
     detached: true,
     env: options.env,

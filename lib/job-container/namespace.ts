@@ -10,7 +10,7 @@
  * the tasks', stay the caller's. Hosts enter the user namespace, then the
  * mount namespace (lifecycle/mount_namespace.cc).
  */
-import { spawn } from 'node:child_process';
+import { childProcess } from '../child-process.js';
 import { PlugstackError } from '../errors.js';
 import { hostExecutable } from '../native/paths.js';
 
@@ -25,7 +25,7 @@ export interface RunMountNamespace {
 
 export function startRunMountNamespace(): Promise<RunMountNamespace> {
   return new Promise((resolve, reject) => {
-    const child = spawn(hostExecutable(), ['--mount-namespace'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = childProcess().spawn(hostExecutable(), ['--mount-namespace'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     const exited = new Promise<void>((r) => child.once('close', () => r()));
