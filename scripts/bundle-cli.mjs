@@ -33,8 +33,14 @@ try {
   console.error('bundle-cli: rolldown is not installed; the command line runs from the modules in dist/');
   process.exit(0);
 }
+// Every command reads the whole bundle first: without comments it is 15%
+// smaller, and in ASCII alone (non-ASCII characters escaped) it is one byte
+// per character for Node's decoder and for V8. A single non-ASCII character
+// made the whole 480 KB a two-byte string: reading it took 1.5 ms instead of
+// 0.5 (measured alone).
+const OUTPUT = { format: 'cjs', codeSplitting: false, sourcemap: false, comments: false, charset: 'ascii' };
 const stateDir = await rolldown({ input: path.join(root, 'dist', 'cluster', 'state-dir.js'), platform: 'node', external: [/^node:/], logLevel: 'warn' });
-await stateDir.write({ file: stateDirOutput, format: 'cjs', codeSplitting: false, sourcemap: false });
+await stateDir.write({ file: stateDirOutput, ...OUTPUT });
 await stateDir.close();
 const bundle = await rolldown({
   input,
@@ -46,5 +52,5 @@ const bundle = await rolldown({
 // The bundle sits where main.js does, so paths taken from import.meta.url
 // (the package root, package.json; __filename in the bundle) mean the same
 // in both.
-await bundle.write({ file: output, format: 'cjs', codeSplitting: false, sourcemap: false });
+await bundle.write({ file: output, ...OUTPUT });
 await bundle.close();
