@@ -6,6 +6,7 @@
  * The addon is found by node-gyp-build: build/Release first, then
  * prebuilds/<platform>-<arch>/ (only the latter with PREBUILDS_ONLY=1).
  */
+import gypBuild from 'node-gyp-build';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,7 +102,6 @@ let cached: { binding: NativeBinding; dir: string } | undefined;
 
 function load(): { binding: NativeBinding; dir: string } {
   if (cached) return cached;
-  const gypBuild = require('node-gyp-build') as { path(dir: string): string };
   let addonPath: string;
   try {
     addonPath = gypBuild.path(packageRoot);
