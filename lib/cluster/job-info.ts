@@ -60,8 +60,13 @@ function release(slurmVersion: string): { protocolVersion: number } {
   return releaseRules(slurmVersion).identity;
 }
 
-/** The session of this process (field 6 of /proc/self/stat), as getsid(0). */
+/** The session of this process (field 6 of /proc/self/stat), as getsid(0): read once, as Node never calls setsid. */
+let ownSession: number | undefined;
 function sessionId(): number {
+  return (ownSession ??= readSessionId());
+}
+
+function readSessionId(): number {
   try {
     const stat = fs.readFileSync('/proc/self/stat', 'utf8');
     return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]) || 0;

@@ -8,8 +8,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { prestartJobScript, runJobScript, type SpareOwner } from '../daemon/job-script.js';
-import type { JobCredential, JobScriptMode, JobScriptResult } from '../daemon/types.js';
+import { jobScriptEnvironment, prestartJobScript, runJobScript, type SpareOwner } from '../daemon/job-script.js';
+import type { JobCredential, JobScriptMode, JobScriptOptions, JobScriptResult } from '../daemon/types.js';
 import { jobTimes } from './job-info.js';
 import type { HostHandle } from '../host/host-process.js';
 import type { SpareHost } from '../host/spare-host.js';
@@ -20,20 +20,29 @@ import type { Job } from './jobs.js';
 export const PROLOG_DRAIN_REASON = 'Prolog error';
 export const EPILOG_DRAIN_REASON = 'Epilog error';
 
+/** Each job's scan as this process knows it (a command asks up to four times per job). */
+const jobScans = new WeakMap<Job, SlurmdScan>();
+
 /**
  * slurmd's scan of plugstack.conf (slurmd-scan.ts), done once per job (the
  * job's slurmds started before it) and kept in the job's directory for the
- * sruns inside.
+ * sruns inside; read from there once per command.
  */
 async function slurmdScan(stack: CommandStack, job: Job, owner?: HostOwner): Promise<SlurmdScan> {
+  const known = jobScans.get(job);
+  if (known) return known;
   const file = path.join(job.dir, 'slurmd-scan.json');
+  let scan: SlurmdScan | undefined;
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as SlurmdScan;
+    scan = JSON.parse(fs.readFileSync(file, 'utf8')) as SlurmdScan;
   } catch {
     // not scanned yet
   }
-  const scan = await scanStack(stack, owner);
-  fs.writeFileSync(file, JSON.stringify(scan));
+  if (!scan) {
+    scan = await scanStack(stack, owner);
+    fs.writeFileSync(file, JSON.stringify(scan));
+  }
+  jobScans.set(job, scan);
   return scan;
 }
 
@@ -101,7 +110,7 @@ function credential(job: Job, mode: JobScriptMode): JobCredential {
   };
 }
 
-function options(job: Job, node: string, ctx: JobScriptContext, mode: JobScriptMode) {
+function options(job: Job, node: string, ctx: JobScriptContext, mode: JobScriptMode): JobScriptOptions {
   return {
     jobId: job.id,
     uid: ctx.uid,
@@ -121,6 +130,25 @@ function options(job: Job, node: string, ctx: JobScriptContext, mode: JobScriptM
 }
 
 /**
+ * A helper's options with slurmd's environment for it, made once per
+ * command, job, node and exit status: the process started ahead
+ * (prestartPrologs, prestartEpilogs) and the run that takes it have the
+ * same, and the environment is not built twice.
+ */
+const helperOptionsMade = new WeakMap<JobScriptContext, Map<string, { stack: CommandStack; options: JobScriptOptions }>>();
+function helperOptions(stack: CommandStack, job: Job, node: string, ctx: JobScriptContext, mode: JobScriptMode, exitStatus?: number): JobScriptOptions {
+  let made = helperOptionsMade.get(ctx);
+  if (!made) helperOptionsMade.set(ctx, (made = new Map()));
+  const key = `${job.id} ${mode} ${node} ${exitStatus ?? ''}`;
+  const kept = made.get(key);
+  if (kept && kept.stack === stack) return kept.options;
+  const o = { ...options(job, node, ctx, mode), ...(exitStatus !== undefined ? { exitStatus } : {}) };
+  o.environment = jobScriptEnvironment(stack, mode, o);
+  made.set(key, { stack, options: o });
+  return o;
+}
+
+/**
  * Prologs for the nodes a launch is about to use that have not had theirs.
  * whileRunning is called once they have their requests (or there are none).
  */
@@ -130,7 +158,7 @@ export async function runPrologs(stack: CommandStack, job: Job, nodes: string[],
     return [];
   }
   const mine = nodes.filter((n) => claimProlog(job, n));
-  const runs = Promise.all(mine.map((node) => runJobScript(stack, 'prolog', options(job, node, ctx, 'prolog'), ctx.owner)));
+  const runs = Promise.all(mine.map((node) => runJobScript(stack, 'prolog', helperOptions(stack, job, node, ctx, 'prolog'), ctx.owner)));
   whileRunning?.();
   return runs;
 }
@@ -143,19 +171,19 @@ export async function runPrologs(stack: CommandStack, job: Job, nodes: string[],
 export async function prestartPrologs(stack: CommandStack, job: Job, nodes: string[], ctx: JobScriptContext, spares: SpareOwner): Promise<void> {
   if (!(await slurmdScan(stack, job, ctx.owner)).prolog) return;
   for (const node of nodes)
-    if (!fs.existsSync(prologClaim(job, node))) prestartJobScript(stack, 'prolog', options(job, node, ctx, 'prolog'), spares);
+    if (!fs.existsSync(prologClaim(job, node))) prestartJobScript(stack, 'prolog', helperOptions(stack, job, node, ctx, 'prolog'), spares);
 }
 
 /** Starts the processes of the job's epilogs (spare-host.ts), for runEpilogs with the same exit status. */
 export async function prestartEpilogs(stack: CommandStack, job: Job, exitStatus: number, ctx: JobScriptContext, spares: SpareOwner): Promise<void> {
   if (!(await slurmdScan(stack, job, ctx.owner)).epilog) return;
-  for (const node of job.nodes) prestartJobScript(stack, 'epilog', { ...options(job, node, ctx, 'epilog'), exitStatus }, spares);
+  for (const node of job.nodes) prestartJobScript(stack, 'epilog', helperOptions(stack, job, node, ctx, 'epilog', exitStatus), spares);
 }
 
 /** Epilogs on every node of the job, with its raw exit status. */
 export async function runEpilogs(stack: CommandStack, job: Job, exitStatus: number, ctx: JobScriptContext): Promise<JobScriptResult[]> {
   if (!(await slurmdScan(stack, job, ctx.owner)).epilog) return [];
-  return Promise.all(job.nodes.map((node) => runJobScript(stack, 'epilog', { ...options(job, node, ctx, 'epilog'), exitStatus }, ctx.owner)));
+  return Promise.all(job.nodes.map((node) => runJobScript(stack, 'epilog', helperOptions(stack, job, node, ctx, 'epilog', exitStatus), ctx.owner)));
 }
 
 /** The nodes slurmctld drains for these runs, with its reasons. */

@@ -55,6 +55,13 @@ export interface JobRequest {
 
 /** A process's start time (/proc/<pid>/stat field 22): with the pid, it names one process for good. */
 function processStart(pid: number): string | undefined {
+  if (pid === process.pid) return (ownStart ??= readProcessStart(pid));
+  return readProcessStart(pid);
+}
+/** This process's, read once (it never changes). */
+let ownStart: string | undefined;
+
+function readProcessStart(pid: number): string | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
@@ -214,7 +221,29 @@ export function srunShim(job: Job): string {
   return bin;
 }
 
+/**
+ * A directory and what is in it, removed entry by entry as readdir's types
+ * say (fs.rmSync's recursive walk tries rmdir and lstat on every entry
+ * first: about twice the system calls for a job's few files). Throws on
+ * anything unexpected (an entry of unknown type, one added meanwhile).
+ */
+function removeTree(dir: string): void {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) removeTree(p);
+    else if (entry.isFile() || entry.isSymbolicLink()) fs.unlinkSync(p);
+    else throw new Error(`${p}: not a file, link or directory`);
+  }
+  fs.rmdirSync(dir);
+}
+
 /** Removes a job's directory once nothing needs it any more. */
 export function removeJob(job: Job): void {
-  fs.rmSync(job.dir, { recursive: true, force: true });
+  try {
+    removeTree(job.dir);
+  } catch {
+    // Whatever the quick way left (it raced with another process, or met
+    // something else than files): the thorough one.
+    fs.rmSync(job.dir, { recursive: true, force: true });
+  }
 }

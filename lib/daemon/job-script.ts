@@ -95,6 +95,11 @@ function helperRun(stack: JobScriptStack, mode: JobScriptMode, options: JobScrip
   return { jobId, node, timeoutMs, environment };
 }
 
+/** The environment slurmd builds for a helper with these options (checked as runJobScript checks them). */
+export function jobScriptEnvironment(stack: JobScriptStack, mode: JobScriptMode, options: JobScriptOptions): Record<string, string> {
+  return helperRun(stack, mode, options).environment;
+}
+
 /** The name a helper's spare process goes by. */
 function helperKey(mode: JobScriptMode, jobId: number, node: string): string {
   return `job_script ${mode} ${jobId} ${node}`;
