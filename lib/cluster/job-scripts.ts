@@ -33,11 +33,13 @@ async function slurmdScan(stack: CommandStack, job: Job, owner?: HostOwner): Pro
   if (known) return known;
   const file = path.join(job.dir, 'slurmd-scan.json');
   let scan: SlurmdScan | undefined;
-  try {
-    scan = JSON.parse(fs.readFileSync(file, 'utf8')) as SlurmdScan;
-  } catch {
-    // not scanned yet
-  }
+  // Looked for first: a read that fails (a new job's usual case) costs an exception.
+  if (fs.existsSync(file))
+    try {
+      scan = JSON.parse(fs.readFileSync(file, 'utf8')) as SlurmdScan;
+    } catch {
+      // being written
+    }
   if (!scan) {
     scan = await scanStack(stack, owner);
     fs.writeFileSync(file, JSON.stringify(scan));
@@ -79,20 +81,19 @@ export interface JobScriptContext {
   timeoutMs?: number;
 }
 
+/** When each job ended, as its first epilog fixed it. */
+const jobEnds = new WeakMap<Job, number>();
+
 /**
  * When the job ended, in seconds (the end time an epilog's credential
  * carries): the first epilog of the job (or its process started ahead)
- * fixes it, so every node's epilog gets the same.
+ * fixes it, so every node's epilog gets the same. The epilogs all run in
+ * the command that made the job (an srun inside a job runs none).
  */
 function jobEnd(job: Job): number {
-  const file = path.join(job.dir, 'ended');
-  const now = Math.floor(Date.now() / 1000);
-  try {
-    fs.writeFileSync(file, String(now), { flag: 'wx' });
-    return now;
-  } catch {
-    return Number(fs.readFileSync(file, 'utf8')) || now;
-  }
+  let end = jobEnds.get(job);
+  if (end === undefined) jobEnds.set(job, (end = Math.floor(Date.now() / 1000)));
+  return end;
 }
 
 /** What the job's credential carries (job-info.ts keeps the job's record): its task count, times, files. */

@@ -50,17 +50,29 @@ export class KeptAnswers<T> {
     private readonly maxSaved = 256,
   ) {}
 
-  /** The answer kept for key, if what it read still has this fingerprint. */
+  /**
+   * The answer kept for key, if what it read still has this fingerprint.
+   * One found only on disk (saved by an earlier process) is kept in memory
+   * from then on: the next command of this process need not read it again.
+   */
   get(key: string, fingerprint: string): T | undefined {
-    const kept = this.memory.get(key) ?? this.read(key);
-    return kept && kept.fingerprint === fingerprint ? kept.answer : undefined;
+    const inMemory = this.memory.get(key);
+    if (inMemory && inMemory.fingerprint === fingerprint) return inMemory.answer;
+    const saved = this.read(key);
+    if (!saved || saved.fingerprint !== fingerprint) return undefined;
+    this.remember(key, saved);
+    return saved.answer;
+  }
+
+  private remember(key: string, kept: { fingerprint: string; answer: T }): void {
+    this.memory.delete(key);
+    this.memory.set(key, kept);
+    if (this.memory.size > this.maxInMemory) this.memory.delete(this.memory.keys().next().value!);
   }
 
   /** Keeps an answer (one that ran to its end: only those are worth keeping). */
   set(key: string, fingerprint: string, answer: T): void {
-    this.memory.delete(key);
-    this.memory.set(key, { fingerprint, answer });
-    if (this.memory.size > this.maxInMemory) this.memory.delete(this.memory.keys().next().value!);
+    this.remember(key, { fingerprint, answer });
     try {
       const file = this.file(key);
       const tmp = `${file}.${process.pid}`;

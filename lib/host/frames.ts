@@ -7,11 +7,14 @@
 export const MAX_FRAME = 16 * 1024 * 1024;
 
 export function encodeFrame(message: unknown): Buffer {
-  const body = Buffer.from(JSON.stringify(message), 'utf8');
-  if (body.length > MAX_FRAME) throw new RangeError(`frame of ${body.length} bytes exceeds ${MAX_FRAME}`);
-  const header = Buffer.alloc(4);
-  header.writeUInt32LE(body.length, 0);
-  return Buffer.concat([header, body]);
+  const text = JSON.stringify(message);
+  const length = Buffer.byteLength(text, 'utf8');
+  if (length > MAX_FRAME) throw new RangeError(`frame of ${length} bytes exceeds ${MAX_FRAME}`);
+  // One buffer, the body written in place after its header.
+  const frame = Buffer.allocUnsafe(4 + length);
+  frame.writeUInt32LE(length, 0);
+  frame.write(text, 4, 'utf8');
+  return frame;
 }
 
 /**
