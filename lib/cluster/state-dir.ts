@@ -64,11 +64,11 @@ function candidate(): string {
 }
 
 /** Fails unless dir is a real directory of ours that only we can use. */
-export function verifyPrivateDir(dir: string): void {
+export function verifyPrivateDir(dir: string, seen?: fs.Stats): void {
   const uid = process.getuid?.() ?? 0;
   let st: fs.Stats;
   try {
-    st = fs.lstatSync(dir);
+    st = seen ?? fs.lstatSync(dir);
   } catch (cause) {
     throw new PlugstackError('PERMISSION_DENIED', `plugstack's state directory ${dir} cannot be checked: ${(cause as Error).message}`, { cause });
   }
@@ -93,15 +93,18 @@ export function verifyPrivateDir(dir: string): void {
 
 /** A private directory, created 0700 if missing and verified before use. */
 export function privateDir(dir: string): string {
-  // Looked at first: a failed mkdir (EEXIST, the usual case) costs an exception.
-  if (fs.lstatSync(dir, { throwIfNoEntry: false }) === undefined) {
+  // Looked at first: a failed mkdir (EEXIST, the usual case) costs an
+  // exception. What was seen is what is verified; a directory made here
+  // is looked at again.
+  const seen = fs.lstatSync(dir, { throwIfNoEntry: false });
+  if (seen === undefined) {
     try {
       fs.mkdirSync(dir, { mode: PRIVATE_MODE });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
-  verifyPrivateDir(dir);
+  verifyPrivateDir(dir, seen);
   return dir;
 }
 
