@@ -289,7 +289,7 @@
     },
     {
       "target_name": "plugstack",
-      "sources": ["<@(pure_core_sources)", "native/addon/addon.cc", "native/addon/descriptors.cc", "native/addon/signals.cc", "native/addon/spawn.cc"],
+      "sources": ["<@(pure_core_sources)", "native/addon/addon.cc", "native/addon/polled_socket.cc", "native/addon/descriptors.cc", "native/addon/signals.cc", "native/addon/spawn.cc"],
       "include_dirs": [
         "<@(core_include)",
         "<!(node -p \"require('node-addon-api').include_dir\")"

@@ -15,7 +15,6 @@
  * malformed frame, or one this role does not send, ends the run as a
  * protocol fault naming the role and the last hook, never an exception.
  */
-import type { Socket } from 'node:net';
 import { PlugstackError } from '../errors.js';
 import { hostExecutable } from '../native/paths.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
@@ -33,7 +32,8 @@ import {
 import { HostReducer } from './reducer.js';
 import { endKeeper, keeperEnded, keeperStarted, killGroup } from './keepers.js';
 import { roleArgs, type SpareHost } from './spare-host.js';
-import { startHostProcess, type HostChild } from './zygote.js';
+import { writableOf } from './polled-socket.js';
+import { startHostProcess, type HostChild, type HostReadable, type HostWritable } from './zygote.js';
 
 export type { HostRole } from './protocol.js';
 
@@ -127,7 +127,7 @@ const MAX_CAPTURE = 1 << 20;
 /** How long a host's keeper may take to end everything below it before its whole group is killed. */
 const KEEPER_GRACE_MS = 1000;
 
-function capture(stream: NodeJS.ReadableStream | null, onChunk?: (chunk: Buffer) => void): { text: () => string } {
+function capture(stream: HostReadable | null, onChunk?: (chunk: Buffer) => void): { text: () => string } {
   const chunks: Buffer[] = [];
   let size = 0;
   let dropped = false;
@@ -190,8 +190,8 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       resolve(notStarted(error as NodeJS.ErrnoException));
       return;
     }
-    const channel = child.stdio[3] as Socket;
-    const commands = child.stdio[4] as Socket;
+    const channel = child.stdio[3] as HostReadable;
+    const commands = child.stdio[4] as HostReadable & HostWritable;
     // The host never writes here; reading lets its end of the stream close.
     commands.on('data', () => {});
     commands.on('error', () => {});
@@ -210,7 +210,8 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       const input = options.stdin;
       if (typeof input === 'string' || Buffer.isBuffer(input)) child.stdin.end(input);
       else {
-        const sink = child.stdin;
+        const sink = writableOf(child.stdin);
+        sink.on('error', () => {});
         input.pipe(sink);
         // Once the host is gone the stream is let go: what follows in it is not for anyone.
         child.on('exit', () => {
@@ -330,8 +331,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
         } else for (const value of frame) if (!take(value)) return;
       }
     };
-    if (child.readEvents) child.readEvents(read);
-    else channel.on('data', read);
+    channel.on('data', read);
     // The host may die before reading the request; that is reported from
     // its exit status, not as a write error.
     channel.on('error', () => {});

@@ -28,37 +28,51 @@
  * PLUGSTACK_ZYGOTE=0.
  */
 import type { ChildProcess } from 'node:child_process';
-import { childProcess } from '../child-process.js';
 import { EventEmitter } from 'node:events';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { Readable, Writable } from 'node:stream';
+import { childProcess } from '../child-process.js';
 import { native } from '../native/binding.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
+import { PolledSocket } from './polled-socket.js';
 import { checkCommand, eventError, helloError, type HostEvent } from './protocol.js';
+
+/**
+ * What host-process.ts reads of a host's socket: a spawned host's pipe (a
+ * net.Socket) or a zygote's host's PolledSocket.
+ */
+export interface HostReadable {
+  readonly destroyed: boolean;
+  on(event: 'data', listener: (chunk: Buffer) => void): this;
+  on(event: 'error', listener: (error: Error) => void): this;
+  on(event: 'close' | 'end', listener: () => void): this;
+  destroy(): void;
+}
+
+/** What host-process.ts writes to: a host's standard input and its commands. */
+export interface HostWritable {
+  readonly destroyed: boolean;
+  on(event: 'error', listener: (error: Error) => void): this;
+  on(event: 'close' | 'drain', listener: () => void): this;
+  write(data: Buffer | string): boolean;
+  end(data?: Buffer | string): void;
+  destroy(): void;
+}
 
 /** What host-process.ts uses of a started host, from spawn() or from the zygote. */
 export interface HostChild {
   readonly pid?: number | undefined;
-  readonly stdin: Writable | null;
-  readonly stdout: Readable | null;
-  readonly stderr: Readable | null;
-  /** 0-2 as above, 3 the events, 4 the commands. */
-  readonly stdio: readonly (Readable | Writable | null | undefined)[];
+  readonly stdin: HostWritable | null;
+  readonly stdout: HostReadable | null;
+  readonly stderr: HostReadable | null;
+  /** 0-2 as above, 3 the events (from a zygote's host, chunks valid only during their 'data' call), 4 the commands (read and written). */
+  readonly stdio: readonly (HostReadable | HostWritable | null | undefined)[];
   /**
    * Forked by a zygote that has said hello: the same executable, whose
    * protocol version Node has checked, so its request may be written at
    * once, before the host's own hello (it is read once the host is ready).
    */
   readonly checkedExecutable?: boolean;
-  /**
-   * Hands the host's events to `reader` as they are read, each chunk valid
-   * only during the call (a zygote's host reads them into one buffer,
-   * without a stream's work per read: a 64-task step reads about 300
-   * times). Absent: they come as the events socket's 'data'.
-   */
-  readEvents?(reader: (chunk: Buffer) => void): void;
   on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): this;
   on(event: 'exit' | 'close', listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
   /** The process runs (its pid is known from then on). */
@@ -102,32 +116,15 @@ function statusOf(raw: number): { code: number | null; signal: NodeJS.Signals | 
 /** A host the zygote forked, looking to host-process.ts like a ChildProcess. */
 class ZygoteChild extends EventEmitter implements HostChild {
   pid: number | undefined;
-  readonly stdin: net.Socket | null;
-  readonly stdout: net.Socket;
-  readonly stderr: net.Socket;
-  readonly stdio: readonly (net.Socket | null)[];
+  readonly stdin: PolledSocket | null;
+  readonly stdout: PolledSocket;
+  readonly stderr: PolledSocket;
+  readonly stdio: readonly (PolledSocket | null)[];
   checkedExecutable = false;
   private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private open: number;
-  /** Who takes the events; until there is one (a host started ahead), they wait here as copies. */
-  private reader: ((chunk: Buffer) => void) | undefined;
-  private early: Buffer[] = [];
 
-  /** The events socket's onread callback: the chunk is the shared buffer's first n bytes. */
-  readonly onEvents = (n: number, buffer: Buffer): void => {
-    const chunk = buffer.subarray(0, n);
-    if (this.reader) this.reader(chunk);
-    else this.early.push(Buffer.from(chunk));
-  };
-
-  readEvents(reader: (chunk: Buffer) => void): void {
-    this.reader = reader;
-    const early = this.early;
-    this.early = [];
-    for (const chunk of early) reader(chunk);
-  }
-
-  constructor(sockets: { stdin: net.Socket | null; stdout: net.Socket; stderr: net.Socket; events: net.Socket; commands: net.Socket }) {
+  constructor(sockets: { stdin: PolledSocket | null; stdout: PolledSocket; stderr: PolledSocket; events: PolledSocket; commands: PolledSocket }) {
     super();
     this.stdin = sockets.stdin;
     this.stdout = sockets.stdout;
@@ -177,7 +174,7 @@ class ZygoteChild extends EventEmitter implements HostChild {
 }
 
 class Zygote {
-  private readonly ctl: net.Socket;
+  private readonly ctl: PolledSocket;
   private readonly ctlFd: number;
   get descriptor(): number {
     return this.ctlFd;
@@ -214,7 +211,7 @@ class Zygote {
       native().closeDescriptor(theirs);
     }
     this.ctlFd = mine;
-    this.ctl = new net.Socket({ fd: mine, readable: true, writable: true });
+    this.ctl = new PolledSocket(mine, true);
     this.ctl.on('data', (chunk: Buffer) => {
       let frames: unknown[];
       try {
@@ -371,24 +368,15 @@ class Zygote {
     }
     const ours = made.map(([a]) => a);
     const theirs = made.map(([, b]) => b);
-    const socket = (fd: number, readable: boolean, writable: boolean) => new net.Socket({ fd, readable, writable });
     let k = 0;
-    const stdin = options.stdin ? socket(ours[k++]!, false, true) : null;
-    const stdout = socket(ours[k++]!, true, false);
-    const stderr = socket(ours[k++]!, true, false);
-    // The events are read into one buffer and handed on (readEvents), not
-    // pushed through a stream. Nothing is read before the child below
-    // exists: reads come from the event loop, after this returns.
-    let child: ZygoteChild | undefined;
-    const onread: net.OnReadOpts = {
-      buffer: eventsBuffer,
-      callback: (n, buffer) => {
-        child!.onEvents(n, buffer as Buffer);
-        return true;
-      },
-    };
-    const events = new net.Socket({ fd: ours[k++]!, readable: true, writable: true, onread } as net.SocketConstructorOpts);
-    child = new ZygoteChild({ stdin, stdout, stderr, events, commands: socket(ours[k++]!, true, true) });
+    // Node's ends: its host's standard input is only written, the rest read
+    // (the commands socket too, for its end), from the event loop, after
+    // this returns.
+    const stdin = options.stdin ? new PolledSocket(ours[k++]!, false) : null;
+    const stdout = new PolledSocket(ours[k++]!, true);
+    const stderr = new PolledSocket(ours[k++]!, true);
+    const events = new PolledSocket(ours[k++]!, true, eventsBuffer);
+    const child = new ZygoteChild({ stdin, stdout, stderr, events, commands: new PolledSocket(ours[k++]!, true) });
     const id = this.nextId++;
     const request = checkCommand('zygote', {
       t: 'fork',

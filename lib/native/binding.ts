@@ -91,6 +91,23 @@ export interface NativeBinding {
   spawnDetached(file: string, argv: string[], env: string[], fd: number): number;
   /** waitpid(pid, WNOHANG): the raw wait status, or null while it runs; throws an Error with errno. */
   reapProcess(pid: number): number | null;
+  /**
+   * A socket descriptor read and written through libuv's poll (lib/host/polled-socket.ts):
+   * data events carry a new Buffer, or with `into` the length read into it.
+   */
+  PolledSocket: new (fd: number, readable: boolean, onEvent: (kind: number, value: Buffer | number | undefined) => void, into?: Buffer) => NativePolledSocket;
+}
+
+/** native/addon/polled_socket.cc: the descriptor is the object's (close() closes it). */
+export interface NativePolledSocket {
+  /** 0 written, 1 queued (a drain event follows), or -errno. */
+  write(data: Buffer): number;
+  /** No more writes: the peer reads end of stream once the queue is out. */
+  end(): void;
+  /** Stops polling and closes the descriptor; no event after it. */
+  close(): void;
+  ref(): void;
+  unref(): void;
 }
 
 /** The package root: two levels up from lib/native or dist/native. */

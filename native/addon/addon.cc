@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "config/plugstack_conf.h"
+#include "polled_socket.h"
 #include "descriptors.h"
 #include "signals.h"
 #include "spawn.h"
@@ -270,6 +271,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("nodeCountMinimum", Napi::Function::New(env, NodeCountMinimum));
   exports.Set("slurmVersion", Napi::Function::New(env, SlurmVersionInfo));
   registerDescriptors(env, exports);
+  registerPolledSocket(env, exports);
   registerSignals(env, exports);
   registerSpawn(env, exports);
   return exports;
