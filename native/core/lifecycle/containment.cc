@@ -238,25 +238,6 @@ void keep(int eventsFd, int commandsFd) {
 
 Probe before() { return {lastPid(), lowestFreeFd()}; }
 
-namespace {
-
-// False when this process has no child at all, running, stopped or dead
-// and unreaped, of any of its threads (__WALL: clone children too): then
-// nothing plugin code started is still below it, and /proc has nothing to
-// tell. One system call, where the namespace's last pid moves all the time
-// in a step (its tasks are being forked next door).
-bool mayHaveChildren() {
-  int saved = errno;
-  siginfo_t info;
-  info.si_pid = 0;
-  bool none = waitid(P_ALL, 0, &info, WEXITED | WSTOPPED | WCONTINUED | WNOHANG | WNOWAIT | __WALL) < 0 &&
-              errno == ECHILD;
-  errno = saved;
-  return !none;
-}
-
-}  // namespace
-
 void after(const Probe& probe, int ref, const std::string& hook, int task) {
   const Origin origin{ref, hook, task};
   long pidNow = lastPid();

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 namespace plugstack {
@@ -110,6 +111,16 @@ std::string readSmallFile(const std::string& path) {
 
 }  // namespace
 
+bool mayHaveChildren() {
+  int saved = errno;
+  siginfo_t info;
+  info.si_pid = 0;
+  bool none = waitid(P_ALL, 0, &info, WEXITED | WSTOPPED | WCONTINUED | WNOHANG | WNOWAIT | __WALL) < 0 &&
+              errno == ECHILD;
+  errno = saved;
+  return !none;
+}
+
 std::vector<pid_t> childrenOf(pid_t pid) {
   std::vector<pid_t> out;
   char self[24];
@@ -144,6 +155,9 @@ bool readProcess(pid_t pid, ProcessInfo* out) {
 
 std::vector<ProcessInfo> descendants() {
   std::vector<ProcessInfo> out;
+  // Without a child, nothing is below us (everything below a subreaper
+  // hangs from one of its children).
+  if (!mayHaveChildren()) return out;
   std::vector<pid_t> queue = childrenOf(getpid());
   for (size_t i = 0; i < queue.size(); i++) {
     ProcessInfo info;
@@ -156,7 +170,7 @@ std::vector<ProcessInfo> descendants() {
 
 int killAllDescendants(int rounds) {
   int killed = 0;
-  for (int round = 0; round < rounds; round++) {
+  for (int round = 0; round < rounds && mayHaveChildren(); round++) {
     int found = 0;
     forEachChild("self", [&](pid_t child) {
       found++;

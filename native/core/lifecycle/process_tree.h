@@ -26,6 +26,13 @@ struct ProcessInfo {
   std::string command;
 };
 
+// False when this process has no child at all, running, stopped or dead
+// and unreaped, of any of its threads (__WALL: clone children too): then
+// nothing is below it, and /proc has nothing to tell. One system call, where
+// a look at /proc is several and makes the kernel build its entries.
+// Async-signal-safe.
+bool mayHaveChildren();
+
 // Direct children of this process (every thread's), in /proc's order.
 std::vector<pid_t> childrenOf(pid_t pid);
 
