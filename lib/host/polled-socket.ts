@@ -53,9 +53,13 @@ export class PolledSocket extends EventEmitter {
   ) {
     super();
     this.handle = new (native().PolledSocket)(fd, readable, (kind, value) => this.onEvent(kind, value), into);
-    this.on('newListener', (event: string) => {
-      if (event === 'data' && this.held) process.nextTick(() => this.release());
-    });
+  }
+
+  /** The first 'data' listener gets what was held, from the next tick. */
+  override on(event: string | symbol, listener: Parameters<EventEmitter['on']>[1]): this {
+    super.on(event, listener);
+    if (event === 'data' && this.held) process.nextTick(() => this.release());
+    return this;
   }
 
   private onEvent(kind: number, value: Buffer | number | undefined): void {
