@@ -7,7 +7,7 @@
  * plugins (calls, items, environments) is not visible from outside; put
  * a tracing plugin in the stack to see it.
  */
-import { childProcess } from '../child-process.js';
+import { childProcess } from '../lazy-modules.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CommandName, CommandResult, JobRecord, WordCommandOptions } from '../commands/types.js';

@@ -3,7 +3,7 @@
  * emulated release of the user's choice (--slurm-version 22.05 records
  * 22.05 in plugin_version, through SLURM_VERSION_NUMBER).
  */
-import { childProcess } from '../child-process.js';
+import { childProcess } from '../lazy-modules.js';
 import { includeDir } from '../native/paths.js';
 import { SLURM_VERSIONS, type SlurmRelease } from '../spank.js';
 import { DEFAULT_RELEASE, RELEASE_SOURCE } from '../releases.generated.js';

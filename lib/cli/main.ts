@@ -12,7 +12,7 @@ import { cc } from './cc.js';
 import { check, help } from './check.js';
 import { runCommand } from './commands.js';
 import { runJobScriptCommand } from './job-script.js';
-import { quietOnClosedPipe, type Out } from './output.js';
+import { quietly, type Out } from './output.js';
 import { USAGE } from './usage.js';
 
 const COMMANDS = ['run', 'batch', 'alloc', 'prolog', 'epilog', 'check', 'help', 'cc'] as const;
@@ -55,9 +55,18 @@ async function dispatch(command: Command, rest: string[], out: Out): Promise<num
   }
 }
 
-export async function main(argv: string[], out: Out = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
-  quietOnClosedPipe(out.stdout);
-  quietOnClosedPipe(out.stderr);
+/** Node's own standard output and error, asked for only when written to. */
+const processOut: Out = {
+  get stdout() {
+    return process.stdout;
+  },
+  get stderr() {
+    return process.stderr;
+  },
+};
+
+export async function main(argv: string[], given: Out = processOut): Promise<number> {
+  const out = quietly(given);
   const [first, ...rest] = argv;
   if (first === undefined) {
     out.stderr.write(USAGE['']! + '\n');

@@ -44,3 +44,22 @@ export function quietOnClosedPipe(stream: NodeJS.WritableStream): void {
     throw error;
   });
 }
+
+/**
+ * out, each stream quieted (above) when it is first used: Node makes
+ * process.stdout and process.stderr (a stream each, and node:stream with
+ * them) only when they are first asked for, and a command that prints
+ * nothing never needs them.
+ */
+export function quietly(out: Out): Out {
+  return {
+    get stdout() {
+      quietOnClosedPipe(out.stdout);
+      return out.stdout;
+    },
+    get stderr() {
+      quietOnClosedPipe(out.stderr);
+      return out.stderr;
+    },
+  };
+}

@@ -4,7 +4,7 @@
  * variables (an srun in it joins the job), then the allocation is
  * relinquished and salloc's exit callbacks run.
  */
-import { childProcess } from '../child-process.js';
+import { childProcess } from '../lazy-modules.js';
 import os from 'node:os';
 import type { CommandSignal } from '../cluster/control.js';
 import { readBuiltins } from './builtins.js';

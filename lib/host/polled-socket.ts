@@ -11,7 +11,8 @@
  */
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
-import { Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
+import { stream } from '../lazy-modules.js';
 import { native, type NativePolledSocket } from '../native/binding.js';
 import type { HostWritable } from './zygote.js';
 
@@ -139,6 +140,7 @@ export class PolledSocket extends EventEmitter {
  * it, ended when the stream ends, destroyed with it.
  */
 export function writableOf(sink: HostWritable): Writable {
+  const { Writable } = stream();
   if (sink instanceof Writable) return sink;
   // The write waiting for the socket to take what it queued. (A failed
   // write destroys the stream instead, below.)
@@ -148,7 +150,7 @@ export function writableOf(sink: HostWritable): Writable {
     waiting = undefined;
     done?.();
   });
-  const stream = new Writable({
+  const writable = new Writable({
     write(chunk: Buffer, _encoding, done) {
       if (sink.write(chunk)) done();
       else waiting = done;
@@ -162,6 +164,6 @@ export function writableOf(sink: HostWritable): Writable {
       done(error);
     },
   });
-  sink.on('error', (error) => stream.destroy(error));
-  return stream;
+  sink.on('error', (error) => writable.destroy(error));
+  return writable;
 }

@@ -31,7 +31,7 @@ import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
-import { childProcess } from '../child-process.js';
+import { childProcess } from '../lazy-modules.js';
 import { native } from '../native/binding.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { PolledSocket } from './polled-socket.js';

@@ -10,7 +10,7 @@
  * the tasks', stay the caller's. Hosts enter the user namespace, then the
  * mount namespace (lifecycle/mount_namespace.cc).
  */
-import { childProcess } from '../child-process.js';
+import { childProcess } from '../lazy-modules.js';
 import { PlugstackError } from '../errors.js';
 import { hostExecutable } from '../native/paths.js';
 

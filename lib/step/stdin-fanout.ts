@@ -6,7 +6,7 @@
  * nothing holds the input up only once its own buffers (slurmstepd's,
  * task_stdin.h) are full; a node whose host has ended no longer counts.
  */
-import { PassThrough } from 'node:stream';
+import { stream } from '../lazy-modules.js';
 
 export interface Feeds {
   has(nodeId: number): boolean;
@@ -24,7 +24,7 @@ export function fanOut(source: string | Buffer | NodeJS.ReadableStream | undefin
   }
   let waiting = 0;
   const outs = nodes.map((n) => {
-    const p = new PassThrough();
+    const p = new (stream().PassThrough)();
     map.set(n, p);
     // Blocked until it drains, or until it is gone (its host ended).
     let blocked = false;
