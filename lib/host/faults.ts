@@ -20,6 +20,7 @@
 import { constants } from 'node:os';
 import type { HostRun } from './host-process.js';
 import type { ReducedCall, ReducedProblem } from './reducer.js';
+import { signalNameOf } from './os-names.js';
 
 export interface FaultProblem extends ReducedProblem {
   signal?: NodeJS.Signals;
@@ -169,11 +170,8 @@ export function leftovers(run: HostRun): FaultProblem[] {
   return out;
 }
 
-const names = new Map<number, NodeJS.Signals>();
-for (const [name, num] of Object.entries(constants.signals)) if (!names.has(num)) names.set(num, name as NodeJS.Signals);
-
 export function signalName(n: number): NodeJS.Signals {
-  return names.get(n) ?? (`SIG${n}` as NodeJS.Signals);
+  return signalNameOf(n) ?? (`SIG${n}` as NodeJS.Signals);
 }
 
 export function signalNumber(name: NodeJS.Signals): number {

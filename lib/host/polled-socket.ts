@@ -10,10 +10,10 @@
  * false when the socket's buffer is full, and 'drain' follows.
  */
 import { EventEmitter } from 'node:events';
-import os from 'node:os';
 import type { Writable } from 'node:stream';
 import { stream } from '../lazy-modules.js';
 import { native, type NativePolledSocket } from '../native/binding.js';
+import { errnoNameOf } from './os-names.js';
 import type { HostWritable } from './zygote.js';
 
 /** The events of native/addon/polled_socket.cc. */
@@ -22,10 +22,8 @@ const END = 1;
 const ERROR = 2;
 const DRAIN = 3;
 
-const ERRNO_NAMES = new Map(Object.entries(os.constants.errno).map(([name, n]) => [n, name]));
-
 function systemError(errno: number, syscall: string): NodeJS.ErrnoException {
-  const code = ERRNO_NAMES.get(errno) ?? `E${errno}`;
+  const code = errnoNameOf(errno) ?? `E${errno}`;
   return Object.assign(new Error(`${syscall} ${code}`), { errno: -errno, code, syscall });
 }
 

@@ -34,6 +34,7 @@ import path from 'node:path';
 import { childProcess } from '../lazy-modules.js';
 import { native } from '../native/binding.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
+import { errnoNameOf, signalNameOf } from './os-names.js';
 import { PolledSocket } from './polled-socket.js';
 import { checkCommand, eventError, helloError, type HostEvent } from './protocol.js';
 
@@ -97,10 +98,6 @@ const ZYGOTE_MAX_ENV_BYTES = 96 * 1024;
 /** Makes room in the zygote's command line for a role's (written over it). */
 const TITLE_ROOM = '-'.repeat(32);
 
-/** Signal names by number, the first of aliases as Node names them (SIGABRT, not SIGIOT). */
-const SIGNAL_NAMES = new Map<number, NodeJS.Signals>();
-for (const [name, n] of Object.entries(os.constants.signals)) if (!SIGNAL_NAMES.has(n)) SIGNAL_NAMES.set(n, name as NodeJS.Signals);
-const ERRNO_NAMES = new Map(Object.entries(os.constants.errno).map(([name, n]) => [n, name]));
 
 function envList(env: NodeJS.ProcessEnv): string[] {
   const out: string[] = [];
@@ -110,7 +107,7 @@ function envList(env: NodeJS.ProcessEnv): string[] {
 
 function statusOf(raw: number): { code: number | null; signal: NodeJS.Signals | null } {
   const sig = raw & 0x7f;
-  return sig === 0 ? { code: (raw >> 8) & 0xff, signal: null } : { code: null, signal: SIGNAL_NAMES.get(sig) ?? null };
+  return sig === 0 ? { code: (raw >> 8) & 0xff, signal: null } : { code: null, signal: signalNameOf(sig) ?? null };
 }
 
 /** A host the zygote forked, looking to host-process.ts like a ChildProcess. */
@@ -251,7 +248,7 @@ class Zygote {
       if (!child) return;
       this.starting.delete(m.id);
       // As Node's spawn reports it: "spawn <file> EAGAIN", code EAGAIN.
-      const name = ERRNO_NAMES.get(m.errno) ?? `errno ${m.errno}`;
+      const name = errnoNameOf(m.errno) ?? `errno ${m.errno}`;
       const error = Object.assign(new Error(`spawn ${this.executable} ${name}`), { code: name, errno: -m.errno, syscall: `spawn ${m.syscall}` });
       setImmediate(() => child.failed(error));
     } else if (m.t === 'reaped') {
