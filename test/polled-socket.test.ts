@@ -99,6 +99,22 @@ describe('PolledSocket', () => {
     await new Promise<void>((r) => second.socket.once('close', () => r()));
   });
 
+  it('a peer that closes with our writes unread: what it wrote before is still read, then its end', async () => {
+    const [mine, theirs] = native().socketPair();
+    const socket = new PolledSocket(mine, true);
+    const errors: string[] = [];
+    socket.on('error', (e: NodeJS.ErrnoException) => errors.push(`${e.syscall} ${e.code}`));
+    const got = collect(socket);
+    expect(socket.write('never read')).toBe(true);
+    fs.writeSync(theirs, 'last words');
+    native().closeDescriptor(theirs);
+    const { data, order } = await got;
+    expect(data).toBe('last words');
+    expect(order.at(-1)).toBe('close');
+    // The reset is the read's error (as a net.Socket has it), or the end.
+    expect(errors.every((e) => e === 'read ECONNRESET')).toBe(true);
+  });
+
   it('reports nothing after destroy(), and closes the descriptor at once', async () => {
     const before = openDescriptors();
     const { socket, exited } = withPeer(true, 'sleep 0.1; printf late', 1);

@@ -19,8 +19,9 @@ import type { HostWritable } from './zygote.js';
 /** The events of native/addon/polled_socket.cc. */
 const DATA = 0;
 const END = 1;
-const ERROR = 2;
+const READ_ERROR = 2;
 const DRAIN = 3;
+const WRITE_ERROR = 4;
 
 function systemError(errno: number, syscall: string): NodeJS.ErrnoException {
   const code = errnoNameOf(errno) ?? `E${errno}`;
@@ -61,6 +62,10 @@ export class PolledSocket extends EventEmitter {
     return this;
   }
 
+  override addListener(event: string | symbol, listener: Parameters<EventEmitter['on']>[1]): this {
+    return this.on(event, listener);
+  }
+
   private onEvent(kind: number, value: Buffer | number | undefined): void {
     if (kind === DATA) {
       const chunk = this.into ? this.into.subarray(0, value as number) : (value as Buffer);
@@ -70,21 +75,29 @@ export class PolledSocket extends EventEmitter {
     else if (kind === END) {
       if (this.held) this.endHeld = true;
       else this.ended();
-    } else if (kind === ERROR) this.fail(systemError(value as number, 'read'));
+    } else if (kind === READ_ERROR) this.fail(systemError(value as number, 'read'));
+    else if (kind === WRITE_ERROR) this.fail(systemError(value as number, 'write'));
   }
 
   private release(): void {
     const held = this.held;
     if (!held) return;
     this.held = undefined;
-    for (const chunk of held) if (!this.destroyed) this.emit('data', chunk);
-    if (this.endHeld) this.ended();
+    try {
+      for (const chunk of held) if (!this.destroyed) this.emit('data', chunk);
+    } finally {
+      // A listener that throws does not keep the end from coming.
+      if (this.endHeld) this.ended();
+    }
   }
 
   private ended(): void {
     if (this.destroyed) return;
-    this.emit('end');
-    this.destroy();
+    try {
+      this.emit('end');
+    } finally {
+      this.destroy();
+    }
   }
 
   private fail(error: NodeJS.ErrnoException): void {
@@ -150,7 +163,8 @@ export function writableOf(sink: HostWritable): Writable {
   });
   const writable = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      if (sink.write(chunk)) done();
+      if (sink.destroyed) done(Object.assign(new Error("the host's input is closed"), { code: 'ERR_STREAM_DESTROYED' }));
+      else if (sink.write(chunk)) done();
       else waiting = done;
     },
     final(done) {
@@ -163,5 +177,7 @@ export function writableOf(sink: HostWritable): Writable {
     },
   });
   sink.on('error', (error) => writable.destroy(error));
+  // A host that never started, or has gone: the stream piped in is let go.
+  sink.on('close', () => writable.destroy());
   return writable;
 }

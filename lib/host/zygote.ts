@@ -369,11 +369,26 @@ class Zygote {
     // Node's ends: its host's standard input is only written, the rest read
     // (the commands socket too, for its end), from the event loop, after
     // this returns.
-    const stdin = options.stdin ? new PolledSocket(ours[k++]!, false) : null;
-    const stdout = new PolledSocket(ours[k++]!, true);
-    const stderr = new PolledSocket(ours[k++]!, true);
-    const events = new PolledSocket(ours[k++]!, true, eventsBuffer);
-    const child = new ZygoteChild({ stdin, stdout, stderr, events, commands: new PolledSocket(ours[k++]!, true) });
+    const sockets: PolledSocket[] = [];
+    const socket = (readable: boolean, into?: Buffer): PolledSocket => {
+      const s = new PolledSocket(ours[k]!, readable, into);
+      k++;
+      sockets.push(s);
+      return s;
+    };
+    let child: ZygoteChild;
+    try {
+      const stdin = options.stdin ? socket(false) : null;
+      const stdout = socket(true);
+      const stderr = socket(true);
+      const events = socket(true, eventsBuffer);
+      child = new ZygoteChild({ stdin, stdout, stderr, events, commands: socket(true) });
+    } catch (error) {
+      // The one that failed has closed its descriptor; the rest are closed here.
+      for (const s of sockets) s.destroy();
+      for (const fd of [...ours.slice(k + 1), ...theirs]) native().closeDescriptor(fd);
+      throw error;
+    }
     const id = this.nextId++;
     const request = checkCommand('zygote', {
       t: 'fork',

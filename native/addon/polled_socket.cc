@@ -25,7 +25,7 @@
 namespace {
 
 // What a polled socket tells JavaScript: lib/host/polled-socket.ts has the same numbers.
-enum Event { kData = 0, kEnd = 1, kError = 2, kDrain = 3 };
+enum Event { kData = 0, kEnd = 1, kReadError = 2, kDrain = 3, kWriteError = 4 };
 
 // A read takes at most this much; a host's frames and output come in less.
 constexpr size_t kReadSize = 64 * 1024;
@@ -64,6 +64,7 @@ class PolledSocket : public Napi::ObjectWrap<PolledSocket> {
     }
     uv_loop_t* loop = nullptr;
     if (napi_get_uv_event_loop(env, &loop) != napi_ok) {
+      shut();
       Napi::Error::New(env, "no event loop").ThrowAsJavaScriptException();
       return;
     }
@@ -72,6 +73,7 @@ class PolledSocket : public Napi::ObjectWrap<PolledSocket> {
     if (r != 0) {
       delete poll_;
       poll_ = nullptr;
+      shut();
       Napi::Error::New(env, std::string("uv_poll_init: ") + uv_strerror(r)).ThrowAsJavaScriptException();
       return;
     }
@@ -79,6 +81,7 @@ class PolledSocket : public Napi::ObjectWrap<PolledSocket> {
     // Alive while open: JavaScript may drop its last reference to a
     // socket that still has a host at the other end.
     Ref();
+    referenced_ = true;
     update();
   }
 
@@ -127,10 +130,7 @@ class PolledSocket : public Napi::ObjectWrap<PolledSocket> {
 
   // close(): stops polling and closes the descriptor; nothing is reported after it.
   Napi::Value Close(const Napi::CallbackInfo& info) {
-    if (!closed_) {
-      shut();
-      Unref();
-    }
+    release();
     return info.Env().Undefined();
   }
 
@@ -142,6 +142,16 @@ class PolledSocket : public Napi::ObjectWrap<PolledSocket> {
   Napi::Value UnrefLoop(const Napi::CallbackInfo& info) {
     if (poll_) uv_unref(reinterpret_cast<uv_handle_t*>(poll_));
     return info.Env().Undefined();
+  }
+
+  // Closed for good: JavaScript no longer needs to hold the object alive
+  // (whoever closed it: JavaScript, or a call into it that failed).
+  void release() {
+    shut();
+    if (referenced_) {
+      referenced_ = false;
+      Unref();
+    }
   }
 
   // Stops polling before the descriptor closes (libuv's rule), then frees
@@ -190,7 +200,7 @@ class PolledSocket : public Napi::ObjectWrap<PolledSocket> {
     napi_value fn;
     if (napi_create_int32(env, kind, &argv[0]) != napi_ok || napi_get_reference_value(env, onEvent_, &fn) != napi_ok ||
         (!value && napi_create_int32(env, number, &value) != napi_ok)) {
-      shut();
+      release();
       return;
     }
     argv[1] = value;
@@ -202,23 +212,35 @@ class PolledSocket : public Napi::ObjectWrap<PolledSocket> {
       napi_fatal_exception(env, error);
       return;
     }
-    shut();
+    release();
   }
 
   static void OnPoll(uv_poll_t* handle, int status, int events) {
     auto* self = static_cast<PolledSocket*>(handle->data);
     napi_env env = self->Env();
     napi_handle_scope scope;
-    if (napi_open_handle_scope(env, &scope) != napi_ok) return self->shut();
+    if (napi_open_handle_scope(env, &scope) != napi_ok) return self->release();
     // Holds the object through the callbacks, whatever they drop: its
     // value in this scope keeps it from being collected.
     napi_value keep = self->Value();
     (void)keep;
     if (status < 0) {
-      self->reading_ = false;
-      self->queue_.clear();
-      self->update();
-      self->emit(env, kError, nullptr, -status);
+      // The socket has an error (a peer that closed with our writes
+      // unread: ECONNRESET), and libuv has stopped polling it. What the
+      // peer wrote before that is still there to read, as a net.Socket
+      // would read it: first that, then the error (or the end) itself.
+      self->polling_ = 0;
+      if (self->reading_) self->readSome(env);
+      if (!self->closed_) {
+        int error = 0;
+        socklen_t size = sizeof error;
+        if (getsockopt(self->fd_, SOL_SOCKET, SO_ERROR, &error, &size) != 0 || error == 0) error = -status;
+        bool reading = self->reading_;
+        self->reading_ = false;
+        self->queue_.clear();
+        self->update();
+        self->emit(env, reading ? kReadError : kWriteError, nullptr, error);
+      }
     } else {
       if (events & UV_READABLE) self->readSome(env);
       if (!self->closed_ && (events & UV_WRITABLE)) self->flush(env);
@@ -241,7 +263,7 @@ class PolledSocket : public Napi::ObjectWrap<PolledSocket> {
         int e = n < 0 ? errno : 0;
         reading_ = false;
         update();
-        if (e) emit(env, kError, nullptr, e);
+        if (e) emit(env, kReadError, nullptr, e);
         else emit(env, kEnd, nullptr);
         return;
       }
@@ -250,7 +272,7 @@ class PolledSocket : public Napi::ObjectWrap<PolledSocket> {
       } else {
         napi_value chunk;
         void* copy;
-        if (napi_create_buffer_copy(env, static_cast<size_t>(n), buf, &copy, &chunk) != napi_ok) return shut();
+        if (napi_create_buffer_copy(env, static_cast<size_t>(n), buf, &copy, &chunk) != napi_ok) return release();
         emit(env, kData, chunk);
       }
       // Less than asked for: the socket is empty (the next wake-up says otherwise).
@@ -269,7 +291,7 @@ class PolledSocket : public Napi::ObjectWrap<PolledSocket> {
         queue_.clear();
         sent_ = 0;
         update();
-        emit(env, kError, nullptr, writeError_);
+        emit(env, kWriteError, nullptr, writeError_);
         return;
       }
       sent_ += static_cast<size_t>(w);
@@ -289,6 +311,8 @@ class PolledSocket : public Napi::ObjectWrap<PolledSocket> {
   bool reading_ = false;
   bool ending_ = false;
   bool closed_ = false;
+  // Ref() taken at the start, until release().
+  bool referenced_ = false;
   int writeError_ = 0;
   std::deque<std::string> queue_;
   size_t sent_ = 0;
