@@ -37,7 +37,7 @@ export class PolledSocket extends EventEmitter {
    * blocks on a full socket, and handed on once it is taken), and whether
    * the end came too.
    */
-  private held: Buffer[] | undefined = [];
+  private held: Buffer[] | undefined;
   private endHeld = false;
 
   /**
@@ -52,6 +52,8 @@ export class PolledSocket extends EventEmitter {
     private readonly into?: Buffer,
   ) {
     super();
+    // A socket only written (a host's input) reads nothing to hold.
+    if (readable) this.held = [];
     this.handle = new (native().PolledSocket)(fd, readable, (kind, value) => this.onEvent(kind, value), into);
   }
 

@@ -1,7 +1,7 @@
 // Descriptors for the zygote (native/core/lifecycle/zygote.h): Node has no
 // API to make a socketpair or to pass a descriptor over a unix socket, so
 // the addon does those three things and nothing else. The descriptors are
-// close-on-exec; Node wraps its ends in net.Socket.
+// close-on-exec; Node's ends are read and written through polled_socket.cc.
 #include "descriptors.h"
 #include "system_error.h"
 
