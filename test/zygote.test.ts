@@ -2,8 +2,10 @@
  * Hosts forked by the zygote (lib/host/zygote.ts) start as spawned ones do:
  * the working directory and environment asked for, Node's umask, no signal
  * blocked, the same dispositions (glibc's internal signals too) and descriptors, a session and process
- * group led by the keeper, the spawned host's command line; and a change
- * of Node's umask reaches the next hosts. Each side is a real srun whose
+ * group of the host's own, the spawned host's command line; and a change
+ * of Node's umask reaches the next hosts. The one difference is the
+ * keeper: a spawned host's role runs below a keeper of its own (which
+ * leads the session), a forked one's directly below the zygote, its keeper. Each side is a real srun whose
  * client and step hosts load a plugin that records its process.
  */
 import fs from 'node:fs';
@@ -11,7 +13,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Plugstack } from '../lib/plugstack.js';
 import { compilePlugin, tempDir, writeFile } from './helpers/plugins.js';
-import { leftBehind } from './helpers/processes.js';
+import { leftBehind, ourProcesses, uniqueTag } from './helpers/processes.js';
 
 const saved = process.env.PLUGSTACK_ZYGOTE;
 afterEach(() => {
@@ -51,17 +53,20 @@ describe('hosts from the zygote', () => {
       // srun runs where and with what it was asked (slurmstepd, slurmd's child, has slurmd's: compared below).
       expect(field(lines[0]!, 'cwd'), side).toBe(fs.realpathSync(dir));
       expect(field(lines[0]!, 'mark'), side).toBe(`mark-${side === 'zygote'}`);
-      expect(field(lines[0]!, 'group'), side).toBe('keeper');
+      // The session and process group are the host's: led by its keeper when it has one of its own.
+      const leader = side === 'zygote' ? 'self' : 'parent';
+      expect(field(lines[0]!, 'group'), side).toBe(leader);
       for (const line of lines) {
         expect(field(line, 'umask'), `${side}: ${line}`).toBe(umask);
-        expect(field(line, 'session'), `${side}: ${line}`).toBe('keeper');
-        // What ps shows: the host, its role, and this Node process.
+        expect(field(line, 'session'), `${side}: ${line}`).toBe(leader);
+        // What ps shows: the host, its role, and this Node process; above it, its keeper.
         const role = field(line, 'ctx') === '1' ? 'client' : 'stepd';
-        expect(line, side).toMatch(new RegExp(` cmd=\\S*plugstack-host ${role} --fd 3:4 --parent ${process.pid} keeper=\\S*plugstack-host ${role} --fd 3:4 --parent ${process.pid}$`));
+        const keeper = side === 'zygote' ? `zygote --parent ${process.pid} --fd \\d+ --room -+` : `${role} --fd 3:4 --parent ${process.pid}`;
+        expect(line, side).toMatch(new RegExp(` cmd=\\S*plugstack-host ${role} --fd 3:4 --parent ${process.pid} parent=\\S*plugstack-host ${keeper}$`));
       }
     }
     // Everything else is the same whichever way the host was started.
-    const comparable = (line: string) => ['blocked', 'disp', 'ignored', 'fds', 'group', 'cwd', 'mark'].map((f) => `${f}=${field(line, f)}`).join(' ');
+    const comparable = (line: string) => ['blocked', 'disp', 'ignored', 'fds', 'cwd', 'mark'].map((f) => `${f}=${field(line, f)}`).join(' ');
     expect(forked.lines.slice(1).map(comparable)).toEqual(spawned.lines.slice(1).map(comparable));
     const clientOnly = (line: string) => ['blocked', 'disp', 'ignored', 'fds'].map((f) => `${f}=${field(line, f)}`).join(' ');
     expect(clientOnly(forked.lines[0]!)).toBe(clientOnly(spawned.lines[0]!));
@@ -102,7 +107,7 @@ function zygotes(): number[] {
 const statusField = (pid: number, name: string) => new RegExp(`^${name}:\\s*(\\S+)`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
 
 describe('the zygote', () => {
-  it('starts as a fresh process (only its own SIGPIPE ignored and SIGCHLD blocked, a session of its own), and once killed is reaped and replaced', async () => {
+  it('starts as a fresh process (only its own SIGPIPE ignored, SIGCHLD and SIGTERM blocked, a session of its own), and once killed is reaped and replaced', async () => {
     delete process.env.PLUGSTACK_ZYGOTE;
     const dir = tempDir();
     const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [] });
@@ -116,8 +121,8 @@ describe('the zygote', () => {
     // Node ignores SIGPIPE, and glibc's posix_spawn leaves its signals 32 and 33 ignored: the zygote keeps
     // only its own SIGPIPE (it writes to sockets Node may close), so what it forks starts with the defaults.
     expect(statusField(first!, 'SigIgn')).toBe('0000000000001000');
-    // Blocked: SIGCHLD alone, which it reads through a signalfd.
-    expect(statusField(first!, 'SigBlk')).toBe('0000000000010000');
+    // Blocked: SIGCHLD and SIGTERM (its end), which it reads through a signalfd.
+    expect(statusField(first!, 'SigBlk')).toBe('0000000000014000');
     const stat = fs.readFileSync(`/proc/${first}/stat`, 'utf8');
     expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3])).toBe(first);
     process.kill(first!, 'SIGKILL');
@@ -128,6 +133,33 @@ describe('the zygote', () => {
     const [second] = zygotes();
     expect(second).toBeDefined();
     expect(second).not.toBe(first);
+    expect(await leftBehind()).toEqual([]);
+  });
+});
+
+describe('the zygote as keeper', () => {
+  it('asked to end (SIGTERM), kills its hosts and everything below them, a setsid daemon included; the run still ends', async () => {
+    delete process.env.PLUGSTACK_ZYGOTE;
+    const dir = tempDir();
+    const tag = uniqueTag();
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [] });
+    const running = stack.srun({
+      args: ['-n', '1', 'sh', '-c', `setsid perl -e 'sleep 300' ${tag} & exec perl -e 'sleep 301' ${tag}`],
+      cwd: dir,
+      env: { PATH: '/usr/bin:/bin' },
+    });
+    for (let i = 0; i < 200 && ourProcesses([tag]).filter((p) => p.includes('perl')).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(ourProcesses([tag]).filter((p) => p.includes('perl'))).toHaveLength(2);
+    const [z] = zygotes();
+    expect(z).toBeDefined();
+    process.kill(z!, 'SIGTERM');
+    const r = await running;
+    expect(r.exitCode).not.toBe(0);
+    expect(await leftBehind([tag])).toEqual([]);
+    expect(zygotes()).not.toContain(z);
+    // The next run has a new zygote.
+    const next = await stack.srun({ args: ['-n', '1', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+    expect(next.exitCode, next.stderr).toBe(0);
     expect(await leftBehind()).toEqual([]);
   });
 });

@@ -2,12 +2,12 @@
  * Running one plugstack-host process: spawn it, send its request, read
  * and check its events, and make sure nothing of it outlives the run.
  *
- * The process Node starts is the host's keeper (native/core/lifecycle/
- * containment.h): it forks the process that plays the role, runs no plugin
- * code itself, and when the role ends — however — or Node asks (SIGTERM),
- * kills everything below it, daemons that left the process group
- * included. Keepers die with Node (a parent-death signal), and a Node
- * process that exits ends every keeper still running. A crash, exit() or hang
+ * Every host has a keeper (native/core/lifecycle/containment.h), which
+ * runs no plugin code and, when the role ends — however — or Node asks,
+ * kills everything below it, daemons that left the process group included:
+ * the zygote for the hosts it forks, else the process Node spawned, which
+ * forks the process that plays the role (keepers.ts). Keepers die with
+ * Node (a parent-death signal), and a Node process that exits ends them. A crash, exit() or hang
  * inside a plugin is attributed to the plugin and hook of the last "enter"
  * without a "leave": the host sends "enter" before calling plugin code.
  *
@@ -30,7 +30,7 @@ import {
   type RoleRequests,
 } from './protocol.js';
 import { HostReducer } from './reducer.js';
-import { endKeeper, keeperEnded, keeperStarted, killGroup } from './keepers.js';
+import { endHost, keeperEnded, keeperStarted, killGroup } from './keepers.js';
 import { roleArgs, type SpareHost } from './spare-host.js';
 import { writableOf } from './polled-socket.js';
 import { startHostProcess, type HostChild, type HostReadable, type HostWritable } from './zygote.js';
@@ -226,12 +226,12 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     // Process groups the host created (a step's tasks): they do not die
     // with the host's own group, so they are killed by name at the end.
     const groups = new Set<number>();
-    keeperStarted(child.pid);
+    keeperStarted(child);
     // A host from the zygote has its pid once it runs: an end asked for
     // before then is carried out then.
     let endAsked = false;
     child.on('spawn', () => {
-      if (!exited) keeperStarted(child.pid);
+      if (!exited) keeperStarted(child);
       if (endAsked) cleanup();
     });
     const decoder = new FrameDecoder();
@@ -244,9 +244,9 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       const top = record.running();
       return top ? { ref: top.ref, hook: top.hook } : {};
     };
-    // The process Node started is the host's keeper: a SIGTERM makes it
-    // kill everything below it, daemons that left the process group
-    // included. Should it not manage, the group goes by SIGKILL.
+    // The host's keeper (the zygote, or the process Node started) kills
+    // everything below it, daemons that left the process group included
+    // (keepers.ts). Should it not manage, the group goes by SIGKILL.
     let backstop: NodeJS.Timeout | undefined;
     const cleanup = (): void => {
       if (child.pid === undefined) {
@@ -258,7 +258,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
         for (const g of groups) killGroup(g);
         return;
       }
-      endKeeper(child.pid);
+      endHost(child);
       backstop ??= setTimeout(() => {
         killGroup(child.pid);
         for (const g of groups) killGroup(g);
@@ -340,7 +340,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       clearTimeout(timer);
       if (settled) return;
       settled = true;
-      keeperEnded(child.pid);
+      keeperEnded(child);
       resolve(notStarted(error));
     });
 
@@ -348,7 +348,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       exited = true;
       clearTimeout(timer);
       clearTimeout(backstop);
-      keeperEnded(child.pid);
+      keeperEnded(child);
       // Anything the plugin left running goes with the group; that also
       // closes the pipes it inherited, so 'close' can follow.
       cleanup();

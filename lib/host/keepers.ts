@@ -1,13 +1,19 @@
 /**
- * The keepers of the hosts Node has started (the process the zygote or
- * Node starts for a host, native/core/lifecycle/containment.h): asked to
- * end what is below them, and ended with Node if they are still running
- * when it exits.
+ * The keepers of the hosts Node has started (native/core/lifecycle/
+ * containment.h): what ends everything below a host when it ends, or when
+ * Node asks, and with Node at the latest.
+ *
+ * A host the zygote forked is kept by the zygote itself (a subreaper that
+ * ends what each of its hosts leaves, and every host when Node ends or asks
+ * it to): Node ends such a host by killing it. A host Node spawned has a
+ * keeper of its own, the process Node started, which runs no plugin code:
+ * Node asks it to end the host (SIGTERM), and ends it when Node exits.
  */
 import os from 'node:os';
 import { native } from '../native/binding.js';
+import type { HostChild } from './zygote.js';
 
-/** The keepers of every host still running, ended if Node exits first. */
+/** The keepers of every spawned host still running, ended if Node exits first. */
 const liveKeepers = new Set<number>();
 let exitHookInstalled = false;
 
@@ -17,27 +23,33 @@ function installExitHook(): void {
   // Synchronous, so it works on process.exit() too. The keepers would hear
   // of Node's death anyway (a parent-death signal); this is sooner.
   process.on('exit', () => {
-    for (const k of liveKeepers) endKeeper(k);
+    for (const k of liveKeepers) native().signalProcess(k, os.constants.signals.SIGTERM);
   });
 }
 
-/** A keeper now running: ended with Node at the latest. */
-export function keeperStarted(pid: number | undefined): void {
-  if (pid === undefined) return;
+/** A host's process now running (its pid known): a keeper of its own is ended with Node at the latest. */
+export function keeperStarted(child: HostChild): void {
+  if (child.pid === undefined || child.keptByZygote) return;
   installExitHook();
-  liveKeepers.add(pid);
+  liveKeepers.add(child.pid);
 }
 
-/** A keeper that has exited. */
-export function keeperEnded(pid: number | undefined): void {
-  if (pid !== undefined) liveKeepers.delete(pid);
+/** A host's process that has exited. */
+export function keeperEnded(child: HostChild | undefined): void {
+  if (child?.pid !== undefined) liveKeepers.delete(child.pid);
 }
 
-/** Asks a host's keeper to end everything below it (it kills with SIGKILL, then itself). */
-export function endKeeper(pid: number | undefined): void {
+/**
+ * Ends a host and everything below it. Its own keeper is asked (it kills
+ * with SIGKILL everything below it, then itself); a host the zygote keeps
+ * is killed, and the zygote kills what it leaves (a SIGTERM could meet a
+ * handler of plugin code's).
+ */
+export function endHost(child: HostChild): void {
   // ESRCH: gone already. (The addon answers with an errno: process.kill
   // would build an exception, stack trace and all, for each host gone.)
-  if (pid !== undefined && pid > 0) native().signalProcess(pid, os.constants.signals.SIGTERM);
+  const pid = child.pid;
+  if (pid !== undefined && pid > 0) native().signalProcess(pid, os.constants.signals[child.keptByZygote ? 'SIGKILL' : 'SIGTERM']);
 }
 
 /** Kills a host's process group; one already gone is fine. */

@@ -217,7 +217,7 @@ export interface HelloEvent {
   role: string;
 }
 
-/** The host of fork 'id' runs (pid: its keeper). */
+/** The host of fork 'id' runs (pid: the role's process; the zygote is its keeper). */
 export interface ForkedEvent {
   t: "forked";
   id: number;

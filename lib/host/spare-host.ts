@@ -1,11 +1,11 @@
 /**
  * A host process started before its request can go (issue 17): the
- * zygote forks it, its keeper and role process start and say hello, and it
+ * zygote forks it (or Node spawns it, with a keeper of its own), it says hello, and it
  * waits, running no plugin code, until startHost hands it its request. A
  * command asks for one while the role before it still runs (the step's
  * hosts while the prolog runs, the epilog's while srun ends), and the
  * request still goes only when Slurm's order allows; what costs time in a
- * host's start (the fork, the keeper, the hello, Node's sockets) is then
+ * host's start (the fork, the hello, Node's sockets) is then
  * off the path.
  *
  * Only a host of exactly the same shape can be taken: the same executable,
@@ -17,7 +17,7 @@
  * reports nothing.
  */
 import { hostExecutable } from '../native/paths.js';
-import { endKeeper, keeperEnded, keeperStarted, killGroup } from './keepers.js';
+import { endHost, keeperEnded, keeperStarted, killGroup } from './keepers.js';
 import type { HostRole } from './protocol.js';
 import { processIdentity, startHostProcess, type HostChild, type HostSpawnOptions } from './zygote.js';
 
@@ -63,10 +63,10 @@ export class SpareHost {
     }
     this.shape = shapeOf(role, executable, options);
     this.child = child;
-    keeperStarted(child.pid);
+    keeperStarted(child);
     child.on('spawn', () => {
       if (this.state === 'taken') return;
-      keeperStarted(child.pid);
+      keeperStarted(child);
       if (this.state === 'discarded') this.end();
     });
     child.on('error', () => this.gone());
@@ -104,7 +104,7 @@ export class SpareHost {
     const pid = this.child!.pid;
     // A fork the zygote has not reported yet is ended when it is (above).
     if (pid === undefined) return;
-    endKeeper(pid);
+    endHost(this.child!);
     setTimeout(() => {
       if (this.state === 'discarded') killGroup(pid);
     }, KEEPER_GRACE_MS).unref();
@@ -113,7 +113,7 @@ export class SpareHost {
   private gone(): void {
     if (this.state === 'taken' || this.state === 'gone') return;
     this.state = 'gone';
-    keeperEnded(this.child?.pid);
+    keeperEnded(this.child);
     for (const s of this.child?.stdio ?? []) s?.destroy();
     this.resolveEnded();
   }

@@ -10,12 +10,15 @@
  *
  * A role started this way is what a spawned one is: the same descriptors
  * 0-4, the environment and working directory asked for, default signals,
- * a session of its own, the keeper and its guarantees (it dies with the
- * zygote, which dies with Node). The difference is the address space
- * layout, which is the zygote's rather than a fresh exec's (same libraries,
- * same addresses in every role), and /proc/<pid>/environ, which shows the
- * zygote's start-up environment (environ itself, what getenv and plugins
- * read, is the role's).
+ * a session of its own, a keeper's guarantees (everything below it ends
+ * with it, and with Node). The differences: the keeper is the zygote (a
+ * subreaper that kills what a role leaves, and every role when Node ends
+ * or asks it to) rather than a process of the host's own between Node and
+ * the role, so the role leads its session itself; the address space
+ * layout is the zygote's rather than a fresh exec's (same libraries, same
+ * addresses in every role); and /proc/<pid>/environ shows the zygote's
+ * start-up environment (environ itself, what getenv and plugins read, is
+ * the role's).
  *
  * The zygote has Node's credentials and umask as they were when it
  * started; when Node's change (process.setuid, process.umask...), a new
@@ -69,6 +72,11 @@ export interface HostChild {
   /** 0-2 as above, 3 the events (from a zygote's host, chunks valid only during their 'data' call), 4 the commands (read and written). */
   readonly stdio: readonly (HostReadable | HostWritable | null | undefined)[];
   /**
+   * Forked by the zygote, which is then its keeper (keepers.ts): the
+   * process is the role's own, with no keeper of its own above it.
+   */
+  readonly keptByZygote?: boolean;
+  /**
    * Forked by a zygote that has said hello: the same executable, whose
    * protocol version Node has checked, so its request may be written at
    * once, before the host's own hello (it is read once the host is ready).
@@ -118,6 +126,7 @@ class ZygoteChild extends EventEmitter implements HostChild {
   readonly stderr: PolledSocket;
   readonly stdio: readonly (PolledSocket | null)[];
   checkedExecutable = false;
+  keptByZygote = false;
   private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private open: number;
 
@@ -137,8 +146,10 @@ class ZygoteChild extends EventEmitter implements HostChild {
       });
   }
 
-  started(pid: number): void {
+  /** Running, as pid: forked by the zygote (its keeper), or spawned (with a keeper of its own). */
+  started(pid: number, keptByZygote: boolean): void {
     this.pid = pid;
+    this.keptByZygote = keptByZygote;
     this.emit('spawn');
   }
 
@@ -153,7 +164,7 @@ class ZygoteChild extends EventEmitter implements HostChild {
 
   /** A process spawned on this child's descriptors instead (the zygote ended before its hello). */
   adopt(process: ChildProcess): void {
-    process.on('spawn', () => this.started(process.pid!));
+    process.on('spawn', () => this.started(process.pid!, false));
     process.on('error', (error) => this.failed(error));
     process.on('exit', (code, signal) => this.ended({ code, signal }));
   }
@@ -241,7 +252,7 @@ class Zygote {
       const child = this.starting.get(m.id);
       if (!child) return;
       this.starting.delete(m.id);
-      child.started(m.pid);
+      child.started(m.pid, true);
       this.running.set(m.pid, child);
     } else if (m.t === 'fork_failed') {
       const child = this.starting.get(m.id);
@@ -323,7 +334,7 @@ class Zygote {
         for (const fd of q.theirs) native().closeDescriptor(fd);
       }
     }
-    // Its keepers die with it, killing what is below them.
+    // Its hosts end with it, and everything below them.
     for (const child of this.starting.values())
       setImmediate(() => child.failed(Object.assign(new Error(`spawn ${this.executable}: the zygote ended`), { code: 'ECHILD' })));
     for (const child of this.running.values()) child.exited(null);
@@ -331,12 +342,16 @@ class Zygote {
     this.running.clear();
   }
 
-  /** Ends the zygote (its keepers end what is below them). */
+  /** Ends the zygote: it kills its hosts and everything below them, then exits. */
   end(): void {
-    if (!this.reaped) native().signalProcess(this.pid, os.constants.signals.SIGKILL);
+    if (!this.reaped) native().signalProcess(this.pid, os.constants.signals.SIGTERM);
   }
 
-  /** Waits for the killed zygote without blocking Node: a few tries a millisecond apart, then every 100 ms. */
+  /**
+   * Waits for the ended zygote without blocking Node: a few tries a
+   * millisecond apart, then every 100 ms; one that has not ended after a
+   * second (it answers nothing, so it cannot be trusted to) is killed.
+   */
   private reap(tries = 0): void {
     let status: number | null;
     try {
@@ -348,6 +363,7 @@ class Zygote {
       this.reaped = true;
       return;
     }
+    if (tries === 30) native().signalProcess(this.pid, os.constants.signals.SIGKILL);
     setTimeout(() => this.reap(tries + 1), tries < 20 ? 1 : 100).unref();
   }
 

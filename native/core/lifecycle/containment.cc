@@ -152,6 +152,13 @@ void reportLeft(const ProcessInfo& p) {
                 .add("sid", static_cast<int>(p.sid)));
 }
 
+// What the role's process has before any plugin code: a pid reading kept
+// open, and its descriptors (none of them a plugin's).
+void noteBaseline() {
+  g_lastPidFd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
+  for (int fd : openFds()) g_plugstackFds.insert(fd);
+}
+
 // Node died: everything below us goes, then we do. Only async-signal-safe
 // calls from here.
 void onParentDeath(int) {
@@ -232,8 +239,13 @@ void keep(int eventsFd, int commandsFd) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != keeper) _exit(1);
   prctl(PR_SET_CHILD_SUBREAPER, 1);
-  g_lastPidFd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
-  for (int fd : openFds()) g_plugstackFds.insert(fd);
+  noteBaseline();
+}
+
+void keptByParent() {
+  // start() made this process a subreaper that ends everything below it
+  // when its parent, the zygote, dies; the zygote ends what it leaves.
+  noteBaseline();
 }
 
 Probe before() { return {lastPid(), lowestFreeFd()}; }

@@ -25,14 +25,21 @@ namespace plugstack::containment {
 // pid, to catch a Node that died before we asked).
 void start(pid_t parent);
 
-// The keeper. The host's first process stays behind as the parent of the
-// process that plays the role, runs no plugin code, and waits: whatever the
-// role leaves below it — even when it crashes, even a daemon that called
-// setsid — comes back to the keeper (a subreaper), which kills it all and
-// ends with the role's own status. Node ends a host by sending the keeper
-// SIGTERM. Returns in the role's process (which dies with the keeper and
-// notes its descriptor baseline); never returns in the keeper.
+// The keeper of a host Node spawned. The host's first process stays behind
+// as the parent of the process that plays the role, runs no plugin code,
+// and waits: whatever the role leaves below it — even when it crashes, even
+// a daemon that called setsid — comes back to the keeper (a subreaper),
+// which kills it all and ends with the role's own status. Node ends such a
+// host by sending the keeper SIGTERM. Returns in the role's process (which
+// dies with the keeper and notes its descriptor baseline); never returns in
+// the keeper.
 void keep(int eventsFd, int commandsFd);
+
+// A host the zygote forked: the zygote is its keeper (lifecycle/zygote.h),
+// so the role plays in the host's first process, with no keeper of its own
+// between them: one process less to start and to end for every host. Notes
+// the role's descriptor baseline, as keep() does in the role's process.
+void keptByParent();
 
 // Readings taken before plugin code runs.
 struct Probe {

@@ -16,11 +16,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/channel.h"
 #include "common/json.h"
+#include "lifecycle/process_tree.h"
 #include "protocol/messages.h"
 
 namespace plugstack::zygote {
@@ -38,6 +41,9 @@ struct ArgvArea {
 };
 
 int g_ctl = -1;
+// The roles forked and not yet reaped. Any other child is an orphan: a
+// process a role left when it ended, come back to us (a subreaper).
+std::set<pid_t> g_roles;
 
 // The user database's modules (nsswitch.conf's libnss_* and what they
 // link), loaded once here: a host that asks the database (a slurmstepd
@@ -77,8 +83,11 @@ void reply(const json::Value& v) {
                              static_cast<unsigned char>(len >> 16), static_cast<unsigned char>(len >> 24)};
   std::string frame(reinterpret_cast<char*>(header), 4);
   frame += body;
-  // Node gone: the parent-death signal ends us anyway.
-  if (!writeAll(g_ctl, frame.data(), frame.size())) _exit(0);
+  // Node gone: its hosts and what is below them go with us.
+  if (!writeAll(g_ctl, frame.data(), frame.size())) {
+    killAllDescendants();
+    _exit(0);
+  }
 }
 
 // Closes every descriptor from `from` up.
@@ -196,6 +205,44 @@ void defaultInternalSignals() {
 }
 }  // namespace
 
+namespace {
+
+// What the roles that ended left below them came back to us: it is
+// killed and reaped, as a keeper of the host's own would, before the
+// host's end is reported (so that nothing below a host outlives the
+// report). An orphan's own children come back to us once it is dead: the
+// next round takes them.
+void killOrphans() {
+  for (int round = 0; round < 50; round++) {
+    std::vector<pid_t> orphans;
+    for (pid_t child : childrenOf(getpid()))
+      if (!g_roles.count(child)) orphans.push_back(child);
+    if (orphans.empty()) return;
+    for (pid_t pid : orphans) kill(pid, SIGKILL);
+    int status;
+    for (pid_t pid : orphans)
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+  }
+}
+
+// Reaps what ended; the roles' statuses go to Node once what they left is gone.
+void reapChildren() {
+  std::vector<std::pair<pid_t, int>> ended;
+  int status;
+  pid_t pid;
+  while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+    if (g_roles.erase(pid)) ended.emplace_back(pid, status);
+  if (ended.empty()) return;
+  killOrphans();
+  for (const auto& [role, raw] : ended)
+    reply(json::Object{{"t", msg::kReaped}, {"pid", static_cast<int>(role)}, {"status", raw}});
+}
+
+int serve(int sfd, const ArgvArea& area, const std::string& exe, const std::string& nodeText, pid_t self, RoleMain roleMain);
+
+}  // namespace
+
 int run(int argc, char** argv, RoleMain roleMain) {
   // plugstack-host zygote --parent <pid> --fd <n> [--pad <...>]
   if (argc < 6 || std::strcmp(argv[2], "--parent") != 0 || std::strcmp(argv[4], "--fd") != 0) return 2;
@@ -209,8 +256,13 @@ int run(int argc, char** argv, RoleMain roleMain) {
   const std::string exe = argv[0];
   const std::string nodeText = argv[3];
   defaultInternalSignals();
-  // Dies with Node; its keepers die with it (theirs), ending what is below them.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The keeper of every host it forks: what a host leaves when it ends
+  // comes back here, and goes.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  // Ends with Node, and so do its hosts: Node's death, like Node's own
+  // request to end, is a SIGTERM, read below (no plugin code runs here, so
+  // nothing can have changed how it is handled).
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (getppid() != node) return 1;
   // Nothing of ours on the standard descriptors: a role gets Node's.
   int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -221,18 +273,27 @@ int run(int argc, char** argv, RoleMain roleMain) {
   // Nothing else of Node's either: only the control socket.
   closeFrom(g_ctl + 1);
   for (int fd = 3; fd < g_ctl; fd++) close(fd);
-  sigset_t chld;
-  sigemptyset(&chld);
-  sigaddset(&chld, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &chld, nullptr);
-  int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  sigset_t mine;
+  sigemptyset(&mine);
+  sigaddset(&mine, SIGCHLD);
+  sigaddset(&mine, SIGTERM);
+  sigprocmask(SIG_BLOCK, &mine, nullptr);
+  int sfd = signalfd(-1, &mine, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sfd < 0) return 1;
   signal(SIGPIPE, SIG_IGN);
   const pid_t self = getpid();
   // Node uses the zygote once it has said who it is.
   reply(json::Object{{"t", msg::kHello}, {"protocol", msg::kProtocolVersion}, {"pid", static_cast<int>(self)}, {"role", "zygote"}});
   loadUserDatabase();
+  int rc = serve(sfd, area, exe, nodeText, self, roleMain);
+  // However it ends, nothing it started outlives it.
+  killAllDescendants();
+  return rc;
+}
 
+namespace {
+
+int serve(int sfd, const ArgvArea& area, const std::string& exe, const std::string& nodeText, pid_t self, RoleMain roleMain) {
   std::string pending;
   std::deque<int> fdQueue;
   for (;;) {
@@ -243,12 +304,12 @@ int run(int argc, char** argv, RoleMain roleMain) {
     }
     if (pfd[1].revents & POLLIN) {
       struct signalfd_siginfo si;
-      while (read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
-      }
-      int status;
-      pid_t pid;
-      while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-        reply(json::Object{{"t", msg::kReaped}, {"pid", static_cast<int>(pid)}, {"status", status}});
+      bool end = false;
+      while (read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si))
+        if (si.ssi_signo == SIGTERM) end = true;
+      // Node's end, or its request: run() ends every host.
+      if (end) return 0;
+      reapChildren();
     }
     if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     char buf[65536];
@@ -302,6 +363,9 @@ int run(int argc, char** argv, RoleMain roleMain) {
         becomeRole(req, fds, status[1], area, exe, nodeText, self, roleMain);
       }
       int forkErrno = errno;
+      // A role from now on, not an orphan: its end is reported (one that
+      // failed to start too; Node ignores that).
+      if (pid > 0) g_roles.insert(pid);
       for (int fd : fds) close(fd);
       close(status[1]);
       if (pid < 0) {
@@ -325,5 +389,7 @@ int run(int argc, char** argv, RoleMain roleMain) {
     }
   }
 }
+
+}  // namespace
 
 }  // namespace plugstack::zygote

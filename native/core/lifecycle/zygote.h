@@ -17,12 +17,18 @@
 // On the control socket (a unix stream socket, channel.h's frames) the
 // zygote first says hello, then takes "fork" commands, each with the
 // role's descriptors attached (SCM_RIGHTS): [stdin], stdout, stderr,
-// events, commands; and answers "forked" (the pid of the role's keeper) or
-// "fork_failed" (the call and its errno), and "reaped" (the raw wait
+// events, commands; and answers "forked" (the pid of the role's process)
+// or "fork_failed" (the call and its errno), and "reaped" (the raw wait
 // status) when a process it forked ends. The messages are declared in
 // protocol/messages.json with the hosts'.
-// The zygote dies with Node (a parent-death signal), and the keepers it
-// forked die with it (theirs), killing everything below them.
+//
+// It is the keeper of the hosts it forks (lifecycle/containment.h): a
+// child subreaper, so whatever a host leaves when it ends — crashed, killed
+// by Node, or exited inside plugin code — comes back to it and is killed,
+// as a keeper of the host's own would (a host Node spawns has one; these
+// need not, which spares a process per host). When Node dies (a
+// parent-death signal), asks it to end (SIGTERM) or closes the control
+// socket, it kills every host and everything below them, then exits.
 #pragma once
 
 #include <sys/types.h>

@@ -13,7 +13,7 @@ constexpr unsigned kProtocolVersion = 13;
 // Events: host -> Node.
 // First frame of every host: who it is and which protocol it speaks.
 constexpr char kHello[] = "hello";
-// The host of fork 'id' runs (pid: its keeper).
+// The host of fork 'id' runs (pid: the role's process; the zygote is its keeper).
 constexpr char kForked[] = "forked";
 // The host of fork 'id' could not be started: the call that failed and its errno.
 constexpr char kForkFailed[] = "fork_failed";

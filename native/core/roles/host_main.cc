@@ -58,16 +58,20 @@ namespace plugstack {
 namespace {
 
 // Plays one role on the channel's descriptors; <parent> is the process
-// whose death ends the host (Node's, or the zygote's that forked it).
-int runRole(const RoleEntry* role, int fd, int cmdFd, pid_t parent) {
+// whose death ends the host (Node's, or the zygote's that forked it), and
+// the host's keeper when keptByParent (the zygote's hosts).
+int runRole(const RoleEntry* role, int fd, int cmdFd, pid_t parent, bool keptByParent) {
   // Plugins and the programs they start must not inherit our end of the
   // channel.
   fcntl(fd, F_SETFD, FD_CLOEXEC);
   fcntl(cmdFd, F_SETFD, FD_CLOEXEC);
   // Before any plugin code: a subreaper that dies with Node, and a keeper
-  // that outlives whatever the role does.
+  // that outlives whatever the role does (the zygote, or one of its own).
   containment::start(parent);
-  containment::keep(fd, cmdFd);
+  if (keptByParent)
+    containment::keptByParent();
+  else
+    containment::keep(fd, cmdFd);
   // A write to a task that already died (its barrier) must fail with EPIPE,
   // not kill the host; task children restore the default before exec.
   signal(SIGPIPE, SIG_IGN);
@@ -124,7 +128,7 @@ const RoleEntry* findRole(const char* name) {
 // A role the zygote forked (lifecycle/zygote.h).
 int zygoteRole(const char* name, int fd, int cmdFd, pid_t parent) {
   const RoleEntry* role = findRole(name);
-  return role ? runRole(role, fd, cmdFd, parent) : usage();
+  return role ? runRole(role, fd, cmdFd, parent, true) : usage();
 }
 
 }  // namespace
@@ -152,5 +156,5 @@ extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
   if (*end || fd < 3 || cmdFd < 3 || fcntl(static_cast<int>(fd), F_GETFD) < 0 ||
       fcntl(static_cast<int>(cmdFd), F_GETFD) < 0)
     return usage();
-  return runRole(role, static_cast<int>(fd), static_cast<int>(cmdFd), static_cast<pid_t>(parent));
+  return runRole(role, static_cast<int>(fd), static_cast<int>(cmdFd), static_cast<pid_t>(parent), false);
 }

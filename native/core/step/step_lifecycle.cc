@@ -453,9 +453,10 @@ StepOutcome StepLifecycle::run(const ParsedConf& conf) {
   // slurmstepd blocks the common termination signals in itself
   // (slurmstepd_blocked_signals) and is alone in its process group (slurmd
   // double-forks it): a plugin's killpg(0, SIGTERM) in task_exit, say, ends
-  // nothing. Here the keeper must not share the group either, or it would
-  // take the signal for Node's request to end the run. Tasks reset their
-  // mask before exec (task_process.cc).
+  // nothing. Here a keeper of the host's own (a spawned host's) must not
+  // share the group either, or it would take the signal for Node's request
+  // to end the run; a host the zygote forked leads its group already.
+  // Tasks reset their mask before exec (task_process.cc).
   setpgid(0, 0);
   sigset_t blocked;
   sigemptyset(&blocked);
