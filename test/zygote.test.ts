@@ -137,6 +137,25 @@ describe('the zygote', () => {
   });
 });
 
+describe('the zygote under many starts at once', () => {
+  it("reports each host's start before its end, for hosts that end as soon as they start, many in flight", async () => {
+    delete process.env.PLUGSTACK_ZYGOTE;
+    const dir = tempDir();
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', `required ${compilePlugin('recorder.c')}\n`), { pluginDir: [] });
+    // check() starts a short-lived host per context at once: starts and ends
+    // cross in the zygote. A host whose end came before its start was never
+    // seen to end, and its check never returned.
+    for (let round = 0; round < 25; round++) {
+      const reports = await Promise.race([
+        Promise.all(Array.from({ length: 8 }, () => stack.check())),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`round ${round}: a check never returned`)), 20_000).unref()),
+      ]);
+      for (const report of reports) expect(report.ok, JSON.stringify(report.problems)).toBe(true);
+    }
+    expect(await leftBehind()).toEqual([]);
+  }, 60_000);
+});
+
 describe('the zygote as keeper', () => {
   it('asked to end (SIGTERM), kills its hosts and everything below them, a setsid daemon included; the run still ends', async () => {
     delete process.env.PLUGSTACK_ZYGOTE;

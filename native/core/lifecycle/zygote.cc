@@ -207,6 +207,49 @@ void defaultInternalSignals() {
 
 namespace {
 
+// A role forked whose start is not known yet: its status pipe says, at
+// its end (started) or with an errno (failed before the role).
+struct Starting {
+  long id;
+  pid_t pid;
+  int statusFd;
+};
+
+// What the status pipe of a role said: "forked", or "fork_failed" with the
+// errno and the call it failed in.
+void reportStart(const Starting& s) {
+  char why[64];
+  ssize_t got;
+  do got = read(s.statusFd, why, sizeof why);
+  while (got < 0 && errno == EINTR);
+  close(s.statusFd);
+  if (got >= static_cast<ssize_t>(sizeof(int))) {
+    int e;
+    std::memcpy(&e, why, sizeof e);
+    reply(json::Object{{"t", msg::kForkFailed}, {"id", s.id}, {"errno", e}, {"syscall", std::string(why + sizeof e, static_cast<size_t>(got) - sizeof e)}});
+    // Its exit is reaped and reported like any other; Node ignores it.
+  } else {
+    reply(json::Object{{"t", msg::kForked}, {"id", s.id}, {"pid", static_cast<int>(s.pid)}});
+  }
+}
+
+// Roles forked and still on their way to the role: their starts are read
+// as they come, not waited for, so that a host's end is reaped and
+// reported while the next host starts (a spare host is often asked for
+// just as the host before it ends).
+std::vector<Starting> g_starting;
+
+// The start of a role that has ended already: its status pipe is at its
+// end, or holds why it failed, so this does not wait.
+void reportStartOf(pid_t pid) {
+  for (size_t i = 0; i < g_starting.size(); i++)
+    if (g_starting[i].pid == pid) {
+      reportStart(g_starting[i]);
+      g_starting.erase(g_starting.begin() + static_cast<long>(i));
+      return;
+    }
+}
+
 // What the roles that ended left below them came back to us: it is
 // killed and reaped, as a keeper of the host's own would, before the
 // host's end is reported (so that nothing below a host outlives the
@@ -235,8 +278,12 @@ void reapChildren() {
     if (g_roles.erase(pid)) ended.emplace_back(pid, status);
   if (ended.empty()) return;
   killOrphans();
-  for (const auto& [role, raw] : ended)
+  for (const auto& [role, raw] : ended) {
+    // A role that ended as soon as it started (between the poll and this
+    // reaping): its start is reported first, as Node needs it.
+    reportStartOf(role);
     reply(json::Object{{"t", msg::kReaped}, {"pid", static_cast<int>(role)}, {"status", raw}});
+  }
 }
 
 int serve(int sfd, const ArgvArea& area, const std::string& exe, const std::string& nodeText, pid_t self, RoleMain roleMain);
@@ -296,11 +343,22 @@ namespace {
 int serve(int sfd, const ArgvArea& area, const std::string& exe, const std::string& nodeText, pid_t self, RoleMain roleMain) {
   std::string pending;
   std::deque<int> fdQueue;
+  std::vector<Starting>& starting = g_starting;
+  std::vector<struct pollfd> pfd;
   for (;;) {
-    struct pollfd pfd[2] = {{g_ctl, POLLIN, 0}, {sfd, POLLIN, 0}};
-    if (poll(pfd, 2, -1) < 0) {
+    pfd.assign({{g_ctl, POLLIN, 0}, {sfd, POLLIN, 0}});
+    for (const Starting& s : starting) pfd.push_back({s.statusFd, POLLIN, 0});
+    if (poll(pfd.data(), pfd.size(), -1) < 0) {
       if (errno == EINTR) continue;
       return 1;
+    }
+    // Starts first: a role's "forked" comes before its "reaped" (its
+    // status pipe ends before it can exit; one that ended since the poll
+    // is reported at its reaping).
+    for (size_t i = starting.size(); i-- > 0;) {
+      if (!(pfd[2 + i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      reportStart(starting[i]);
+      starting.erase(starting.begin() + static_cast<long>(i));
     }
     if (pfd[1].revents & POLLIN) {
       struct signalfd_siginfo si;
@@ -360,12 +418,10 @@ int serve(int sfd, const ArgvArea& area, const std::string& exe, const std::stri
         close(g_ctl);
         close(sfd);
         close(status[0]);
+        for (const Starting& s : starting) close(s.statusFd);
         becomeRole(req, fds, status[1], area, exe, nodeText, self, roleMain);
       }
       int forkErrno = errno;
-      // A role from now on, not an orphan: its end is reported (one that
-      // failed to start too; Node ignores that).
-      if (pid > 0) g_roles.insert(pid);
       for (int fd : fds) close(fd);
       close(status[1]);
       if (pid < 0) {
@@ -373,19 +429,10 @@ int serve(int sfd, const ArgvArea& area, const std::string& exe, const std::stri
         reply(json::Object{{"t", msg::kForkFailed}, {"id", req.id}, {"errno", forkErrno}, {"syscall", "fork"}});
         continue;
       }
-      char why[64];
-      ssize_t got;
-      do got = read(status[0], why, sizeof why);
-      while (got < 0 && errno == EINTR);
-      close(status[0]);
-      if (got >= static_cast<ssize_t>(sizeof(int))) {
-        int e;
-        std::memcpy(&e, why, sizeof e);
-        reply(json::Object{{"t", msg::kForkFailed}, {"id", req.id}, {"errno", e}, {"syscall", std::string(why + sizeof e, static_cast<size_t>(got) - sizeof e)}});
-        // Its exit is reaped and reported like any other; Node ignores it.
-      } else {
-        reply(json::Object{{"t", msg::kForked}, {"id", req.id}, {"pid", static_cast<int>(pid)}});
-      }
+      // A role from now on, not an orphan: its end is reported (one that
+      // failed to start too; Node ignores that).
+      g_roles.insert(pid);
+      starting.push_back({req.id, pid, status[0]});
     }
   }
 }

@@ -19,8 +19,10 @@
 // role's descriptors attached (SCM_RIGHTS): [stdin], stdout, stderr,
 // events, commands; and answers "forked" (the pid of the role's process)
 // or "fork_failed" (the call and its errno), and "reaped" (the raw wait
-// status) when a process it forked ends. The messages are declared in
-// protocol/messages.json with the hosts'.
+// status) when a process it forked ends. It waits on no one host: a start
+// is reported when the child's status pipe says so, read like any other
+// event, so that another host's end is not held up behind it. The messages
+// are declared in protocol/messages.json with the hosts'.
 //
 // It is the keeper of the hosts it forks (lifecycle/containment.h): a
 // child subreaper, so whatever a host leaves when it ends — crashed, killed
