@@ -203,9 +203,6 @@ void defaultInternalSignals() {
     syscall(SYS_rt_sigaction, sig, defaults, nullptr, sizeof(uint64_t));
   }
 }
-}  // namespace
-
-namespace {
 
 // A role forked whose start is not known yet: its status pipe says, at
 // its end (started) or with an errno (failed before the role).
