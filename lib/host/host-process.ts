@@ -246,11 +246,18 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     };
     // The host's keeper (the zygote, or the process Node started) kills
     // everything below it, daemons that left the process group included
-    // (keepers.ts). Should it not manage, the group goes by SIGKILL.
+    // (keepers.ts). Should a keeper of the host's own not manage, the group
+    // goes by SIGKILL. The zygote has killed and reaped everything below a
+    // host before it reports the host's end: nothing is left to kill by
+    // number then (and a number reaped may be another host's already).
     let backstop: NodeJS.Timeout | undefined;
     const cleanup = (): void => {
       if (child.pid === undefined) {
         endAsked = true;
+        return;
+      }
+      if (child.keptByZygote) {
+        if (!exited) endHost(child);
         return;
       }
       if (exited) {

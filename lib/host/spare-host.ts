@@ -105,6 +105,8 @@ export class SpareHost {
     // A fork the zygote has not reported yet is ended when it is (above).
     if (pid === undefined) return;
     endHost(this.child!);
+    // The zygote reaps what it keeps; a keeper of the host's own gets a grace period.
+    if (this.child!.keptByZygote) return;
     setTimeout(() => {
       if (this.state === 'discarded') killGroup(pid);
     }, KEEPER_GRACE_MS).unref();

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -251,7 +252,11 @@ void reportStartOf(pid_t pid) {
 // killed and reaped, as a keeper of the host's own would, before the
 // host's end is reported (so that nothing below a host outlives the
 // report). An orphan's own children come back to us once it is dead: the
-// next round takes them.
+// next round takes them. Nothing here blocks: a process we may not kill (a
+// setuid program's) or that does not die at once (stuck in the kernel) is
+// given at most 50 rounds a millisecond apart, then the end is reported
+// anyway, and the zygote goes on serving the other hosts; it is tried
+// again at the next host's end, and at the zygote's own.
 void killOrphans() {
   for (int round = 0; round < 50; round++) {
     std::vector<pid_t> orphans;
@@ -259,10 +264,14 @@ void killOrphans() {
       if (!g_roles.count(child)) orphans.push_back(child);
     if (orphans.empty()) return;
     for (pid_t pid : orphans) kill(pid, SIGKILL);
+    bool left = false;
     int status;
     for (pid_t pid : orphans)
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
+      if (waitpid(pid, &status, WNOHANG) == 0) left = true;
+    if (left) {
+      struct timespec pause = {0, 1000000};
+      nanosleep(&pause, nullptr);
+    }
   }
 }
 
@@ -338,6 +347,7 @@ int run(int argc, char** argv, RoleMain roleMain) {
 namespace {
 
 int serve(int sfd, const ArgvArea& area, const std::string& exe, const std::string& nodeText, pid_t self, RoleMain roleMain) {
+  const pid_t node = static_cast<pid_t>(std::strtol(nodeText.c_str(), nullptr, 10));
   std::string pending;
   std::deque<int> fdQueue;
   std::vector<Starting>& starting = g_starting;
@@ -361,7 +371,10 @@ int serve(int sfd, const ArgvArea& area, const std::string& exe, const std::stri
       struct signalfd_siginfo si;
       bool end = false;
       while (read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si))
-        if (si.ssi_signo == SIGTERM) end = true;
+        // Node's request (or its death: the parent-death signal comes
+        // from the dead parent's pid); a SIGTERM from anyone else (plugin
+        // code in a host, say) must not end every host of Node's.
+        if (si.ssi_signo == SIGTERM && (static_cast<pid_t>(si.ssi_pid) == node || getppid() != node)) end = true;
       // Node's end, or its request: run() ends every host.
       if (end) return 0;
       reapChildren();
