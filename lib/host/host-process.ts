@@ -30,7 +30,7 @@ import {
   type RoleRequests,
 } from './protocol.js';
 import { HostReducer } from './reducer.js';
-import { endHost, keeperEnded, keeperStarted, killGroup } from './keepers.js';
+import { endHost, keeperEnded, keeperStarted, killLeftGroups } from './keepers.js';
 import { roleArgs, type SpareHost } from './spare-host.js';
 import { writableOf } from './polled-socket.js';
 import { startHostProcess, type HostChild, type HostReadable, type HostWritable } from './zygote.js';
@@ -246,30 +246,19 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     };
     // The host's keeper (the zygote, or the process Node started) kills
     // everything below it, daemons that left the process group included
-    // (keepers.ts). Should a keeper of the host's own not manage, the group
-    // goes by SIGKILL. The zygote has killed and reaped everything below a
-    // host before it reports the host's end: nothing is left to kill by
-    // number then (and a number reaped may be another host's already).
+    // (keepers.ts). Should it not manage, the groups go by SIGKILL.
     let backstop: NodeJS.Timeout | undefined;
     const cleanup = (): void => {
       if (child.pid === undefined) {
         endAsked = true;
         return;
       }
-      if (child.keptByZygote) {
-        if (!exited) endHost(child);
-        return;
-      }
       if (exited) {
-        killGroup(child.pid);
-        for (const g of groups) killGroup(g);
+        killLeftGroups(child, groups);
         return;
       }
       endHost(child);
-      backstop ??= setTimeout(() => {
-        killGroup(child.pid);
-        for (const g of groups) killGroup(g);
-      }, KEEPER_GRACE_MS);
+      backstop ??= setTimeout(() => killLeftGroups(child, groups), KEEPER_GRACE_MS);
       backstop.unref();
     };
     let exited = false;

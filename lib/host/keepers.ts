@@ -53,6 +53,19 @@ export function endHost(child: HostChild): void {
 }
 
 /** Kills a host's process group; one already gone is fine. */
-export function killGroup(pid: number | undefined): void {
+function killGroup(pid: number | undefined): void {
   if (pid !== undefined && pid > 1) native().signalProcess(-pid, os.constants.signals.SIGKILL);
+}
+
+/**
+ * Kills by number what a host may have left: its process group and the
+ * groups it made (a step's tasks), after its keeper's grace or its end.
+ * Only for a host with a keeper of its own: the zygote has killed and
+ * reaped everything below its hosts before it reports their end, and a
+ * number it reaped may be another host's by then.
+ */
+export function killLeftGroups(child: HostChild, groups: Iterable<number> = []): void {
+  if (child.keptByZygote) return;
+  killGroup(child.pid);
+  for (const g of groups) killGroup(g);
 }

@@ -17,7 +17,7 @@
  * reports nothing.
  */
 import { hostExecutable } from '../native/paths.js';
-import { endHost, keeperEnded, keeperStarted, killGroup } from './keepers.js';
+import { endHost, keeperEnded, keeperStarted, killLeftGroups } from './keepers.js';
 import type { HostRole } from './protocol.js';
 import { processIdentity, startHostProcess, type HostChild, type HostSpawnOptions } from './zygote.js';
 
@@ -105,10 +105,8 @@ export class SpareHost {
     // A fork the zygote has not reported yet is ended when it is (above).
     if (pid === undefined) return;
     endHost(this.child!);
-    // The zygote reaps what it keeps; a keeper of the host's own gets a grace period.
-    if (this.child!.keptByZygote) return;
     setTimeout(() => {
-      if (this.state === 'discarded') killGroup(pid);
+      if (this.state === 'discarded') killLeftGroups(this.child!);
     }, KEEPER_GRACE_MS).unref();
   }
 

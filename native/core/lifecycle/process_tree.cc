@@ -168,19 +168,20 @@ std::vector<ProcessInfo> descendants() {
   return out;
 }
 
-int killAllDescendants(int rounds) {
+int killDescendants(bool (*spare)(pid_t child), int rounds) {
   int killed = 0;
   for (int round = 0; round < rounds && mayHaveChildren(); round++) {
     int found = 0;
     forEachChild("self", [&](pid_t child) {
+      if (spare && spare(child)) return;
       found++;
       if (kill(child, SIGKILL) == 0) killed++;
+      // Reaped once dead (a zombie stays listed as a child until then, and
+      // is reaped in a later round); its own children are ours then and
+      // show up in the next round.
+      int status;
+      waitpid(child, &status, WNOHANG);
     });
-    // Reap what died (zombies stay listed as children until then); their
-    // own children are ours now and show up in the next round.
-    int status;
-    while (waitpid(-1, &status, WNOHANG) > 0) {
-    }
     if (!found) break;
     struct timespec pause = {0, 1000000};  // 1 ms for SIGKILL to land
     nanosleep(&pause, nullptr);

@@ -44,9 +44,14 @@ std::vector<ProcessInfo> descendants();
 bool readProcess(pid_t pid, ProcessInfo* out);
 
 // SIGKILLs every descendant and reaps them, until none is left or `rounds`
-// passes went by (each orphan comes back to us as a child once its parent
-// is dead). Async-signal-safe: no allocation, only system calls, so the
-// parent-death handler can use it. Returns the number of processes killed.
-int killAllDescendants(int rounds = 50);
+// passes a millisecond apart went by (each orphan comes back to us as a
+// child once its parent is dead; a process we may not kill, or stuck in
+// the kernel, is given up on then). Children `spare` says yes to, and what
+// is below them, are left alone, their ends for the caller to reap (the
+// zygote's hosts). Async-signal-safe: no allocation, only system calls, so
+// the parent-death handler can use it. Returns the number of processes
+// killed.
+int killDescendants(bool (*spare)(pid_t child), int rounds = 50);
+inline int killAllDescendants(int rounds = 50) { return killDescendants(nullptr, rounds); }
 
 }  // namespace plugstack

@@ -10,7 +10,6 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -248,32 +247,16 @@ void reportStartOf(pid_t pid) {
     }
 }
 
+bool isRole(pid_t child) { return g_roles.count(child) != 0; }
+
 // What the roles that ended left below them came back to us: it is
 // killed and reaped, as a keeper of the host's own would, before the
 // host's end is reported (so that nothing below a host outlives the
-// report). An orphan's own children come back to us once it is dead: the
-// next round takes them. Nothing here blocks: a process we may not kill (a
-// setuid program's) or that does not die at once (stuck in the kernel) is
-// given at most 50 rounds a millisecond apart, then the end is reported
-// anyway, and the zygote goes on serving the other hosts; it is tried
-// again at the next host's end, and at the zygote's own.
-void killOrphans() {
-  for (int round = 0; round < 50; round++) {
-    std::vector<pid_t> orphans;
-    for (pid_t child : childrenOf(getpid()))
-      if (!g_roles.count(child)) orphans.push_back(child);
-    if (orphans.empty()) return;
-    for (pid_t pid : orphans) kill(pid, SIGKILL);
-    bool left = false;
-    int status;
-    for (pid_t pid : orphans)
-      if (waitpid(pid, &status, WNOHANG) == 0) left = true;
-    if (left) {
-      struct timespec pause = {0, 1000000};
-      nanosleep(&pause, nullptr);
-    }
-  }
-}
+// report); the other hosts, and what is below them, are spared. Bounded
+// (process_tree.h): a process we may not kill (a setuid program's) or
+// that does not die at once holds up no host for long; it is tried again
+// at the next host's end, and at the zygote's own.
+void killOrphans() { killDescendants(isRole); }
 
 // Reaps what ended; the roles' statuses go to Node once what they left is gone.
 void reapChildren() {
