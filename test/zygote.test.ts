@@ -9,6 +9,7 @@
  * client and step hosts load a plugin that records its process.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Plugstack } from '../lib/plugstack.js';
@@ -107,7 +108,7 @@ function zygotes(): number[] {
 const statusField = (pid: number, name: string) => new RegExp(`^${name}:\\s*(\\S+)`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
 
 describe('the zygote', () => {
-  it('starts as a fresh process (only its own SIGPIPE ignored, SIGCHLD and SIGTERM blocked, a session of its own), and once killed is reaped and replaced', async () => {
+  it('starts as a fresh process (only its own SIGPIPE ignored, every signal but faults read through its signalfd, a session of its own), and once killed is reaped and replaced', async () => {
     delete process.env.PLUGSTACK_ZYGOTE;
     const dir = tempDir();
     const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [] });
@@ -121,8 +122,12 @@ describe('the zygote', () => {
     // Node ignores SIGPIPE, and glibc's posix_spawn leaves its signals 32 and 33 ignored: the zygote keeps
     // only its own SIGPIPE (it writes to sockets Node may close), so what it forks starts with the defaults.
     expect(statusField(first!, 'SigIgn')).toBe('0000000000001000');
-    // Blocked: SIGCHLD and SIGTERM (its end), which it reads through a signalfd.
-    expect(statusField(first!, 'SigBlk')).toBe('0000000000014000');
+    // Blocked, and read through a signalfd: every signal but SIGKILL and SIGSTOP (which cannot be), a fault's
+    // (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS) and SIGABRT, and glibc's own 32 and 33.
+    const unblocked = [9, 19, 11, 7, 8, 4, 5, 31, 6, 32, 33];
+    let blocked = 0n;
+    for (let sig = 1; sig <= 64; sig++) if (!unblocked.includes(sig)) blocked |= 1n << BigInt(sig - 1);
+    expect(statusField(first!, 'SigBlk')).toBe(blocked.toString(16).padStart(16, '0'));
     const stat = fs.readFileSync(`/proc/${first}/stat`, 'utf8');
     expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3])).toBe(first);
     process.kill(first!, 'SIGKILL');
@@ -157,11 +162,8 @@ describe('the zygote under many starts at once', () => {
 });
 
 describe('the zygote as keeper', () => {
-  it('asked to end (SIGTERM), kills its hosts and everything below them, a setsid daemon included; the run still ends', async () => {
-    delete process.env.PLUGSTACK_ZYGOTE;
-    const dir = tempDir();
-    const tag = uniqueTag();
-    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [] });
+  /** Starts a step whose task leaves a setsid daemon, and waits for both to run. */
+  async function stepWithDaemon(stack: Plugstack, dir: string, tag: string): Promise<{ running: ReturnType<Plugstack['srun']> }> {
     const running = stack.srun({
       args: ['-n', '1', 'sh', '-c', `setsid perl -e 'sleep 300' ${tag} & exec perl -e 'sleep 301' ${tag}`],
       cwd: dir,
@@ -169,16 +171,61 @@ describe('the zygote as keeper', () => {
     });
     for (let i = 0; i < 200 && ourProcesses([tag]).filter((p) => p.includes('perl')).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
     expect(ourProcesses([tag]).filter((p) => p.includes('perl'))).toHaveLength(2);
+    return { running };
+  }
+  const pidsOf = (lines: string[]) => lines.map((l) => Number(l.split(' ')[0]));
+
+  // Node's request to end is a SIGTERM; any other signal whose default
+  // would end the zygote is taken as one too when Node sends it.
+  for (const signal of ['SIGTERM', 'SIGHUP', 'SIGINT', 'SIGUSR1'] as const) {
+    it(`asked by Node to end (${signal}), kills its hosts and everything below them, a setsid daemon included; the run still ends`, async () => {
+      delete process.env.PLUGSTACK_ZYGOTE;
+      const dir = tempDir();
+      const tag = uniqueTag();
+      const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [] });
+      const { running } = await stepWithDaemon(stack, dir, tag);
+      const [z] = zygotes();
+      expect(z).toBeDefined();
+      try {
+        // Stopped, the hosts and the task cannot end on their own when the
+        // zygote goes: only the zygote's own sweep ends them.
+        const ours = pidsOf(ourProcesses([tag]));
+        for (const pid of ours) process.kill(pid, 'SIGSTOP');
+        process.kill(z!, signal);
+        const r = await running;
+        expect(r.exitCode).not.toBe(0);
+        expect(await leftBehind([tag])).toEqual([]);
+        expect(zygotes()).not.toContain(z);
+      } finally {
+        for (const pid of pidsOf(ourProcesses([tag]))) process.kill(pid, 'SIGKILL');
+      }
+      // The next run has a new zygote.
+      const next = await stack.srun({ args: ['-n', '1', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+      expect(next.exitCode, next.stderr).toBe(0);
+      expect(await leftBehind()).toEqual([]);
+    });
+  }
+
+  it("lets a signal from anyone but Node go (plugin code signalling its parent): its hosts run on, and it serves the next", async () => {
+    delete process.env.PLUGSTACK_ZYGOTE;
+    const dir = tempDir();
+    const tag = uniqueTag();
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [] });
+    // A task that signals its host's parent, the zygote, with every signal
+    // that would end a process by default, then a stop, and ends well.
+    const names = ['TERM', 'HUP', 'INT', 'QUIT', 'USR1', 'USR2', 'ALRM', 'PIPE', 'VTALRM', 'PROF', 'IO', 'PWR', 'XCPU', 'XFSZ', 'STKFLT', 'TSTP', 'TTIN', 'TTOU'];
+    const numbers = [...names.map((n) => os.constants.signals[`SIG${n}` as keyof typeof os.constants.signals]), 34, 64];
+    expect(numbers.every((n) => Number.isInteger(n))).toBe(true);
+    const script = `z=$(awk '{print $4}' /proc/$PPID/stat); for s in ${numbers.join(' ')}; do kill -$s $z || exit 9; done; echo ${tag}`;
+    const r = await stack.srun({ args: ['-n', '1', 'sh', '-c', script], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe(tag);
     const [z] = zygotes();
     expect(z).toBeDefined();
-    process.kill(z!, 'SIGTERM');
-    const r = await running;
-    expect(r.exitCode).not.toBe(0);
-    expect(await leftBehind([tag])).toEqual([]);
-    expect(zygotes()).not.toContain(z);
-    // The next run has a new zygote.
+    expect(statusField(z!, 'State')).toBe('S');
     const next = await stack.srun({ args: ['-n', '1', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
     expect(next.exitCode, next.stderr).toBe(0);
+    expect(zygotes()).toEqual([z]);
     expect(await leftBehind()).toEqual([]);
   });
 });

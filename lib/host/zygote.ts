@@ -219,6 +219,7 @@ class Zygote {
       native().closeDescriptor(theirs);
     }
     this.ctlFd = mine;
+    living.add(this);
     this.ctl = new PolledSocket(mine, true);
     this.ctl.on('data', (chunk: Buffer) => {
       let frames: unknown[];
@@ -310,6 +311,7 @@ class Zygote {
   private die(): void {
     if (this.dead) return;
     this.dead = true;
+    living.delete(this);
     this.ctl.destroy();
     // Gone or misbehaving: it ends either way, and is reaped.
     this.end();
@@ -444,6 +446,8 @@ export function processIdentity(): string {
 const eventsBuffer = Buffer.allocUnsafe(64 * 1024);
 
 let zygote: Zygote | undefined;
+/** Every zygote not yet ended: the current one, and retired ones whose hosts still run. */
+const living = new Set<Zygote>();
 /** Executables whose zygote ended before it said hello (not a plugstack-host that has one): always spawned. */
 const refused = new Set<string>();
 
@@ -466,8 +470,11 @@ function zygoteFor(executable: string): Zygote | undefined {
     }
     if (!exitHooked) {
       exitHooked = true;
-      // The zygote dies with Node anyway (a parent-death signal); this is sooner.
-      process.once('exit', () => zygote?.end());
+      // A zygote dies with Node anyway (a parent-death signal); this is
+      // sooner, for a retired one still keeping hosts too.
+      process.once('exit', () => {
+        for (const z of living) z.end();
+      });
     }
   }
   return zygote;

@@ -204,6 +204,36 @@ void defaultInternalSignals() {
   }
 }
 
+// What the zygote blocks and reads through its signalfd: every signal
+// but those the kernel raises for a fault of its own (which must kill it
+// as they would any program) and SIGABRT. Nothing it does not read can
+// end it, then, but SIGKILL: not a stray signal (plugin code in a host
+// signalling its parent), and not a stop, which would hold up every host
+// start. glibc's sigfillset leaves out its own signals 32 and 33, which
+// only its threads send. Roles unblock everything (becomeRole).
+sigset_t signalsRead() {
+  sigset_t set;
+  sigfillset(&set);
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT}) sigdelset(&set, sig);
+  return set;
+}
+
+// The signals read whose default action is not to end a process: to
+// ignore it, or to stop it. The others end the zygote when Node sends
+// them (or once Node is dead), as SIGTERM does.
+constexpr int kNeverEnding[] = {SIGCHLD, SIGCONT, SIGURG, SIGWINCH, SIGTSTP, SIGTTIN, SIGTTOU};
+
+bool endsByDefault(int sig) {
+  for (int s : kNeverEnding)
+    if (s == sig) return false;
+  return true;
+}
+
+// A descriptor polled has something to read, its end, or an error (a
+// descriptor closed under us, POLLNVAL, would otherwise be polled again
+// at once, forever).
+constexpr short kReadable = POLLIN | POLLHUP | POLLERR | POLLNVAL;
+
 // A role forked whose start is not known yet: its status pipe says, at
 // its end (started) or with an errno (failed before the role).
 struct Starting {
@@ -309,10 +339,7 @@ int run(int argc, char** argv, RoleMain roleMain) {
   // Nothing else of Node's either: only the control socket.
   closeFrom(g_ctl + 1);
   for (int fd = 3; fd < g_ctl; fd++) close(fd);
-  sigset_t mine;
-  sigemptyset(&mine);
-  sigaddset(&mine, SIGCHLD);
-  sigaddset(&mine, SIGTERM);
+  sigset_t mine = signalsRead();
   sigprocmask(SIG_BLOCK, &mine, nullptr);
   int sfd = signalfd(-1, &mine, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sfd < 0) return 1;
@@ -346,23 +373,28 @@ int serve(int sfd, const ArgvArea& area, const std::string& exe, const std::stri
     // status pipe ends before it can exit; one that ended since the poll
     // is reported at its reaping).
     for (size_t i = starting.size(); i-- > 0;) {
-      if (!(pfd[2 + i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      if (!(pfd[2 + i].revents & kReadable)) continue;
       reportStart(starting[i]);
       starting.erase(starting.begin() + static_cast<long>(i));
     }
+    // The signalfd cannot fail or close under us; if it did, neither a
+    // host's end nor Node's could be heard any more.
+    if (pfd[1].revents & (POLLERR | POLLNVAL)) return 1;
     if (pfd[1].revents & POLLIN) {
       struct signalfd_siginfo si;
       bool end = false;
       while (read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si))
         // Node's request (or its death: the parent-death signal comes
-        // from the dead parent's pid); a SIGTERM from anyone else (plugin
-        // code in a host, say) must not end every host of Node's.
-        if (si.ssi_signo == SIGTERM && (static_cast<pid_t>(si.ssi_pid) == node || getppid() != node)) end = true;
+        // from the dead parent's pid); one from anyone else (plugin code
+        // in a host signalling its parent, say) must not end every host
+        // of Node's, and is let go.
+        if (endsByDefault(static_cast<int>(si.ssi_signo)) && (static_cast<pid_t>(si.ssi_pid) == node || getppid() != node))
+          end = true;
       // Node's end, or its request: run() ends every host.
       if (end) return 0;
       reapChildren();
     }
-    if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    if (!(pfd[0].revents & kReadable)) continue;
     char buf[65536];
     alignas(struct cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFds * 4)];
     struct iovec iov = {buf, sizeof buf};

@@ -29,8 +29,11 @@
 // by Node, or exited inside plugin code — comes back to it and is killed,
 // as a keeper of the host's own would (a host Node spawns has one; these
 // need not, which spares a process per host). When Node dies (a
-// parent-death signal), asks it to end (SIGTERM) or closes the control
-// socket, it kills every host and everything below them, then exits.
+// parent-death signal), asks it to end (SIGTERM, or any signal whose
+// default is to end a process) or closes the control socket, it kills
+// every host and everything below them, then exits. Such a signal from
+// anyone but Node, while Node lives, is read and let go: only SIGKILL, or
+// a fault of its own, ends it without that.
 #pragma once
 
 #include <sys/types.h>
