@@ -118,6 +118,7 @@
         "native/core/libslurm/not_emulated.cc",
         "native/core/libslurm/release.cc",
         "native/core/common/channel.cc",
+        "native/core/common/event_slots.cc",
         "native/core/common/events.cc",
         "native/core/common/hook_scope.cc",
         "native/core/common/problem.cc",
@@ -289,7 +290,7 @@
     },
     {
       "target_name": "plugstack",
-      "sources": ["<@(pure_core_sources)", "native/addon/addon.cc", "native/addon/polled_socket.cc", "native/addon/descriptors.cc", "native/addon/signals.cc", "native/addon/spawn.cc"],
+      "sources": ["<@(pure_core_sources)", "native/addon/addon.cc", "native/addon/polled_socket.cc", "native/addon/descriptors.cc", "native/addon/event_slots.cc", "native/addon/signals.cc", "native/addon/spawn.cc"],
       "include_dirs": [
         "<@(core_include)",
         "<!(node -p \"require('node-addon-api').include_dir\")"

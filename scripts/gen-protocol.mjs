@@ -88,6 +88,8 @@ function generateTs() {
     `/** The protocol version: the first frame of every host (hello) must carry it. */`,
     `export const PROTOCOL_VERSION = ${catalogue.version};`,
     '',
+    docComment(catalogue.eventSlots.doc) + `export const EVENT_SLOTS = ${JSON.stringify(Object.fromEntries(Object.entries(catalogue.eventSlots).filter(([k]) => k !== 'doc')))} as const;`,
+    '',
     `export type HostRole = ${catalogue.roles.map((r) => JSON.stringify(r)).join(' | ')};`,
     '',
   ];
@@ -156,6 +158,12 @@ function generateHeader() {
     'namespace plugstack::msg {',
     '',
     `constexpr unsigned kProtocolVersion = ${catalogue.version};`,
+    '',
+    `// ${catalogue.eventSlots.doc}`,
+    `constexpr int kEventSlotsFd = ${catalogue.eventSlots.fd};`,
+    `constexpr unsigned kEventSlotCount = ${catalogue.eventSlots.count};`,
+    `constexpr unsigned kEventSlotHeaderBytes = ${catalogue.eventSlots.headerBytes};`,
+    `constexpr unsigned kEventSlotBytes = ${catalogue.eventSlots.slotBytes};`,
     '',
     '// Events: host -> Node.',
   ];

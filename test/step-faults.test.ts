@@ -52,6 +52,15 @@ describe('faults in a task child', () => {
     expect(result.ok).toBe(false);
   });
 
+  it('what the task did in plugin code before it crashed reaches the result (the memory Node shares with the host)', async () => {
+    const { result } = await recordStep(['crash=task_init', 'only=1'], { ntasks: 3, argv: ['true'] });
+    // Every task child reads its global id in task_init (only=1); task 1
+    // then crashes, before it would have sent anything.
+    const reads = result.items.filter((i) => i.hook === 'slurm_spank_task_init' && i.item === 'S_TASK_GLOBAL_ID');
+    expect([...new Set(reads.map((i) => i.value))].sort()).toEqual([0, 1, 2]);
+    expect(result.problems).toContainEqual(expect.objectContaining({ code: 'PLUGIN_CRASHED', hook: 'slurm_spank_task_init', task: 1 }));
+  });
+
   it('abort() in task_init_privileged is SIGABRT for that task', async () => {
     const { result } = await recordStep(['abort=task_init_privileged', 'only=0'], { ntasks: 2 });
     expect(result.tasks.map((t) => t.signal), JSON.stringify([result.problems, result.nodes])).toEqual(['SIGABRT', null]);

@@ -136,7 +136,7 @@ export class CommandControl {
 
   /** Kills the hosts caught in plugin code (they cannot take a request): a timeout. */
   killHung(): void {
-    for (const h of this.hosts) if (h.record.running()) h.kill('timeout');
+    for (const h of this.hosts) if (h.inPluginCode()) h.kill('timeout');
   }
 
   get stepRunning(): boolean {
@@ -165,7 +165,7 @@ export class CommandControl {
    * cancelled with it.
    */
   killAll(reason: 'cancel' | 'timeout' = 'cancel'): void {
-    for (const h of this.hosts) h.kill(reason === 'timeout' && h.record.running() ? 'timeout' : 'cancel');
+    for (const h of this.hosts) h.kill(reason === 'timeout' && h.inPluginCode() ? 'timeout' : 'cancel');
     for (const s of this.spares.values()) s.discard();
     this.spares.clear();
   }

@@ -17,6 +17,7 @@
  */
 import { PlugstackError } from '../errors.js';
 import { hostExecutable } from '../native/paths.js';
+import type { EventSlots } from './event-slots.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import {
   checkCommand,
@@ -83,6 +84,11 @@ export interface HostHandle {
    * for that reason, not by the plugin's own doing.
    */
   note(reason: KillReason): void;
+  /**
+   * Its own process is inside plugin code now: a call it reported open,
+   * or one its slot of the memory for unsent events counts (event-slots.ts).
+   */
+  inPluginCode(): boolean;
   /** Resolves once the host has exited and its pipes are closed; never rejects after the start. */
   finished: Promise<HostRun>;
 }
@@ -155,6 +161,8 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
   let handle: Pick<HostHandle, 'send' | 'kill'> = { send: () => {}, kill: () => {} };
   const record = new HostReducer();
   let endedBy: KillReason | undefined;
+  /** The memory its processes keep their unsent events in, when it has one. */
+  let slots: EventSlots | undefined;
   const finished = new Promise<HostRun>((resolve) => {
     // The host never running (an environment too large for execve, no more
     // processes) is a fault of the run, not an exception: spawn() throws
@@ -190,6 +198,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       resolve(notStarted(error as NodeJS.ErrnoException));
       return;
     }
+    slots = child.eventSlots;
     const channel = child.stdio[3] as HostReadable;
     const commands = child.stdio[4] as HostReadable & HostWritable;
     // The host never writes here; reading lets its end of the stream close.
@@ -334,6 +343,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
 
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
+      slots?.release();
       if (settled) return;
       settled = true;
       keeperEnded(child);
@@ -364,6 +374,26 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
       clearTimeout(grace);
       if (settled) return;
       settled = true;
+      // What its processes never sent (one died, or was killed, inside
+      // plugin code): read from their slots, now that none of them runs,
+      // as if it had come last on the socket.
+      if (slots) {
+        for (const unsent of slots.takeUnsent()) {
+          let values: unknown;
+          try {
+            values = JSON.parse(unsent.toString('utf8'));
+          } catch (error) {
+            protocolFault(`malformed events left in its memory: ${(error as Error).message}`);
+            break;
+          }
+          if (!Array.isArray(values)) {
+            protocolFault('malformed events left in its memory');
+            break;
+          }
+          if (!values.every(take)) break;
+        }
+        slots.release();
+      }
       if (!fault && decoder.leftover > 0) protocolFault(`the stream ended inside a frame (${decoder.leftover} bytes)`);
       if (!fault && signal) {
         fault = { kind: 'signal', signal, ...running(), message: `killed by ${signal}` };
@@ -401,6 +431,7 @@ export function startHost<R extends HostRole>(role: R, request: RoleRequests[R],
     note: (r) => {
       endedBy ??= r;
     },
+    inPluginCode: () => record.running() !== undefined || (slots?.openCalls() ?? 0) > 0,
     finished,
   };
 }

@@ -2,7 +2,10 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 13;
+export const PROTOCOL_VERSION = 14;
+
+/** Shared memory Node gives a host (a memfd on descriptor 'fd'), in which the host's process (slot 0) and its first count-1 task children (slot 1 + the task's index) keep the events they have not sent yet. Before the slots, headerBytes of counters, two 32-bit words per slot: the bytes the slot holds ('[' and comma-separated events, no closing bracket) and how many calls into plugin code its process has open. Node reads what a process could not send once the host has ended, and the open calls whenever it needs to know whether a host is inside plugin code. */
+export const EVENT_SLOTS = {"fd":5,"count":257,"headerBytes":4096,"slotBytes":16384} as const;
 
 export type HostRole = "inspect" | "stepd" | "client" | "slurmd" | "job_script";
 
@@ -187,7 +190,7 @@ export interface SignalCommand {
   why?: "forward" | "cancel" | "time_limit";
 }
 
-/** Fork a host for a role. Attached (SCM_RIGHTS): its stdin (when 'stdin'), stdout, stderr, events and commands descriptors; env is its whole environment. */
+/** Fork a host for a role. Attached (SCM_RIGHTS): its stdin (when 'stdin'), stdout, stderr, events and commands descriptors, and the memory for its events not sent yet (when 'slots'; it gets it on eventSlots.fd); env is its whole environment. */
 export interface ForkCommand {
   t: "fork";
   id: number;
@@ -195,6 +198,7 @@ export interface ForkCommand {
   env: readonly string[];
   cwd: string;
   stdin: boolean;
+  slots: boolean;
 }
 
 export type HostCommand =
@@ -720,7 +724,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 13,
+  "version": 14,
   "roles": [
     "inspect",
     "stepd",
@@ -1161,7 +1165,8 @@ export const CATALOGUE = {
           "array": "string"
         },
         "cwd": "string",
-        "stdin": "bool"
+        "stdin": "bool",
+        "slots": "bool"
       }
     }
   },

@@ -1313,7 +1313,9 @@ const F: Valid[] = [
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["stdin"];
     if (x === undefined || !(typeof x === 'boolean')) return false;
-    for (const key in v) switch (key) { case "t": case "id": case "role": case "env": case "cwd": case "stdin": continue; default: if (Object.hasOwn(v, key)) return false; }
+    x = v["slots"];
+    if (x === undefined || !(typeof x === 'boolean')) return false;
+    for (const key in v) switch (key) { case "t": case "id": case "role": case "env": case "cwd": case "stdin": case "slots": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {

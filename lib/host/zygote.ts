@@ -36,6 +36,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { childProcess } from '../lazy-modules.js';
 import { native } from '../native/binding.js';
+import { EventSlots } from './event-slots.js';
 import { encodeFrame, FrameDecoder } from './frames.js';
 import { errnoNameOf, signalNameOf } from './os-names.js';
 import { PolledSocket } from './polled-socket.js';
@@ -82,6 +83,8 @@ export interface HostChild {
    * once, before the host's own hello (it is read once the host is ready).
    */
   readonly checkedExecutable?: boolean;
+  /** The memory its processes keep their unsent events in (event-slots.ts), when it has one. */
+  readonly eventSlots?: EventSlots | undefined;
   on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): this;
   on(event: 'exit' | 'close', listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
   /** The process runs (its pid is known from then on). */
@@ -127,6 +130,7 @@ class ZygoteChild extends EventEmitter implements HostChild {
   readonly stdio: readonly (PolledSocket | null)[];
   checkedExecutable = false;
   keptByZygote = false;
+  eventSlots: EventSlots | undefined;
   private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private open: number;
 
@@ -383,6 +387,9 @@ class Zygote {
     }
     const ours = made.map(([a]) => a);
     const theirs = made.map(([, b]) => b);
+    // Last, on the host's descriptor 5 (the catalogue's eventSlots.fd).
+    const slots = EventSlots.create();
+    if (slots) theirs.push(slots.fd);
     let k = 0;
     // Node's ends: its host's standard input is only written, the rest read
     // (the commands socket too, for its end), from the event loop, after
@@ -405,8 +412,10 @@ class Zygote {
       // The one that failed has closed its descriptor; the rest are closed here.
       for (const s of sockets) s.destroy();
       for (const fd of [...ours.slice(k + 1), ...theirs]) native().closeDescriptor(fd);
+      slots?.release();
       throw error;
     }
+    child.eventSlots = slots;
     const id = this.nextId++;
     const request = checkCommand('zygote', {
       t: 'fork',
@@ -415,6 +424,7 @@ class Zygote {
       env: envList(options.env),
       cwd: path.resolve(options.cwd ?? process.cwd()),
       stdin: options.stdin,
+      slots: slots !== undefined,
     });
     if (!this.ready) this.queued.push({ id, child, request: encodeFrame(request), theirs, spawnArgs: [role, args, options] });
     else {
@@ -425,6 +435,7 @@ class Zygote {
       } catch (error) {
         this.starting.delete(id);
         for (const s of child.stdio) s?.destroy();
+        slots?.release();
         this.die();
         throw error;
       }
@@ -498,10 +509,20 @@ export function startHostProcess(executable: string, role: string, args: string[
       // the zygote is gone: spawn this one
     }
   }
-  return childProcess().spawn(executable, [role, ...args], {
-    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
-    detached: true,
-    env: options.env,
-    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-  });
+  // On descriptor 5, as from the zygote; Node's copy is closed once the host has its own.
+  const slots = EventSlots.create();
+  try {
+    const child = childProcess().spawn(executable, [role, ...args], {
+      stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe', ...(slots ? [slots.fd] : [])],
+      detached: true,
+      env: options.env,
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    });
+    return Object.assign(child, { eventSlots: slots });
+  } catch (error) {
+    slots?.release();
+    throw error;
+  } finally {
+    if (slots) native().closeDescriptor(slots.fd);
+  }
 }

@@ -17,6 +17,7 @@
 #include "config/plugstack_conf.h"
 #include "polled_socket.h"
 #include "descriptors.h"
+#include "event_slots.h"
 #include "signals.h"
 #include "spawn.h"
 #include "config/slurm_conf.h"
@@ -271,6 +272,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("nodeCountMinimum", Napi::Function::New(env, NodeCountMinimum));
   exports.Set("slurmVersion", Napi::Function::New(env, SlurmVersionInfo));
   registerDescriptors(env, exports);
+  registerEventSlots(env, exports);
   registerPolledSocket(env, exports);
   registerSignals(env, exports);
   registerSpawn(env, exports);

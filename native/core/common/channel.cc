@@ -1,6 +1,7 @@
 #include "common/channel.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -30,6 +31,8 @@ bool readFully(int fd, char* buf, size_t len, bool* eof) {
 }  // namespace
 
 bool Channel::read(std::string* payload, std::string* error) {
+  // Node answers what it has been told: everything waiting goes first.
+  flush();
   unsigned char header[4];
   bool eof;
   if (!readFully(in_, reinterpret_cast<char*>(header), sizeof header, &eof)) {
@@ -50,28 +53,104 @@ bool Channel::read(std::string* payload, std::string* error) {
   return true;
 }
 
-void Channel::emit(std::string_view event, bool urgent) {
-  if (!batch_.empty() && batch_.size() + event.size() + 2 > kBatchBytes) flush();
-  batch_ += batch_.empty() ? '[' : ',';
-  batch_ += event;
-  if (urgent || batch_.size() >= kBatchBytes) flush();
+namespace {
+Channel* g_channel = nullptr;
+}  // namespace
+
+Channel::Channel(int eventsFd, int commandsFd) : fd_(eventsFd), in_(commandsFd) {
+  g_channel = this;
+  static bool hooked = false;
+  if (!hooked) {
+    hooked = true;
+    pthread_atfork(nullptr, nullptr, &Channel::forkedChild);
+  }
+}
+
+Channel::~Channel() {
+  if (g_channel == this) g_channel = nullptr;
+}
+
+void Channel::forkedChild() {
+  if (!g_channel) return;
+  g_channel->slot_ = event_slots::Slot();
+  g_channel->batch_.clear();
+}
+
+void Channel::useSlot(size_t index) {
+  slot_ = event_slots::slot(index);
+  if (!slot_) return;
+  slot_.used->store(0, std::memory_order_relaxed);
+  slot_.calls->store(0, std::memory_order_release);
+}
+
+void Channel::callOpened() {
+  if (slot_) slot_.calls->fetch_add(1, std::memory_order_release);
+}
+
+void Channel::callClosed() {
+  if (slot_) slot_.calls->fetch_sub(1, std::memory_order_release);
+}
+
+void Channel::emit(std::string_view event, Event::Delivery delivery) {
+  if (!slot_) {
+    if (!batch_.empty() && batch_.size() + event.size() + 2 > kBatchBytes) flush();
+    batch_ += batch_.empty() ? '[' : ',';
+    batch_ += event;
+    if (delivery != Event::Delivery::Batched || batch_.size() >= kBatchBytes) flush();
+    return;
+  }
+  // In the slot: the event is written first, then counted, so that Node
+  // never reads half an event of a process that died while writing it.
+  size_t used = slot_.used->load(std::memory_order_relaxed);
+  if (used && used + event.size() + 2 > slot_.capacity) {
+    flush();
+    used = 0;
+  }
+  if (event.size() + 2 > slot_.capacity) {
+    // Larger than a slot: sent on its own, at once.
+    std::string alone;
+    alone.reserve(event.size() + 2);
+    alone.append("[").append(event).append("]");
+    write(alone);
+    return;
+  }
+  slot_.data[used] = used ? ',' : '[';
+  std::memcpy(slot_.data + used + 1, event.data(), event.size());
+  used += 1 + event.size();
+  slot_.used->store(static_cast<uint32_t>(used), std::memory_order_release);
+  if (delivery == Event::Delivery::Now || used >= kBatchBytes) flush();
 }
 
 void Channel::flush() {
+  if (slot_) {
+    size_t used = slot_.used->load(std::memory_order_relaxed);
+    if (!used) return;
+    // Copied out and the slot emptied before the write: a process killed
+    // in between loses the batch (as one killed inside a write always
+    // could), but Node never reads it twice.
+    std::string body(slot_.data, used);
+    slot_.used->store(0, std::memory_order_release);
+    writeFrame(body, "]");
+    return;
+  }
   if (batch_.empty()) return;
   batch_ += ']';
   write(batch_);
   batch_.clear();
 }
 
-bool Channel::write(std::string_view payload) {
-  if (payload.size() > kMaxFrame) return false;
+bool Channel::write(std::string_view payload) { return writeFrame(payload, std::string_view()); }
+
+bool Channel::writeFrame(std::string_view body, std::string_view tail) {
+  size_t size = body.size() + tail.size();
+  if (size > kMaxFrame) return false;
   // One buffer, one write: frames from a process never interleave with
   // each other, even when a forked child shares the socket.
-  std::string frame(4 + payload.size(), '\0');
-  uint32_t len = static_cast<uint32_t>(payload.size());
+  std::string frame(4 + size, '\0');
+  uint32_t len = static_cast<uint32_t>(size);
   for (int i = 0; i < 4; i++) frame[static_cast<size_t>(i)] = static_cast<char>((len >> (8 * i)) & 0xff);
-  std::memcpy(frame.data() + 4, payload.data(), payload.size());
+  std::memcpy(frame.data() + 4, body.data(), body.size());
+  std::memcpy(frame.data() + 4 + body.size(), tail.data(), tail.size());
   size_t sent = 0;
   while (sent < frame.size()) {
     ssize_t n = ::write(fd_, frame.data() + sent, frame.size() - sent);

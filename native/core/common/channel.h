@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/event_slots.h"
 #include "common/events.h"
 
 namespace plugstack {
@@ -22,16 +23,21 @@ class Channel : public EventSink {
   // descriptors let Node write a command to a host that has just exited
   // without losing what the host wrote last: the failed write (EPIPE) ends
   // only the command stream, never the one still holding unread events.
-  Channel(int eventsFd, int commandsFd) : fd_(eventsFd), in_(commandsFd) {}
+  Channel(int eventsFd, int commandsFd);
 
   // Blocks for one frame. False at end of stream or on a malformed frame,
   // with *error set.
   bool read(std::string* payload, std::string* error);
   bool write(std::string_view payload);
 
-  void emit(std::string_view event, bool urgent) override;
+  ~Channel() override;
+
+  void emit(std::string_view event, Event::Delivery delivery) override;
   void flush() override;
   void discard() override { batch_.clear(); }
+  void useSlot(size_t index) override;
+  void callOpened() override;
+  void callClosed() override;
 
   // Where commands arrive (for poll).
   int commandFd() const { return in_; }
@@ -43,8 +49,16 @@ class Channel : public EventSink {
   // stream socket that fits one buffer (32 KiB and more). Batches stay
   // well below that; only a single event larger than this is sent alone.
   static constexpr size_t kBatchBytes = 16 * 1024;
+  // Sends one frame whose payload is `body` followed by `tail`.
+  bool writeFrame(std::string_view body, std::string_view tail);
+  // A process forked from this one (by us or by plugin code) starts with
+  // nothing buffered and no slot: the parent's are the parent's.
+  static void forkedChild();
   int fd_;
   int in_;
+  // With a slot, the batch is the slot's data (shared with Node);
+  // without, this string.
+  event_slots::Slot slot_ = event_slots::slot(0);
   std::string batch_;
 };
 

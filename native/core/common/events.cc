@@ -70,7 +70,7 @@ std::string_view Event::text() {
 void setEventSink(EventSink* sink) { g_sink = sink; }
 
 void emitEvent(Event& event) {
-  if (g_sink) g_sink->emit(event.text(), event.isUrgent());
+  if (g_sink) g_sink->emit(event.text(), event.delivery());
 }
 
 void emitEvent(Event&& event) { emitEvent(event); }
@@ -83,7 +83,7 @@ void emitEvent(json::Object event) {
       urgent = v.asString() == msg::kProblem || v.asString() == msg::kWarning ||
                v.asString() == msg::kFatal || v.asString() == msg::kDone;
   std::string text = json::Value(std::move(event)).dump();
-  g_sink->emit(text, urgent);
+  g_sink->emit(text, urgent ? Event::Delivery::Now : Event::Delivery::Batched);
 }
 
 void flushEvents() {
@@ -92,6 +92,18 @@ void flushEvents() {
 
 void discardBufferedEvents() {
   if (g_sink) g_sink->discard();
+}
+
+void useTaskEventSlot(size_t task) {
+  if (g_sink) g_sink->useSlot(1 + task);
+}
+
+void callOpened() {
+  if (g_sink) g_sink->callOpened();
+}
+
+void callClosed() {
+  if (g_sink) g_sink->callClosed();
 }
 
 int currentPid() {

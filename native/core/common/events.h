@@ -3,11 +3,13 @@
 // without a sink (the addon) events are dropped.
 //
 // Events are buffered and sent in batches (one frame holds a JSON array of
-// them), because a step can produce thousands. Two kinds of event are sent
-// at once, together with whatever is buffered: "enter", written before the
-// core calls into plugin code, so that a crash, exit() or hang inside the
-// plugin is pinned on the right plugin and hook; and log lines and
-// problems, so that a plugin's last words before a crash are not lost.
+// them), because a step can produce thousands. Log lines and problems are
+// sent at once, together with whatever is buffered, so that a plugin's last
+// words before a crash are not lost. "enter", emitted before the core calls
+// into plugin code, must be where Node can find it before the plugin runs,
+// so that a crash, exit() or hang inside the plugin is pinned on the right
+// plugin and hook: in the process's slot of the memory Node shares with
+// the host (common/event_slots.h), or, without one, on the socket at once.
 #pragma once
 
 #include <cstdint>
@@ -34,10 +36,17 @@ class Event {
   Event& addNull(std::string_view key);
   // Sent immediately, with everything buffered before it.
   Event& urgent() {
-    urgent_ = true;
+    delivery_ = Delivery::Now;
     return *this;
   }
-  bool isUrgent() const { return urgent_; }
+  // Where Node finds it even if the process never gets to send it: its
+  // slot, or the socket at once.
+  Event& beforePluginCode() {
+    delivery_ = Delivery::BeforePluginCode;
+    return *this;
+  }
+  enum class Delivery { Batched, Now, BeforePluginCode };
+  Delivery delivery() const { return delivery_; }
   // The complete JSON text.
   std::string_view text();
 
@@ -45,19 +54,24 @@ class Event {
   void key(std::string_view k);
   std::string text_;
   bool closed_ = false;
-  bool urgent_ = false;
+  Delivery delivery_ = Delivery::Batched;
 };
 
 class EventSink {
  public:
   virtual ~EventSink() = default;
   // One event's JSON text; the sink may buffer it.
-  virtual void emit(std::string_view event, bool urgent) = 0;
+  virtual void emit(std::string_view event, Event::Delivery delivery) = 0;
   // Sends what is buffered.
   virtual void flush() = 0;
   // Forgets what is buffered: a forked child's copy of its parent's buffer
   // belongs to the parent, which sends it.
   virtual void discard() = 0;
+  // In a task child: its own slot from now on (event_slots.h).
+  virtual void useSlot(size_t index) = 0;
+  // A call into plugin code opens and closes (HookScope).
+  virtual void callOpened() = 0;
+  virtual void callClosed() = 0;
 };
 
 void setEventSink(EventSink* sink);
@@ -69,6 +83,11 @@ void emitEvent(json::Object event);
 void flushEvents();
 // In a forked child, first thing: drop the copy of the parent's buffer.
 void discardBufferedEvents();
+// In task i's child, after discardBufferedEvents: its events go to slot 1 + i.
+void useTaskEventSlot(size_t task);
+// A call into plugin code opens, and closes: counted where Node can see it.
+void callOpened();
+void callClosed();
 
 // The pid of this process, cached: glibc's getpid() is a system call, and
 // every hook event carries the pid. Forked children must call resetPid().

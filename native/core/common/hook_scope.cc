@@ -18,8 +18,10 @@ HookScope::HookScope(int ref, std::string hook, json::Object extra)
     if (k == "task" && v.isNumber()) task_ = static_cast<int>(v.asNumber());
     ev.add(k, v);
   }
-  // Sent before the plugin runs, so a crash or hang is blamed right.
-  emitEvent(ev.urgent());
+  // Where Node finds it before the plugin runs, so a crash or hang is
+  // blamed right.
+  emitEvent(ev.beforePluginCode());
+  callOpened();
   g_ref = ref_;
   g_hook = hook_;
   probe_ = containment::before();
@@ -31,6 +33,7 @@ HookScope::~HookScope() {
   containment::after(probe_, ref_, hook_, task_);
   g_ref = outerRef_;
   g_hook = outerHook_;
+  callClosed();
   Event ev(msg::kLeave);
   ev.add("ref", ref_).add("hook", hook_).add("pid", currentPid()).add("us", us);
   if (hasRc_) ev.add("rc", rc_);

@@ -1,9 +1,11 @@
 // Brackets a call into plugin code with "enter" and "leave" events.
 //
-// The "enter" event is on its way to Node before the plugin runs, so a
-// crash, exit() or hang inside the plugin is attributed to the right plugin
-// and hook even though the process never gets to say so itself. Around the
-// call, containment notes the processes and descriptors it creates.
+// The "enter" event is where Node finds it before the plugin runs (the
+// process's slot of the memory Node shares, or the socket), so a crash,
+// exit() or hang inside the plugin is attributed to the right plugin and
+// hook even though the process never gets to say so itself; the slot also
+// counts the calls open (common/event_slots.h). Around the call,
+// containment notes the processes and descriptors it creates.
 #pragma once
 
 #include <string>

@@ -30,8 +30,9 @@ namespace plugstack::zygote {
 
 namespace {
 
-// The most descriptors one request carries: stdin, stdout, stderr, events, commands.
-constexpr int kMaxFds = 5;
+// The most descriptors one request carries: stdin, stdout, stderr, events,
+// commands, and the memory for events not sent yet (common/event_slots.h).
+constexpr int kMaxFds = 6;
 // A request is an environment and a few words: anything larger is not Node's.
 constexpr uint32_t kMaxRequest = 4u << 20;
 
@@ -115,6 +116,7 @@ struct Request {
   std::vector<std::string> env;
   std::string cwd;
   bool stdinGiven = false;
+  bool slotsGiven = false;
 };
 
 // In the forked child: becomes the role's process. Failures before the
@@ -166,7 +168,7 @@ struct Request {
   retitle(area, exe, req.role, node);
   // Started: the zygote reads end of stream on the status pipe.
   close(statusFd);
-  closeFrom(5);
+  closeFrom(static_cast<int>(fds.size()));
   std::exit(roleMain(req.role.c_str(), 3, 4, zygote));
 }
 
@@ -182,6 +184,7 @@ bool parseRequest(const json::Value& v, Request* out) {
   }
   if (v["cwd"].isString()) out->cwd = v["cwd"].asString();
   out->stdinGiven = v["stdin"].isBool() && v["stdin"].asBool();
+  out->slotsGiven = v["slots"].isBool() && v["slots"].asBool();
   return true;
 }
 
@@ -427,7 +430,7 @@ int serve(int sfd, const ArgvArea& area, const std::string& exe, const std::stri
       bool ok = json::parse(pending.substr(4, len), &value, &error) && parseRequest(value, &req);
       pending.erase(0, 4 + len);
       if (!ok) return 1;
-      size_t want = req.stdinGiven ? 5 : 4;
+      size_t want = (req.stdinGiven ? 5 : 4) + (req.slotsGiven ? 1 : 0);
       if (fdQueue.size() < want) return 1;
       std::vector<int> fds(fdQueue.begin(), fdQueue.begin() + static_cast<long>(want));
       fdQueue.erase(fdQueue.begin(), fdQueue.begin() + static_cast<long>(want));

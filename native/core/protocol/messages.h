@@ -8,7 +8,13 @@
 
 namespace plugstack::msg {
 
-constexpr unsigned kProtocolVersion = 13;
+constexpr unsigned kProtocolVersion = 14;
+
+// Shared memory Node gives a host (a memfd on descriptor 'fd'), in which the host's process (slot 0) and its first count-1 task children (slot 1 + the task's index) keep the events they have not sent yet. Before the slots, headerBytes of counters, two 32-bit words per slot: the bytes the slot holds ('[' and comma-separated events, no closing bracket) and how many calls into plugin code its process has open. Node reads what a process could not send once the host has ended, and the open calls whenever it needs to know whether a host is inside plugin code.
+constexpr int kEventSlotsFd = 5;
+constexpr unsigned kEventSlotCount = 257;
+constexpr unsigned kEventSlotHeaderBytes = 4096;
+constexpr unsigned kEventSlotBytes = 16384;
 
 // Events: host -> Node.
 // First frame of every host: who it is and which protocol it speaks.
@@ -123,7 +129,7 @@ constexpr char kAdoptCommand[] = "adopt";
 constexpr char kStopCommand[] = "stop";
 // Signal the step's tasks as slurmstepd does on a signal request. 'cancel' and 'time_limit' also log slurmstepd's CANCELLED line (node 0 only, once).
 constexpr char kSignalCommand[] = "signal";
-// Fork a host for a role. Attached (SCM_RIGHTS): its stdin (when 'stdin'), stdout, stderr, events and commands descriptors; env is its whole environment.
+// Fork a host for a role. Attached (SCM_RIGHTS): its stdin (when 'stdin'), stdout, stderr, events and commands descriptors, and the memory for its events not sent yet (when 'slots'; it gets it on eventSlots.fd); env is its whole environment.
 constexpr char kForkCommand[] = "fork";
 
 }  // namespace plugstack::msg

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "common/channel.h"
+#include "common/event_slots.h"
 #include "lifecycle/containment.h"
 #include "lifecycle/mount_namespace.h"
 #include "lifecycle/zygote.h"
@@ -65,6 +66,10 @@ int runRole(const RoleEntry* role, int fd, int cmdFd, pid_t parent, bool keptByP
   // channel.
   fcntl(fd, F_SETFD, FD_CLOEXEC);
   fcntl(cmdFd, F_SETFD, FD_CLOEXEC);
+  // The memory Node shares for the events not sent yet, when it gave it:
+  // mapped, and its descriptor closed before containment notes which
+  // descriptors are plugstack's (a plugin's may take its number).
+  event_slots::attach();
   // Before any plugin code: a subreaper that dies with Node, and a keeper
   // that outlives whatever the role does (the zygote, or one of its own).
   containment::start(parent);

@@ -253,8 +253,10 @@ bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const P
     return false;
   }
   if (pid == 0) {
-    // Our copy of the parent's buffered events is the parent's to send.
+    // Our copy of the parent's buffered events is the parent's to send;
+    // ours go to the task's slot, where Node finds them if we die.
     discardBufferedEvents();
+    useTaskEventSlot(index);
     resetPid();
     containment::enterChild();
     // slurmstepd's child drops its copy of the earlier tasks' pipes (it
