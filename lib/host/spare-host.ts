@@ -97,6 +97,7 @@ export class SpareHost {
     if (this.state !== 'waiting') return;
     this.state = 'discarded';
     for (const s of this.child!.stdio) s?.destroy();
+    this.child!.eventSlots?.release();
     this.end();
   }
 
@@ -115,6 +116,7 @@ export class SpareHost {
     this.state = 'gone';
     keeperEnded(this.child);
     for (const s of this.child?.stdio ?? []) s?.destroy();
+    this.child?.eventSlots?.release();
     this.resolveEnded();
   }
 }

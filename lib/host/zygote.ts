@@ -389,7 +389,7 @@ class Zygote {
     const theirs = made.map(([, b]) => b);
     // Last, on the host's descriptor 5 (the catalogue's eventSlots.fd).
     const slots = EventSlots.create();
-    if (slots) theirs.push(slots.fd);
+    if (slots) theirs.push(slots.hostFd);
     let k = 0;
     // Node's ends: its host's standard input is only written, the rest read
     // (the commands socket too, for its end), from the event loop, after
@@ -513,7 +513,7 @@ export function startHostProcess(executable: string, role: string, args: string[
   const slots = EventSlots.create();
   try {
     const child = childProcess().spawn(executable, [role, ...args], {
-      stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe', ...(slots ? [slots.fd] : [])],
+      stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe', ...(slots ? [slots.hostFd] : [])],
       detached: true,
       env: options.env,
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
@@ -523,6 +523,6 @@ export function startHostProcess(executable: string, role: string, args: string[
     slots?.release();
     throw error;
   } finally {
-    if (slots) native().closeDescriptor(slots.fd);
+    if (slots) native().closeDescriptor(slots.hostFd);
   }
 }

@@ -12,9 +12,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PlugstackError } from '../errors.js';
 
-/** The addon's mapping of a host's event slots; opaque. */
-export type EventSlotsHandle = { readonly __eventSlots: unique symbol };
-
 export interface NativeDiagnostic {
   kind: 'diagnostic';
   severity: 'error' | 'warning';
@@ -81,14 +78,12 @@ export interface NativeBinding {
   nodeCountMinimum(text: string): number | null;
   /** A connected unix stream socketpair, close-on-exec (for the zygote). */
   socketPair(): [number, number];
-  /** The memory a host keeps its unsent events in (native/addon/event_slots.cc): an opaque handle and the memfd to hand the host. */
-  eventSlotsCreate(): [EventSlotsHandle, number];
+  /** The memory a host keeps its unsent events in (native/addon/event_slots.cc), a memfd: Node's descriptor and one to hand the host. */
+  eventSlotsCreate(): [number, number];
   /** Calls into plugin code open now in the process of a slot (0: the host's own). */
-  eventSlotsOpenCalls(handle: EventSlotsHandle, slot: number): number;
-  /** What the slots' processes never sent, one JSON array per slot that holds any; the slots are emptied. */
-  eventSlotsTake(handle: EventSlotsHandle): Buffer[];
-  /** Unmaps the memory now (it is unmapped when the handle is collected otherwise). */
-  eventSlotsRelease(handle: EventSlotsHandle): void;
+  eventSlotsOpenCalls(fd: number, slot: number): number;
+  /** What the slots' processes never sent, one JSON array per slot that holds any. */
+  eventSlotsTake(fd: number): Buffer[];
   /** Writes all of data on fd with the descriptors attached (SCM_RIGHTS); throws an Error with errno. */
   sendWithDescriptors(fd: number, data: Buffer, fds: number[]): void;
   closeDescriptor(fd: number): void;

@@ -1,19 +1,20 @@
 // Node's side of the memory a host keeps its unsent events in
-// (native/core/common/event_slots.h has the why). An opaque handle, as
-// everything the addon owns: the mapping is never handed to JavaScript as
-// a buffer, which would outlive an unmap. JavaScript asks for the two
-// things it needs: how many calls into plugin code are open now, and, once
-// the host has ended, what its processes never sent.
+// (native/core/common/event_slots.h has the why). Node never maps it: it
+// reads the few words and, at a host's end, the few slots it needs with
+// pread on the memfd, which costs a system call where a mapping would cost
+// an mmap and, at its end, an munmap that stops every thread of Node's on
+// every CPU it ran on. The handle is the descriptor, closed as any other.
 #include "event_slots.h"
 #include "system_error.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "common/event_slots.h"
 
@@ -22,26 +23,30 @@ namespace {
 namespace slots = plugstack::event_slots;
 namespace msg = plugstack::msg;
 
-struct Mapping {
-  char* base = nullptr;
-  void release() {
-    if (base) munmap(base, slots::kTotalBytes);
-    base = nullptr;
+bool readAt(int fd, void* into, size_t size, size_t offset) {
+  auto* p = static_cast<char*>(into);
+  while (size) {
+    ssize_t n = pread(fd, p, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<size_t>(n);
+    offset += static_cast<size_t>(n);
   }
-  std::atomic<uint32_t>* counter(size_t i) const { return reinterpret_cast<std::atomic<uint32_t>*>(base) + i; }
-};
-
-Mapping* mappingOf(const Napi::CallbackInfo& info) {
-  if (info.Length() < 1 || !info[0].IsExternal()) {
-    Napi::TypeError::New(info.Env(), "an event slots handle").ThrowAsJavaScriptException();
-    return nullptr;
-  }
-  return info[0].As<Napi::External<Mapping>>().Data();
+  return true;
 }
 
-// eventSlotsCreate() -> [handle, fd]: the memory (a memfd, close-on-exec,
-// sparse: a page exists once a process writes to it), mapped here. The
-// descriptor is the host's; Node closes its copy once it is handed over.
+int fdOf(const Napi::CallbackInfo& info) {
+  if (info.Length() < 1 || !info[0].IsNumber()) {
+    Napi::TypeError::New(info.Env(), "an event slots descriptor").ThrowAsJavaScriptException();
+    return -1;
+  }
+  return info[0].As<Napi::Number>().Int32Value();
+}
+
+// eventSlotsCreate() -> [fd, hostFd]: the memory (a memfd, sparse: a page
+// exists once a process writes to it), twice: Node's descriptor, and the
+// one to hand the host (Node closes it once handed over). Both close-on-exec.
 Napi::Value Create(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   int fd = memfd_create("plugstack-events", MFD_CLOEXEC);
@@ -51,62 +56,50 @@ Napi::Value Create(const Napi::CallbackInfo& info) {
     close(fd);
     return throwSystemError(env, "ftruncate", e);
   }
-  void* p = mmap(nullptr, slots::kTotalBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) {
+  int hostFd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (hostFd < 0) {
     int e = errno;
     close(fd);
-    return throwSystemError(env, "mmap", e);
+    return throwSystemError(env, "fcntl", e);
   }
-  auto* m = new Mapping{static_cast<char*>(p)};
-  // Unmapped when released, or at the latest when the handle is collected.
-  auto handle = Napi::External<Mapping>::New(env, m, [](Napi::Env, Mapping* mapping) {
-    mapping->release();
-    delete mapping;
-  });
   Napi::Array out = Napi::Array::New(env, 2);
-  out.Set(0u, handle);
-  out.Set(1u, fd);
+  out.Set(0u, fd);
+  out.Set(1u, hostFd);
   return out;
 }
 
-// eventSlotsOpenCalls(handle, slot) -> the calls into plugin code open
-// now in the process of that slot.
+// eventSlotsOpenCalls(fd, slot) -> the calls into plugin code open now in
+// the process of that slot.
 Napi::Value OpenCalls(const Napi::CallbackInfo& info) {
-  Mapping* m = mappingOf(info);
-  if (!m) return info.Env().Undefined();
+  int fd = fdOf(info);
+  if (fd < 0) return info.Env().Undefined();
   uint32_t slot = info.Length() > 1 && info[1].IsNumber() ? info[1].As<Napi::Number>().Uint32Value() : 0;
-  uint32_t open = m->base && slot < msg::kEventSlotCount ? m->counter(slots::callsWord(slot))->load(std::memory_order_acquire) : 0;
+  uint32_t open = 0;
+  if (slot < msg::kEventSlotCount && !readAt(fd, &open, sizeof open, slots::callsWord(slot) * sizeof(uint32_t))) open = 0;
   return Napi::Number::New(info.Env(), open);
 }
 
-// eventSlotsTake(handle) -> [Buffer]: each slot's events that were never
-// sent, as a complete JSON array, in slot order; the slots are emptied.
-// Only once every process that could write them is gone.
+// eventSlotsTake(fd) -> [Buffer]: each slot's events that were never sent,
+// as a complete JSON array, in slot order. Only once every process that
+// could write them is gone.
 Napi::Value Take(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Mapping* m = mappingOf(info);
   Napi::Array out = Napi::Array::New(env);
-  if (!m || !m->base) return out;
+  int fd = fdOf(info);
+  if (fd < 0) return out;
+  std::vector<uint32_t> words(2 * msg::kEventSlotCount);
+  if (!readAt(fd, words.data(), words.size() * sizeof(uint32_t), 0)) return out;
   uint32_t n = 0;
   for (size_t i = 0; i < msg::kEventSlotCount; i++) {
-    uint32_t used = m->counter(slots::usedWord(i))->load(std::memory_order_acquire);
+    uint32_t used = words[slots::usedWord(i)];
     if (used == 0) continue;
     if (used > msg::kEventSlotBytes) used = msg::kEventSlotBytes;  // not a host's
-    const char* data = m->base + slots::dataOffset(i);
     Napi::Buffer<char> b = Napi::Buffer<char>::New(env, used + 1);
-    std::memcpy(b.Data(), data, used);
+    if (!readAt(fd, b.Data(), used, slots::dataOffset(i))) continue;
     b.Data()[used] = ']';
-    m->counter(slots::usedWord(i))->store(0, std::memory_order_release);
     out.Set(n++, b);
   }
   return out;
-}
-
-// eventSlotsRelease(handle): unmapped now.
-Napi::Value Release(const Napi::CallbackInfo& info) {
-  Mapping* m = mappingOf(info);
-  if (m) m->release();
-  return info.Env().Undefined();
 }
 
 }  // namespace
@@ -115,5 +108,4 @@ void registerEventSlots(Napi::Env env, Napi::Object exports) {
   exports.Set("eventSlotsCreate", Napi::Function::New(env, Create));
   exports.Set("eventSlotsOpenCalls", Napi::Function::New(env, OpenCalls));
   exports.Set("eventSlotsTake", Napi::Function::New(env, Take));
-  exports.Set("eventSlotsRelease", Napi::Function::New(env, Release));
 }
