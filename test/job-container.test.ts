@@ -474,6 +474,50 @@ describe("24.11: SPANK and job_container/tmpfs together (upstream's test_147_1)"
   );
 });
 
+describe('24.11: contain_spank clone children that die inside plugin code', () => {
+  it.skipIf(!asRoot)('are reported as the crash they are, with plugin, hook and task', async () => {
+    const site = tmpfsSite('24.11', (base) => `AutoBasePath=true\nBasePath=${base}\n`, ['SlurmdParameters=contain_spank']);
+    try {
+      const { recorder } = await import('./helpers/step.js');
+      fs.writeFileSync(site.conf, `required ${recorder()} crash=task_exit only=0\n`);
+      const stack = await site.load();
+      const r = await stack.srun({ args: ['-n', '2', 'true'], cwd: '/', env: { PATH: '/usr/bin:/bin' } });
+      expect(r.steps[0]!.problems).toEqual([
+        expect.objectContaining({ code: 'PLUGIN_CRASHED', hook: 'slurm_spank_task_exit', signal: 'SIGSEGV', task: 0, node: 0 }),
+      ]);
+    } finally {
+      fs.rmSync(site.dir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!asRoot)(
+    "leave slurmstepd as it was: at the command's time bound the step is cancelled as it waits for its tasks, not killed as hung",
+    async () => {
+      const site = tmpfsSite('24.11', (base) => `AutoBasePath=true\nBasePath=${base}\n`, ['SlurmdParameters=contain_spank']);
+      try {
+        const { recorder } = await import('./helpers/step.js');
+        // Task 0's task_exit crashes in its clone child, which shares
+        // slurmstepd's memory; task 1 is still running at the bound.
+        fs.writeFileSync(site.conf, `required ${recorder()} crash=task_exit only=0\n`);
+        const stack = await site.load();
+        // The bound well after task 0's end, well before task 1's.
+        const r = await stack.srun({
+          args: ['-n', '2', 'sh', '-c', 'if [ $SLURM_PROCID = 1 ]; then sleep 8; fi'],
+          cwd: '/',
+          env: { PATH: '/usr/bin:/bin' },
+          timeoutMs: 3000,
+        });
+        const step = r.steps[0]!;
+        expect(step.problems.map((p) => p.code)).toEqual(['PLUGIN_CRASHED']);
+        expect(step.nodes[0]!.failedAt, JSON.stringify(step.problems)).toBeNull();
+        expect(r.stderr).toMatch(/CANCELLED AT/);
+      } finally {
+        fs.rmSync(site.dir, { recursive: true, force: true });
+      }
+    },
+  );
+});
+
 describe.each(RELEASES)('Slurm %s: adopting a process into a job (pam_slurm_adopt)', (release) => {
   it.skipIf(!asRoot)("join_external's fd puts an outside process into the job's namespace: it sees and writes the job's /tmp, never the machine's", async () => {
     const site = tmpfsSite(release, (base) => `AutoBasePath=true\nBasePath=${base}\n`);

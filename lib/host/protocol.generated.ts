@@ -636,6 +636,13 @@ export interface ExitEvent {
   at?: number;
 }
 
+/** A child made with clone(CLONE_VM) to run SPANK callbacks in the job's container (contain_spank) was reaped with this raw wait status: a call it left open ended with it. */
+export interface CloneExitEvent {
+  t: "cloneExit";
+  pid: number;
+  status: number;
+}
+
 /** slurmstepd has set up the step's IO: its errors reach srun from here on. */
 export interface IoEvent {
   t: "io";
@@ -714,6 +721,7 @@ export type HostEvent =
   | ExecEvent
   | OutputEvent
   | ExitEvent
+  | CloneExitEvent
   | IoEvent
   | IoEndEvent
   | LaunchEvent
@@ -1821,6 +1829,15 @@ export const CATALOGUE = {
         "pid": "int",
         "status": "int",
         "at?": "int"
+      }
+    },
+    "cloneExit": {
+      "roles": [
+        "stepd"
+      ],
+      "fields": {
+        "pid": "int",
+        "status": "int"
       }
     },
     "io": {

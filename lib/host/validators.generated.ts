@@ -928,6 +928,16 @@ const F: Valid[] = [
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
+    x = v["pid"];
+    if (x === undefined || !(Number.isSafeInteger(x))) return false;
+    x = v["status"];
+    if (x === undefined || !(Number.isSafeInteger(x))) return false;
+    for (const key in v) switch (key) { case "t": case "pid": case "status": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
     for (const key in v) switch (key) { case "t": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -949,7 +959,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["tasks"];
-    if (x === undefined || !(F[71]!(x))) return false;
+    if (x === undefined || !(F[72]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "tasks": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -957,7 +967,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[72]!(x))) return false;
+      if (!(F[73]!(x))) return false;
     }
     return true;
   },
@@ -997,7 +1007,7 @@ const F: Valid[] = [
     x = v["exitRc"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
     x = v["step"];
-    if (x !== undefined && !(F[74]!(x))) return false;
+    if (x !== undefined && !(F[75]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "ok": case "status": case "initRc": case "anyJobProlog": case "anyJobEpilog": case "stoppedAt": case "killed": case "exitRc": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1021,11 +1031,11 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["job"];
-    if (x === undefined || !(F[76]!(x))) return false;
+    if (x === undefined || !(F[77]!(x))) return false;
     x = v["record"];
-    if (x !== undefined && !(F[78]!(x))) return false;
+    if (x !== undefined && !(F[79]!(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[81]!(x))) return false;
+    if (x !== undefined && !(F[82]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "job": case "record": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1045,7 +1055,7 @@ const F: Valid[] = [
     x = v["tasks"];
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[77]!(x))) return false;
+    if (x === undefined || !(F[78]!(x))) return false;
     for (const key in v) switch (key) { case "uid": case "gid": case "jobId": case "stepId": case "nodes": case "tasks": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1058,7 +1068,7 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
-  return F[79]!(v);
+  return F[80]!(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
@@ -1114,7 +1124,7 @@ const F: Valid[] = [
     x = v["nice"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["node_inx"];
-    if (x !== undefined && !(F[80]!(x))) return false;
+    if (x !== undefined && !(F[81]!(x))) return false;
     x = v["nodes"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["ntasks_per_node"];
@@ -1206,7 +1216,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["step"];
-    if (x === undefined || !(F[85]!(x))) return false;
+    if (x === undefined || !(F[86]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1222,7 +1232,7 @@ const F: Valid[] = [
     x = v["nodeList"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["layout"];
-    if (x === undefined || !(F[86]!(x))) return false;
+    if (x === undefined || !(F[87]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     for (const key in v) switch (key) { case "jobId": case "stepId": case "ntasks": case "nodeList": case "layout": case "taskDist": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -1232,7 +1242,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[87]!(x))) return false;
+      if (!(F[88]!(x))) return false;
     }
     return true;
   },
@@ -1256,7 +1266,7 @@ const F: Valid[] = [
     x = v["status"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[90]!(x))) return false;
+    if (x !== undefined && !(F[91]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "status": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1272,7 +1282,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["argv"];
-    if (x === undefined || !(F[92]!(x))) return false;
+    if (x === undefined || !(F[93]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1308,7 +1318,7 @@ const F: Valid[] = [
     x = v["role"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["env"];
-    if (x === undefined || !(F[96]!(x))) return false;
+    if (x === undefined || !(F[97]!(x))) return false;
     x = v["cwd"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["stdin"];
@@ -1336,7 +1346,7 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[98]!(x))) return false;
+    if (x === undefined || !(F[99]!(x))) return false;
     x = v["scanOnly"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "scanOnly": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -1360,9 +1370,9 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[100]!(x))) return false;
-    x = v["step"];
     if (x === undefined || !(F[101]!(x))) return false;
+    x = v["step"];
+    if (x === undefined || !(F[102]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1390,7 +1400,7 @@ const F: Valid[] = [
     x = v["ntasks"];
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["tasks"];
-    if (x === undefined || !(F[102]!(x))) return false;
+    if (x === undefined || !(F[103]!(x))) return false;
     x = v["cpus"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["cpusPerTask"];
@@ -1402,15 +1412,15 @@ const F: Valid[] = [
     x = v["user"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["gids"];
-    if (x !== undefined && !(F[104]!(x))) return false;
+    if (x !== undefined && !(F[105]!(x))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[105]!(x))) return false;
+    if (x === undefined || !(F[106]!(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[106]!(x))) return false;
+    if (x !== undefined && !(F[107]!(x))) return false;
     x = v["cwd"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["options"];
-    if (x !== undefined && !(F[107]!(x))) return false;
+    if (x !== undefined && !(F[108]!(x))) return false;
     x = v["srunCommPort"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["launchNodeAddress"];
@@ -1432,7 +1442,7 @@ const F: Valid[] = [
     x = v["oomKillStep"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["stdin"];
-    if (x !== undefined && !(F[109]!(x))) return false;
+    if (x !== undefined && !(F[110]!(x))) return false;
     x = v["taskProlog"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["taskEpilog"];
@@ -1442,11 +1452,11 @@ const F: Valid[] = [
     x = v["userTaskEpilog"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["job"];
-    if (x !== undefined && !(F[78]!(x))) return false;
+    if (x !== undefined && !(F[79]!(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[110]!(x))) return false;
+    if (x !== undefined && !(F[111]!(x))) return false;
     x = v["mpi"];
-    if (x !== undefined && !(F[114]!(x))) return false;
+    if (x !== undefined && !(F[115]!(x))) return false;
     for (const key in v) switch (key) { case "jobId": case "stepId": case "nnodes": case "nodeId": case "nodeName": case "ntasks": case "tasks": case "cpus": case "cpusPerTask": case "uid": case "gid": case "user": case "gids": case "argv": case "env": case "cwd": case "options": case "srunCommPort": case "launchNodeAddress": case "workingCluster": case "arrayJobId": case "arrayTaskId": case "jobMem": case "stepMem": case "jobAllocCores": case "stepAllocCores": case "oomKillStep": case "stdin": case "taskProlog": case "taskEpilog": case "userTaskProlog": case "userTaskEpilog": case "job": case "jobContainer": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1454,7 +1464,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[103]!(x))) return false;
+      if (!(F[104]!(x))) return false;
     }
     return true;
   },
@@ -1494,7 +1504,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[108]!(x))) return false;
+      if (!(F[109]!(x))) return false;
     }
     return true;
   },
@@ -1519,19 +1529,19 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
-  return F[111]!(v);
+  return F[112]!(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["types"];
-    if (x === undefined || !(F[112]!(x))) return false;
+    if (x === undefined || !(F[113]!(x))) return false;
     x = v["file"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["line"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["prologFlags"];
-    if (x !== undefined && !(F[113]!(x))) return false;
+    if (x !== undefined && !(F[114]!(x))) return false;
     x = v["containSpank"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["spoolDir"];
@@ -1571,7 +1581,7 @@ const F: Valid[] = [
     x = v["nodeList"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["layout"];
-    if (x === undefined || !(F[115]!(x))) return false;
+    if (x === undefined || !(F[116]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["pmiTrace"];
@@ -1587,7 +1597,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[116]!(x))) return false;
+      if (!(F[117]!(x))) return false;
     }
     return true;
   },
@@ -1609,11 +1619,11 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[118]!(x))) return false;
+    if (x === undefined || !(F[119]!(x))) return false;
     x = v["command"];
     if (x === undefined || !(C[21]!.has(x))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[119]!(x))) return false;
+    if (x === undefined || !(F[120]!(x))) return false;
     x = v["checkOnly"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["allowSpecResources"];
@@ -1623,9 +1633,9 @@ const F: Valid[] = [
     x = v["multipleSharingGres"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["cliFilter"];
-    if (x !== undefined && !(F[120]!(x))) return false;
+    if (x !== undefined && !(F[121]!(x))) return false;
     x = v["mpi"];
-    if (x !== undefined && !(F[122]!(x))) return false;
+    if (x !== undefined && !(F[123]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "command": case "argv": case "checkOnly": case "allowSpecResources": case "memoryConsumable": case "multipleSharingGres": case "cliFilter": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1649,7 +1659,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["plugins"];
-    if (x === undefined || !(F[121]!(x))) return false;
+    if (x === undefined || !(F[122]!(x))) return false;
     x = v["slurmConf"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["file"];
@@ -1697,7 +1707,7 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[124]!(x))) return false;
+    if (x === undefined || !(F[125]!(x))) return false;
     x = v["mpiCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["mpiConf"];
@@ -1705,9 +1715,9 @@ const F: Valid[] = [
     x = v["jobContainerCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[110]!(x))) return false;
+    if (x !== undefined && !(F[111]!(x))) return false;
     x = v["jobContainerOp"];
-    if (x !== undefined && !(F[125]!(x))) return false;
+    if (x !== undefined && !(F[126]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mpiCheck": case "mpiConf": case "jobContainerCheck": case "jobContainer": case "jobContainerOp": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1741,11 +1751,11 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[127]!(x))) return false;
+    if (x === undefined || !(F[128]!(x))) return false;
     x = v["mode"];
     if (x === undefined || !(C[26]!.has(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[110]!(x))) return false;
+    if (x !== undefined && !(F[111]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mode": case "jobContainer": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1802,32 +1812,33 @@ export const EVENT_VALIDATORS: Readonly<Record<string, Valid>> = {
   "exec": F[64]!,
   "output": F[65]!,
   "exit": F[66]!,
-  "io": F[67]!,
-  "io_end": F[68]!,
-  "launch": F[69]!,
-  "tasks": F[70]!,
-  "done": F[73]!,
+  "cloneExit": F[67]!,
+  "io": F[68]!,
+  "io_end": F[69]!,
+  "launch": F[70]!,
+  "tasks": F[71]!,
+  "done": F[74]!,
 };
 
 /** Whether a command of this type is well formed (its "t" is not tested). */
 export const COMMAND_VALIDATORS: Readonly<Record<string, Valid>> = {
-  "local_user_init": F[75]!,
-  "allocated": F[82]!,
-  "post_submit": F[83]!,
-  "mpi_prelaunch": F[84]!,
-  "mpi_fini": F[88]!,
-  "exit": F[89]!,
-  "adopt": F[91]!,
-  "stop": F[93]!,
-  "signal": F[94]!,
-  "fork": F[95]!,
+  "local_user_init": F[76]!,
+  "allocated": F[83]!,
+  "post_submit": F[84]!,
+  "mpi_prelaunch": F[85]!,
+  "mpi_fini": F[89]!,
+  "exit": F[90]!,
+  "adopt": F[92]!,
+  "stop": F[94]!,
+  "signal": F[95]!,
+  "fork": F[96]!,
 };
 
 /** Whether a role's request is well formed. */
 export const REQUEST_VALIDATORS: Readonly<Record<string, Valid>> = {
-  "inspect": F[97]!,
-  "stepd": F[99]!,
-  "client": F[117]!,
-  "slurmd": F[123]!,
-  "job_script": F[126]!,
+  "inspect": F[98]!,
+  "stepd": F[100]!,
+  "client": F[118]!,
+  "slurmd": F[124]!,
+  "job_script": F[127]!,
 };

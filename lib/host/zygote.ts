@@ -301,11 +301,13 @@ class Zygote {
 
   /** The hello came: what was asked for before goes to the zygote. */
   private flush(): void {
-    for (const q of this.queued.splice(0)) {
+    while (this.queued.length) {
+      const q = this.queued.shift()!;
       this.starting.set(q.id, q.child);
       try {
         this.send(q.request, q.theirs);
       } catch {
+        // This one fails with the zygote; those still queued are spawned by die().
         this.die();
         return;
       }

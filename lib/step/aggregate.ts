@@ -96,6 +96,10 @@ export class NodeEvents {
         Object.assign(t, decodeStatus(e.status));
         break;
       }
+      case 'cloneExit':
+        // A contain_spank child: not a task, but a call it left open ended with it.
+        this.statusOfPid.set(e.pid, e.status);
+        break;
       case 'tasks':
         // Statuses slurmstepd set without reaping anything (a task marked
         // failed by user_init or task_post_fork).
@@ -136,6 +140,14 @@ export class NodeEvents {
 /** What a task's output holds until finish() puts its own there. */
 const EMPTY = Buffer.alloc(0);
 
+/** A node's calls by when they started (stable: calls of one process keep their order on a tie). */
+function callsInOrder<C extends { at?: number }>(calls: C[]): C[] {
+  return calls
+    .map((c, i) => ({ c, i }))
+    .sort((x, y) => (x.c.at ?? Infinity) - (y.c.at ?? Infinity) || x.i - y.i)
+    .map((x) => x.c);
+}
+
 /** Folds one node's run into `result`: the shared reducer's record, and what `events` folded of the host's events. */
 export function addNode(result: StepResult, layout: NodeLayout, run: HostRun, events: NodeEvents): void {
   const node = layout.nodeId;
@@ -152,8 +164,10 @@ export function addNode(result: StepResult, layout: NodeLayout, run: HostRun, ev
   };
 
   // Calls, items, environment operations and log lines from the reducer,
-  // with the node and the global task id added.
-  for (const c of record.calls) {
+  // with the node and the global task id added. The calls in the order they
+  // started: the host and each task child send theirs in batches of their
+  // own, so the order they arrive in is not the order they ran in.
+  for (const c of callsInOrder(record.calls)) {
     const call: StepResult['calls'][number] = {
       plugin: c.plugin,
       hook: c.hook,

@@ -38,6 +38,10 @@ class Channel : public EventSink {
   void useSlot(size_t index) override;
   void callOpened() override;
   void callClosed() override;
+  unsigned openCalls() const override { return slot_ ? slot_.calls->load(std::memory_order_relaxed) : 0; }
+  void setOpenCalls(unsigned n) override {
+    if (slot_) slot_.calls->store(n, std::memory_order_release);
+  }
 
   // Where commands arrive (for poll).
   int commandFd() const { return in_; }

@@ -18,11 +18,9 @@ void attach() {
   struct stat st;
   // Only Node's memfd, of the size Node and we agree on: anything else on
   // this descriptor is not ours to map.
-  if (fstat(fd, &st) != 0) return;
-  if (S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) == kTotalBytes) {
-    void* p = mmap(nullptr, kTotalBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p != MAP_FAILED) g_base = static_cast<char*>(p);
-  }
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<size_t>(st.st_size) != kTotalBytes) return;
+  void* p = mmap(nullptr, kTotalBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p != MAP_FAILED) g_base = static_cast<char*>(p);
   close(fd);
 }
 

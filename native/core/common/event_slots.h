@@ -49,6 +49,7 @@ struct Slot {
 
 // Maps the memory when Node gave it (once, in the host's process, before
 // any plugin code), and closes the descriptor: plugin code never sees it.
+// Anything else on that descriptor is left alone.
 void attach();
 
 // Slot `index` (0: the host's process; 1 + i: task i's child); empty when

@@ -106,6 +106,12 @@ void callClosed() {
   if (g_sink) g_sink->callClosed();
 }
 
+unsigned openCallCount() { return g_sink ? g_sink->openCalls() : 0; }
+
+void setOpenCallCount(unsigned n) {
+  if (g_sink) g_sink->setOpenCalls(n);
+}
+
 int currentPid() {
   if (!g_pid) g_pid = static_cast<int>(getpid());
   return g_pid;

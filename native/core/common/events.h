@@ -72,6 +72,9 @@ class EventSink {
   // A call into plugin code opens and closes (HookScope).
   virtual void callOpened() = 0;
   virtual void callClosed() = 0;
+  // The count of open calls Node sees, read and put back (HookState).
+  virtual unsigned openCalls() const = 0;
+  virtual void setOpenCalls(unsigned n) = 0;
 };
 
 void setEventSink(EventSink* sink);
@@ -88,6 +91,8 @@ void useTaskEventSlot(size_t task);
 // A call into plugin code opens, and closes: counted where Node can see it.
 void callOpened();
 void callClosed();
+unsigned openCallCount();
+void setOpenCallCount(unsigned n);
 
 // The pid of this process, cached: glibc's getpid() is a system call, and
 // every hook event carries the pid. Forked children must call resetPid().

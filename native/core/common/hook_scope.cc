@@ -43,4 +43,12 @@ HookScope::~HookScope() {
 int HookScope::currentRef() { return g_ref; }
 const std::string& HookScope::currentHook() { return g_hook; }
 
+HookState HookState::save() { return {g_ref, g_hook, openCallCount()}; }
+
+void HookState::restore() const {
+  g_ref = ref;
+  g_hook = hook;
+  setOpenCallCount(openCalls);
+}
+
 }  // namespace plugstack

@@ -44,4 +44,18 @@ class HookScope {
   std::string outerHook_;
 };
 
+// What a call into plugin code changes in this process until it returns:
+// the plugin and hook log lines are attributed to, and the count of open
+// calls Node reads. A child that shares this process's memory
+// (clone(CLONE_VM), contain_spank's) and dies inside plugin code never
+// puts them back: the parent saves them before the clone and restores
+// them once the child has been reaped.
+struct HookState {
+  int ref;
+  std::string hook;
+  unsigned openCalls;
+  static HookState save();
+  void restore() const;
+};
+
 }  // namespace plugstack

@@ -11,8 +11,10 @@
 #include <cerrno>
 
 #include "common/events.h"
+#include "common/hook_scope.h"
 #include "common/problem.h"
 #include "common/slurm_log.h"
+#include "protocol/messages.h"
 #include "rules/slurm_errors.h"
 #include "spank/job_records.h"
 #include "step/step_spec.h"
@@ -85,6 +87,9 @@ int JcStepd::runContained(const char* callback, int task, const std::function<in
   args.call.task = task;
   args.call.spank = callback;
   flushEvents();
+  // The child shares our memory: what it leaves of a call it died in is
+  // put back once it has been reaped.
+  const HookState saved = HookState::save();
   pid_t pid = clone(containedChild, static_cast<char*>(stack) + kStack, CLONE_VM | SIGCHLD, &args);
   int rc = 0;
   if (pid < 0) {
@@ -95,7 +100,10 @@ int JcStepd::runContained(const char* callback, int task, const std::function<in
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status)) rc = SLURM_ERROR;
+    // How it ended names what it died of, should it have died in plugin code.
+    emitEvent(Event(msg::kCloneExit).add("pid", static_cast<int>(pid)).add("status", status));
   }
+  saved.restore();
   resetPid();
   munmap(stack, kStack);
   return rc;

@@ -99,6 +99,8 @@ constexpr char kExec[] = "exec";
 constexpr char kOutput[] = "output";
 // A task was reaped with this raw wait status (at: when, as for enter).
 constexpr char kExit[] = "exit";
+// A child made with clone(CLONE_VM) to run SPANK callbacks in the job's container (contain_spank) was reaped with this raw wait status: a call it left open ended with it.
+constexpr char kCloneExit[] = "cloneExit";
 // slurmstepd has set up the step's IO: its errors reach srun from here on.
 constexpr char kIo[] = "io";
 // slurmstepd has closed the step's IO.

@@ -207,8 +207,9 @@ bool StepLifecycle::forkTasks() {
 // fork: until they exec, the children share every page of this process,
 // and each fork makes every page written in the loop a copy again (an
 // event's string, the events buffer, a tree node and the allocator's own
-// records). Nothing is lost by waiting: the events are buffered until the
-// first task_post_fork anyway, and no plugin code runs in between.
+// records). No plugin code runs in between. They go to Node at once, before
+// task_post_fork: should this host die there, Node has the tasks' pids and
+// the step's process group (a spawned host's groups it kills by number).
 void StepLifecycle::reportForked() {
   StepRecord& step = spec_.record;
   for (; reported_ < tasks_.size(); reported_++) {
@@ -219,6 +220,7 @@ void StepLifecycle::reportForked() {
     emitEvent(Event(msg::kTask).add("task", task.id).add("gtid", task.gtid).add("pid", static_cast<int>(t.pid))
                   .add("at", t.forkedAt));
   }
+  flushEvents();
 }
 
 bool StepLifecycle::postForkAndRelease() {
@@ -265,6 +267,7 @@ void StepLifecycle::drainOutput(TaskProcess& t) {
     while (*fd >= 0) {
       ssize_t n = read(*fd, buf, sizeof buf);
       if (n > 0) {
+        outputPending_ = true;
         emitEvent(Event(msg::kOutput)
                       .add("task", spec_.record.tasks[t.index].id)
                       .add("stream", fd == &t.out ? "stdout" : "stderr")
@@ -293,6 +296,12 @@ void StepLifecycle::onTaskExit(TaskProcess& t, int status) {
                 .add("pid", static_cast<int>(t.pid))
                 .add("status", status)
                 .add("at", monotonicMicros()));
+  // What the tasks printed goes on to srun before the task epilog and the
+  // exit callbacks, which may take their time.
+  if (outputPending_) {
+    flushEvents();
+    outputPending_ = false;
+  }
   // The parent rebuilds the step env for this task before its task_exit.
   applyEpilogTaskEnv(step.env, spec_, task, stack_.version());
   runTaskEpilogs(spec_, t.index, step.env, privileges_, stack_.version());
@@ -354,6 +363,7 @@ void StepLifecycle::waitForTasks() {
     }
     // What the tasks printed and how they ended goes out once per wake-up.
     flushEvents();
+    outputPending_ = false;
   }
 }
 

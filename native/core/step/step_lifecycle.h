@@ -92,6 +92,10 @@ class StepLifecycle {
   StepOutcome outcome_;
   std::vector<TaskProcess> tasks_;
   size_t reported_ = 0;  // tasks_ already adopted and announced to Node
+  // Tasks' output read and not yet sent: it goes before the next plugin
+  // call that may take long (a task's exit callbacks), as slurmstepd's IO
+  // thread would not wait for them.
+  bool outputPending_ = false;
   TaskStdin input_;
   PrivState privileges_;
   std::string savedCwd_;
