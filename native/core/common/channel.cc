@@ -118,7 +118,8 @@ void Channel::emit(std::string_view event, Event::Delivery delivery) {
   std::memcpy(slot_.data + used + 1, event.data(), event.size());
   used += 1 + event.size();
   slot_.used->store(static_cast<uint32_t>(used), std::memory_order_release);
-  if (delivery == Event::Delivery::Now || used >= kBatchBytes) flush();
+  // A full slot is sent when the next event does not fit (above).
+  if (delivery == Event::Delivery::Now) flush();
 }
 
 void Channel::flush() {
