@@ -41,6 +41,20 @@ describe("a host's unsent events", () => {
     expect(await leftBehind()).toEqual([]);
   });
 
+  it('lines a plugin logs from threads of its own, while slurmstepd goes on, all reach Node whole', async () => {
+    const dir = tempDir();
+    const so = compilePlugin('threads_log.c', { args: ['-pthread'] });
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', `required ${so} n=2000\n`), { pluginDir: [] });
+    const r = await stack.launchStep({ argv: ['true'], ntasks: 2, env: { PATH: '/usr/bin:/bin' } });
+    expect(r.ok, JSON.stringify(r.problems)).toBe(true);
+    const lines = r.log.map((l) => l.message).filter((m) => m.startsWith('threads_log:'));
+    for (const who of ['thread 0', 'thread 1', 'main']) {
+      const mine = lines.filter((m) => m.startsWith(`threads_log: ${who} line `));
+      expect(mine.map((m) => Number(m.split(' ').pop())), who).toEqual(Array.from({ length: 2000 }, (_, i) => i));
+    }
+    expect(lines).toHaveLength(6000);
+  });
+
   it("the step's calls come in the order they ran: every task's task_post_fork (slurmstepd) before its task_init (the task)", async () => {
     const dir = tempDir();
     const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', `required ${recorder()}\n`), { pluginDir: [] });

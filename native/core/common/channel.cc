@@ -55,6 +55,18 @@ bool Channel::read(std::string* payload, std::string* error) {
 
 namespace {
 Channel* g_channel = nullptr;
+
+// The channel's lock, held for the scope.
+class Held {
+ public:
+  explicit Held(pthread_mutex_t* m) : m_(m) { pthread_mutex_lock(m_); }
+  ~Held() { pthread_mutex_unlock(m_); }
+  Held(const Held&) = delete;
+  Held& operator=(const Held&) = delete;
+
+ private:
+  pthread_mutex_t* m_;
+};
 }  // namespace
 
 Channel::Channel(int eventsFd, int commandsFd) : fd_(eventsFd), in_(commandsFd) {
@@ -72,11 +84,14 @@ Channel::~Channel() {
 
 void Channel::forkedChild() {
   if (!g_channel) return;
+  // Another thread of the parent's may have held it at the fork.
+  pthread_mutex_init(&g_channel->lock_, nullptr);
   g_channel->slot_ = event_slots::Slot();
   g_channel->batch_.clear();
 }
 
 void Channel::useSlot(size_t index) {
+  Held held(&lock_);
   slot_ = event_slots::slot(index);
   if (!slot_) return;
   slot_.used->store(0, std::memory_order_relaxed);
@@ -92,18 +107,19 @@ void Channel::callClosed() {
 }
 
 void Channel::emit(std::string_view event, Event::Delivery delivery) {
+  Held held(&lock_);
   if (!slot_) {
-    if (!batch_.empty() && batch_.size() + event.size() + 2 > kBatchBytes) flush();
+    if (!batch_.empty() && batch_.size() + event.size() + 2 > kBatchBytes) flushLocked();
     batch_ += batch_.empty() ? '[' : ',';
     batch_ += event;
-    if (delivery != Event::Delivery::Batched || batch_.size() >= kBatchBytes) flush();
+    if (delivery != Event::Delivery::Batched || batch_.size() >= kBatchBytes) flushLocked();
     return;
   }
   // In the slot: the event is written first, then counted, so that Node
   // never reads half an event of a process that died while writing it.
   size_t used = slot_.used->load(std::memory_order_relaxed);
   if (used && used + event.size() + 2 > slot_.capacity) {
-    flush();
+    flushLocked();
     used = 0;
   }
   if (event.size() + 2 > slot_.capacity) {
@@ -119,10 +135,15 @@ void Channel::emit(std::string_view event, Event::Delivery delivery) {
   used += 1 + event.size();
   slot_.used->store(static_cast<uint32_t>(used), std::memory_order_release);
   // A full slot is sent when the next event does not fit (above).
-  if (delivery == Event::Delivery::Now) flush();
+  if (delivery == Event::Delivery::Now) flushLocked();
 }
 
 void Channel::flush() {
+  Held held(&lock_);
+  flushLocked();
+}
+
+void Channel::flushLocked() {
   if (slot_) {
     size_t used = slot_.used->load(std::memory_order_relaxed);
     if (!used) return;

@@ -6,6 +6,8 @@
 // can never make either side allocate without bound.
 #pragma once
 
+#include <pthread.h>
+
 #include <string>
 #include <string_view>
 
@@ -53,6 +55,11 @@ class Channel : public EventSink {
   // stream socket that fits one buffer (32 KiB and more). Batches stay
   // well below that; only a single event larger than this is sent alone.
   static constexpr size_t kBatchBytes = 16 * 1024;
+  // Plugin code may report from threads of its own (slurm_info from a
+  // thread it started; the mpi plugin's agents): one at a time, so that no
+  // event is written into another's. A forked child gets a fresh one.
+  pthread_mutex_t lock_ = PTHREAD_MUTEX_INITIALIZER;
+  void flushLocked();
   // Sends one frame whose payload is `body` followed by `tail`.
   bool writeFrame(std::string_view body, std::string_view tail);
   // A process forked from this one (by us or by plugin code) starts with
