@@ -147,12 +147,13 @@ void Channel::flushLocked() {
   if (slot_) {
     size_t used = slot_.used->load(std::memory_order_relaxed);
     if (!used) return;
-    // Copied out and the slot emptied before the write: a process killed
-    // in between loses the batch (as one killed inside a write always
-    // could), but Node never reads it twice.
-    std::string body(slot_.data, used);
+    // Made into a frame and the slot emptied before the write: a process
+    // killed in between loses the batch (as one killed inside a write
+    // always could), but Node never reads it twice.
+    std::string frame;
+    bool made = frameOf(std::string_view(slot_.data, used), "]", &frame);
     slot_.used->store(0, std::memory_order_release);
-    writeFrame(body, "]");
+    if (made) sendAll(frame);
     return;
   }
   if (batch_.empty()) return;
@@ -164,15 +165,24 @@ void Channel::flushLocked() {
 bool Channel::write(std::string_view payload) { return writeFrame(payload, std::string_view()); }
 
 bool Channel::writeFrame(std::string_view body, std::string_view tail) {
+  std::string frame;
+  return frameOf(body, tail, &frame) && sendAll(frame);
+}
+
+bool Channel::frameOf(std::string_view body, std::string_view tail, std::string* frame) {
   size_t size = body.size() + tail.size();
   if (size > kMaxFrame) return false;
+  frame->assign(4 + size, '\0');
+  uint32_t len = static_cast<uint32_t>(size);
+  for (int i = 0; i < 4; i++) (*frame)[static_cast<size_t>(i)] = static_cast<char>((len >> (8 * i)) & 0xff);
+  std::memcpy(frame->data() + 4, body.data(), body.size());
+  std::memcpy(frame->data() + 4 + body.size(), tail.data(), tail.size());
+  return true;
+}
+
+bool Channel::sendAll(const std::string& frame) {
   // One buffer, one write: frames from a process never interleave with
   // each other, even when a forked child shares the socket.
-  std::string frame(4 + size, '\0');
-  uint32_t len = static_cast<uint32_t>(size);
-  for (int i = 0; i < 4; i++) frame[static_cast<size_t>(i)] = static_cast<char>((len >> (8 * i)) & 0xff);
-  std::memcpy(frame.data() + 4, body.data(), body.size());
-  std::memcpy(frame.data() + 4 + body.size(), tail.data(), tail.size());
   size_t sent = 0;
   while (sent < frame.size()) {
     ssize_t n = ::write(fd_, frame.data() + sent, frame.size() - sent);

@@ -49,7 +49,8 @@ class Channel : public EventSink {
   int commandFd() const { return in_; }
 
  private:
-  // Events wait here as "[e1,e2,..." until the next flush. A step's task
+  // Events wait as "[e1,e2,..." (in the process's slot, or in batch_)
+  // until the next flush. A step's task
   // children write to the same socket as the stepd: a frame must reach
   // the socket in one piece, which Linux guarantees for a write to a unix
   // stream socket that fits one buffer (32 KiB and more). Batches stay
@@ -62,6 +63,9 @@ class Channel : public EventSink {
   void flushLocked();
   // Sends one frame whose payload is `body` followed by `tail`.
   bool writeFrame(std::string_view body, std::string_view tail);
+  // The frame of that payload; false when it is over kMaxFrame.
+  static bool frameOf(std::string_view body, std::string_view tail, std::string* frame);
+  bool sendAll(const std::string& frame);
   // A process forked from this one (by us or by plugin code) starts with
   // nothing buffered and no slot: the parent's are the parent's.
   static void forkedChild();
