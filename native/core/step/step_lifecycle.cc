@@ -310,6 +310,11 @@ void StepLifecycle::onTaskExit(TaskProcess& t, int status) {
   if (task.estatus && !outcome_.stepRc) outcome_.stepRc = task.estatus;
 }
 
+namespace {
+// How long slurmstepd waits for a task's end without a SIGCHLD (above).
+constexpr int kReapEveryMs = 200;
+}  // namespace
+
 void StepLifecycle::waitForTasks() {
   size_t left = tasks_.size();
   std::vector<struct pollfd> fds;
@@ -332,7 +337,12 @@ void StepLifecycle::waitForTasks() {
     // Node's end of the channel: commands, or its end.
     fds.push_back({channel_.commandFd(), POLLIN, 0});
     owner.push_back(nullptr);
-    if (poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) break;
+    // Bounded: a thread plugin code started before SIGCHLD was blocked here
+    // (in init, say) may take the signal, whose default drops it; the
+    // tasks are then reaped at the next timeout instead of never.
+    int ready = poll(fds.data(), fds.size(), kReapEveryMs);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready == 0) fds[0].revents = POLLIN;
     if (fds.back().revents) readCommand();
     fds.pop_back();
     input_.handle(std::vector<struct pollfd>(fds.begin() + static_cast<long>(inputAt), fds.end()));
