@@ -36,7 +36,6 @@ class Channel : public EventSink {
 
   void emit(std::string_view event, Event::Delivery delivery) override;
   void flush() override;
-  void discard() override { batch_.clear(); }
   void useSlot(size_t index) override;
   void callOpened() override;
   void callClosed() override;

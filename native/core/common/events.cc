@@ -90,10 +90,6 @@ void flushEvents() {
   if (g_sink) g_sink->flush();
 }
 
-void discardBufferedEvents() {
-  if (g_sink) g_sink->discard();
-}
-
 void useTaskEventSlot(size_t task) {
   if (g_sink) g_sink->useSlot(1 + task);
 }

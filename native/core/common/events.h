@@ -64,9 +64,6 @@ class EventSink {
   virtual void emit(std::string_view event, Event::Delivery delivery) = 0;
   // Sends what is buffered.
   virtual void flush() = 0;
-  // Forgets what is buffered: a forked child's copy of its parent's buffer
-  // belongs to the parent, which sends it.
-  virtual void discard() = 0;
   // In a task child: its own slot from now on (event_slots.h).
   virtual void useSlot(size_t index) = 0;
   // A call into plugin code opens and closes (HookScope).
@@ -84,9 +81,9 @@ void emitEvent(Event&& event);
 void emitEvent(json::Object event);
 // Sends everything buffered: before exec and _exit, at the end.
 void flushEvents();
-// In a forked child, first thing: drop the copy of the parent's buffer.
-void discardBufferedEvents();
-// In task i's child, after discardBufferedEvents: its events go to slot 1 + i.
+// A forked child starts with nothing buffered and no slot: its copy of the
+// parent's buffer is the parent's to send (Channel's pthread_atfork handler).
+// In task i's child: its events go to slot 1 + i.
 void useTaskEventSlot(size_t task);
 // A call into plugin code opens, and closes: counted where Node can see it.
 void callOpened();

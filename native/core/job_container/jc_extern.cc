@@ -54,7 +54,6 @@ void adopt(JcStepd& jc, const json::Value& argv) {
   flushEvents();
   pid_t pid = fork();
   if (pid == 0) {
-    discardBufferedEvents();
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (setns(fd, 0) != 0) {
       dprintf(err[1], "setns: %s\n", std::strerror(errno));
@@ -134,7 +133,6 @@ int runExternStep(Channel& channel, StepSpec& spec, JcStepd& jc, const StackSett
   flushEvents();
   pid_t sleeper = fork();
   if (sleeper == 0) {
-    discardBufferedEvents();
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     setpgid(0, 0);
     setsid();

@@ -253,9 +253,9 @@ bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const P
     return false;
   }
   if (pid == 0) {
-    // Our copy of the parent's buffered events is the parent's to send;
-    // ours go to the task's slot, where Node finds them if we die.
-    discardBufferedEvents();
+    // The fork left us nothing buffered (the parent's events are the
+    // parent's to send); ours go to the task's slot, where Node finds them
+    // if we die.
     useTaskEventSlot(index);
     resetPid();
     containment::enterChild();

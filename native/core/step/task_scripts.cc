@@ -190,7 +190,6 @@ int runEpilog(const char* type, const std::string& path, const StepSpec& spec, s
     return -1;
   }
   if (pid == 0) {
-    discardBufferedEvents();
     resetPid();
     containment::enterChild();
     prctl(PR_SET_PDEATHSIG, SIGKILL);
