@@ -120,20 +120,49 @@ describe('tasks', () => {
 });
 
 describe('signals across the fork', () => {
-  it("put back what slurmstepd's plugins handle or ignore: task_init_privileged and the task start with every signal at its default, none blocked", async () => {
+  // The fixture handles SIGUSR1 and SIGRTMIN+5 and ignores SIGHUP in
+  // user_init, and reports in task_init_privileged; the task prints its
+  // own /proc/self/status. Expected: what a real 22.05 and 24.11 did with
+  // the same plugin.
+  const run = async (slurmVersion: '22.05' | '24.11') => {
     const dir = tempDir();
     const out = path.join(dir, 'signals.txt');
-    const conf = writeFile(dir, 'plugstack.conf', `required ${compilePlugin('signal_state.c')} out=${out}\n`);
-    const stack = await Plugstack.load(conf, { pluginDir: [] });
+    const so = compilePlugin('signal_state.c', slurmVersion === '22.05' ? { defines: { SLURM_VERSION_NUMBER: 0x160508 } } : {});
+    const conf = writeFile(dir, 'plugstack.conf', `required ${so} out=${out}\n`);
+    const stack = await Plugstack.load(conf, { pluginDir: [], slurmVersion });
     const result = await stack.launchStep({ argv: ['cat', '/proc/self/status'], ntasks: 3, env: { PATH: '/usr/bin:/bin' }, cwd: dir });
     expect(result.ok).toBe(true);
-    expect(fs.readFileSync(out, 'utf8').trim().split('\n').sort()).toEqual(['task=0 changed= blocked=0', 'task=1 changed= blocked=0', 'task=2 changed= blocked=0']);
-    for (const t of result.tasks) {
-      const field = (name: string) => new RegExp(`^${name}:\\s*(\\S+)`, 'm').exec(t.stdout)?.[1];
-      expect([field('SigIgn'), field('SigCgt'), field('SigBlk')]).toEqual(['0000000000000000', '0000000000000000', '0000000000000000']);
-    }
+    const children = fs.readFileSync(out, 'utf8').trim().split('\n').sort();
+    const tasks = result.tasks.map((t) => ['SigIgn', 'SigCgt', 'SigBlk'].map((name) => new RegExp(`^${name}:\\s*(\\S+)`, 'm').exec(t.stdout)?.[1]));
+    return { children, tasks };
+  };
+  // SIGRTMIN+5: glibc's SIGRTMIN is 34 on Linux (after its own two).
+  const RTMIN_5 = 34 + 5;
+
+  it("22.05: task_init_privileged keeps slurmstepd's blocked signals and the plugin's handlers; the task starts with each at its default", async () => {
+    const { children, tasks } = await run('22.05');
+    expect(children).toEqual([0, 1, 2].map((t) => `task=${t} changed=1,10,${RTMIN_5} blocked=9`));
+    for (const t of tasks) expect(t).toEqual(['0000000000000000', '0000000000000000', '0000000000000000']);
+  });
+
+  it("24.11: nothing blocked, slurmstepd's handlers and the plugin's stay through task_init_privileged; the task keeps SIGHUP ignored", async () => {
+    const { children, tasks } = await run('24.11');
+    expect(children).toEqual([0, 1, 2].map((t) => `task=${t} changed=1,2,3,10,12,13,14,15,20,21,${RTMIN_5} blocked=0`));
+    for (const t of tasks) expect(t).toEqual(['0000000000000001', '0000000000000000', '0000000000000000']);
   });
 });
+
+  it("a plugin's SIGCHLD handler runs in slurmstepd, which never blocks SIGCHLD", async () => {
+    for (const slurmVersion of ['22.05', '24.11'] as const) {
+      const dir = tempDir();
+      const out = path.join(dir, 'sigchld.txt');
+      const so = compilePlugin('sigchld_handler.c', slurmVersion === '22.05' ? { defines: { SLURM_VERSION_NUMBER: 0x160508 } } : {});
+      const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', `required ${so} out=${out}\n`), { pluginDir: [], slurmVersion });
+      const result = await stack.launchStep({ argv: ['true'], ntasks: 2, env: { PATH: '/usr/bin:/bin' }, cwd: dir });
+      expect(result.ok, slurmVersion).toBe(true);
+      expect(fs.readFileSync(out, 'utf8'), slurmVersion).toBe('handler=yes\n');
+    }
+  });
 
 describe('several nodes', () => {
   it('runs one stepd per node with Slurm’s block distribution and consistent global ids', async () => {

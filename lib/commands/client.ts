@@ -50,16 +50,24 @@ export interface ClientProcess {
     record?: JobInfo,
     env?: string[],
   ): Promise<{ rc: number; failed: boolean; status: number; environ?: string[] }>;
-  /** srun got its allocation: from now on its exit callbacks will run. */
-  allocated(): void;
+  /**
+   * srun got its allocation (own: it asked for one itself, not an srun
+   * inside a job): from now on its exit callbacks will run. salloc asks for
+   * its allocation. Each catches the signals it catches from then on.
+   */
+  allocated(own?: boolean): void;
   /** The job (srun: the step) exists: cli_filter post_submit; resolves once it ran. */
   postSubmit(jobId: number, stepId: number): Promise<void>;
   /** srun's step exists: the mpi plugin's client_prelaunch; ok false when it failed, env what every task gets. */
   mpiPrelaunch(step: { jobId: number; stepId: number; ntasks: number; nodeList: string; layout: number[][] }): Promise<{ ok: boolean; env: string[] }>;
   /** The step's output has ended: the mpi plugin's client_fini, and its result. */
   mpiFini(): Promise<number>;
-  /** The command ends: env into its own environment (sbatch's and salloc's), then exit callbacks where Slurm runs them. */
-  exit(status: number, env?: string[]): void;
+  /**
+   * The command ends: env into its own environment (sbatch's and salloc's),
+   * then exit callbacks where Slurm runs them. launched: srun sent its
+   * step's launch (its IO exists, which ignores SIGTTIN).
+   */
+  exit(status: number, env?: string[], launched?: boolean): void;
   finished: Promise<HostRun>;
   handle: HostHandle;
 }
@@ -211,7 +219,7 @@ export function startClient(
     localUserInit: (job, record, env) =>
       // record: what slurm_load_job answers with in srun (lib/cluster/job-info.ts).
       new Promise((resolve) => request({ t: 'local_user_init', job, ...(record ? { record } : {}), ...(env ? { env } : {}) }, resolve)),
-    allocated: () => handle.send({ t: 'allocated' }),
+    allocated: (own) => handle.send({ t: 'allocated', ...(own ? { own } : {}) }),
     postSubmit: (jobId, stepId) =>
       !filtering ? Promise.resolve() : new Promise((resolve) => request({ t: 'post_submit', jobId, stepId, components: 1 }, () => resolve())),
     // A client that died cannot run client_prelaunch: the launch fails.
@@ -221,6 +229,6 @@ export function startClient(
         : new Promise((resolve) => request({ t: 'mpi_prelaunch', step }, (r) => resolve({ ok: !r.failed, env: r.env ?? [] }))),
     // A client that died cannot run client_fini: 0, nothing to add.
     mpiFini: () => (!mpiPlugin ? Promise.resolve(0) : new Promise((resolve) => request({ t: 'mpi_fini' }, (r) => resolve(r.failed ? 0 : r.rc)))),
-    exit: (status, env) => handle.send({ t: 'exit', status, ...(env?.length ? { env } : {}) }),
+    exit: (status, env, launched) => handle.send({ t: 'exit', status, ...(env?.length ? { env } : {}), ...(launched ? { launched } : {}) }),
   };
 }

@@ -121,6 +121,8 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   const b = readBuiltins(ready.builtins);
   console.setVerbosity(b.verbose, b.quiet);
   const nodes = b.nodes ?? 1;
+  // salloc catches its signals before it asks for the allocation.
+  client.allocated();
   const job = requestJob(stack.cluster, 'salloc', b, nodes, console, { argv: ready.positional.length ? ready.positional : [env.SHELL || '/bin/sh'], cwd, env }, slurmdEnv(stack.hostEnv, stack.slurmConf?.path ?? env.SLURM_CONF));
   if (!job) {
     client.exit(1);

@@ -222,7 +222,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
       return endJob('FAILED', 1 << 8, 'launch failed requeued held');
     }
   }
-  client.allocated();
+  client.allocated(!existing);
 
   // slurmctld refuses a step with more tasks per node than MaxTasksPerNode.
   if (ntasks > names.length * MAX_TASKS_PER_NODE) {
@@ -368,7 +368,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     const rc = rules.prologFailedLaunch;
     const code = launchFailureExit(rc);
     await client.mpiFini();
-    client.exit(code);
+    client.exit(code, undefined, true);
     await done(code);
     return endJob('FAILED', rc, 'Prolog failure');
   }
@@ -577,7 +577,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const taskExit = launchFailedOnANode ? Math.max(tasksExit, releaseRules(stack.slurmVersion).client.launchFailedStatus) : tasksExit;
   // srun keeps it as an unsigned number: -1 is 255.
   const exitCode = refused.length ? launchFailureExit(refused[0]!.launchRc) : mpiRc !== 0 ? (mpiRc >>> 0) & 0xff : taskExit;
-  client.exit(exitCode);
+  client.exit(exitCode, undefined, true);
   // The job's epilog helpers start their processes while srun ends; they
   // run once it has (spare-host.ts).
   if (!existing && !jc && !control.timedOut) await prestartEpilogs(stack, job, raw, scriptContext, control);

@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 14;
+export const PROTOCOL_VERSION = 15;
 
 /** Shared memory Node gives a host (a memfd on descriptor 'fd'), in which the host's process (slot 0) and its first count-1 task children (slot 1 + the task's index) keep the events they have not sent yet. Before the slots, headerBytes of counters, two 32-bit words per slot: the bytes the slot holds ('[' and comma-separated events, no closing bracket) and how many calls into plugin code its process has open. Node reads what a process could not send once the host has ended, and the open calls whenever it needs to know whether a host is inside plugin code. */
 export const EVENT_SLOTS = {"fd":5,"count":257,"headerBytes":4096,"slotBytes":16384} as const;
@@ -141,9 +141,10 @@ export interface LocalUserInitCommand {
   env?: readonly string[];
 }
 
-/** srun got (or joined) an allocation: its exit callbacks will run. */
+/** srun got (or joined) an allocation: its exit callbacks will run. salloc asks for its allocation. own: srun asked for one itself (and caught its signals while it waited). */
 export interface AllocatedCommand {
   t: "allocated";
+  own?: boolean;
 }
 
 /** The job (srun: the step) exists: cli_filter post_submit for every component; the host answers with 'result'. */
@@ -165,11 +166,12 @@ export interface MpiFiniCommand {
   t: "mpi_fini";
 }
 
-/** The command ends with this status: exit callbacks where Slurm runs them; env goes into the command's own environment first (what sbatch and salloc set there after the submission). */
+/** The command ends with this status: exit callbacks where Slurm runs them; env goes into the command's own environment first (what sbatch and salloc set there after the submission); launched: srun sent its step's launch (its IO exists). */
 export interface ExitCommand {
   t: "exit";
   status: number;
   env?: readonly string[];
+  launched?: boolean;
 }
 
 /** The extern step: a process outside the job asks to join it, as pam_slurm_adopt does (REQUEST_GET_NS_FD): join_external gives a namespace fd, and a child setns()es into it and runs argv; the host answers with 'adopted'. */
@@ -732,7 +734,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 14,
+  "version": 15,
   "roles": [
     "inspect",
     "stepd",
@@ -1080,7 +1082,9 @@ export const CATALOGUE = {
       "roles": [
         "client"
       ],
-      "fields": {}
+      "fields": {
+        "own?": "bool"
+      }
     },
     "post_submit": {
       "roles": [
@@ -1127,7 +1131,8 @@ export const CATALOGUE = {
         "status": "int",
         "env?": {
           "array": "string"
-        }
+        },
+        "launched?": "bool"
       }
     },
     "adopt": {

@@ -1197,7 +1197,9 @@ const F: Valid[] = [
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
-    for (const key in v) switch (key) { case "t": continue; default: if (Object.hasOwn(v, key)) return false; }
+    x = v["own"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    for (const key in v) switch (key) { case "t": case "own": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1267,7 +1269,9 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["env"];
     if (x !== undefined && !(F[91]!(x))) return false;
-    for (const key in v) switch (key) { case "t": case "status": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
+    x = v["launched"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
+    for (const key in v) switch (key) { case "t": case "status": case "env": case "launched": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {

@@ -125,6 +125,10 @@ export const scenarios: Scenario[] = [
     script: '#!/bin/sh\n#SBATCH -J fromstdin\necho name=$SLURM_JOB_NAME\n',
   },
   { name: "a plugin's killpg(0, SIGTERM) in task_exit", stack: trace, fixture: 'killpg_task_exit.c', command: 'srun', args: ['-n', '2', '-O', 'sh', '-c', 'echo ok $SLURM_PROCID'] },
+  // What each process blocks, catches and ignores when plugin code runs in it.
+  { name: 'signal masks: srun -n 2 (srun, prolog, slurmstepd, tasks, epilog)', stack: trace, fixture: 'signal_mask.c', command: 'srun', args: ['-n', '2', '-O', 'true'] },
+  { name: "signal masks: sbatch --wrap 'srun true' (batch step, srun inside a job)", stack: trace, fixture: 'signal_mask.c', command: 'sbatch', args: ['--wrap', 'srun true'] },
+  { name: 'signal masks: salloc -n 1 true', stack: trace, fixture: 'signal_mask.c', command: 'salloc', args: ['-n', '1', 'true'] },
   { name: 'a task that dumps core', stack: trace, command: 'srun', args: ['sh', '-c', 'ulimit -c unlimited; kill -SEGV $$'] },
   { name: "salloc --x11 without DISPLAY", stack: trace, command: 'salloc', args: ['--x11', 'true'] },
   { name: "srun --x11 without DISPLAY, and a plugin's x11 option", stack: trace, fixture: 'x11_option.c', command: 'srun', args: ['--x11', 'true'] },

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -183,11 +184,21 @@ bool Channel::frameOf(std::string_view body, std::string_view tail, std::string*
 bool Channel::sendAll(const std::string& frame) {
   // One buffer, one write: frames from a process never interleave with
   // each other, even when a forked child shares the socket.
+  // MSG_NOSIGNAL: a stream Node has closed answers EPIPE without raising
+  // SIGPIPE, whose disposition is the emulated Slurm process's (default in
+  // sbatch, say), not ours to change.
   size_t sent = 0;
+  bool socket = true;
   while (sent < frame.size()) {
-    ssize_t n = ::write(fd_, frame.data() + sent, frame.size() - sent);
+    ssize_t n = socket ? ::send(fd_, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL)
+                       : ::write(fd_, frame.data() + sent, frame.size() - sent);
     if (n < 0) {
       if (errno == EINTR) continue;
+      // Not a socket (a pipe someone gave us): written as such.
+      if (errno == ENOTSOCK && socket) {
+        socket = false;
+        continue;
+      }
       // Node is gone: nobody will read a result, and the tasks go with us.
       if (errno == EPIPE) _exit(1);
       return false;

@@ -170,8 +170,8 @@ void onParentDeath(int) {
 
 void start(pid_t parent) {
   prctl(PR_SET_CHILD_SUBREAPER, 1);
-  // A real-time signal no plugin is likely to use or block; task children
-  // reset it before they exec.
+  // A real-time signal no plugin is likely to use or block; a task child
+  // puts it back first thing (enterChild): it dies with its parent instead.
   struct sigaction sa = {};
   sa.sa_handler = onParentDeath;
   sigemptyset(&sa.sa_mask);
@@ -306,6 +306,9 @@ void enterChild() {
   // g_knownChildren: the parent's record, which ChildSet drops on first use.
   if (!g_started.empty()) g_started.clear();
   if (!g_reportedLeft.empty()) g_reportedLeft.clear();
+  // Node's death is the parent's to handle (start above); the child's own
+  // parent-death signal is set by whoever forked it.
+  signal(SIGRTMIN + 2, SIG_DFL);
   // Orphans of what plugin code starts here (a daemon forked twice) come
   // back to this child, so that it can see and report them; the task
   // program must not inherit the attribute, so beforeExec drops it.

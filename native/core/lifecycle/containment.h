@@ -64,7 +64,8 @@ void closeOwned(int* fd);
 bool startedByPlugin(pid_t pid, pid_t pgid, pid_t sid);
 
 // In a forked task child, first thing: its own children and descriptors
-// are new, the parent's records are the parent's.
+// are new, the parent's records are the parent's, and so is the handler
+// for Node's death (every other signal is as slurmstepd's child has it).
 void enterChild();
 // In a task child about to exec: descriptors plugin code opened in this
 // child without close-on-exec go into the task; reported with their hook.

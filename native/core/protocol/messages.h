@@ -8,7 +8,7 @@
 
 namespace plugstack::msg {
 
-constexpr unsigned kProtocolVersion = 14;
+constexpr unsigned kProtocolVersion = 15;
 
 // Shared memory Node gives a host (a memfd on descriptor 'fd'), in which the host's process (slot 0) and its first count-1 task children (slot 1 + the task's index) keep the events they have not sent yet. Before the slots, headerBytes of counters, two 32-bit words per slot: the bytes the slot holds ('[' and comma-separated events, no closing bracket) and how many calls into plugin code its process has open. Node reads what a process could not send once the host has ended, and the open calls whenever it needs to know whether a host is inside plugin code.
 constexpr int kEventSlotsFd = 5;
@@ -115,7 +115,7 @@ constexpr char kDone[] = "done";
 // Commands: Node -> host, after the request.
 // srun got its job: env goes into srun's own environment first (the job's variables, which srun sets before local_user_init), then local_user_init runs with the job; the host answers with 'result' (environ: srun's environment after the callback, what the step is launched with).
 constexpr char kLocalUserInitCommand[] = "local_user_init";
-// srun got (or joined) an allocation: its exit callbacks will run.
+// srun got (or joined) an allocation: its exit callbacks will run. salloc asks for its allocation. own: srun asked for one itself (and caught its signals while it waited).
 constexpr char kAllocatedCommand[] = "allocated";
 // The job (srun: the step) exists: cli_filter post_submit for every component; the host answers with 'result'.
 constexpr char kPostSubmitCommand[] = "post_submit";
@@ -123,7 +123,7 @@ constexpr char kPostSubmitCommand[] = "post_submit";
 constexpr char kMpiPrelaunchCommand[] = "mpi_prelaunch";
 // The step's output has ended: the mpi plugin's client_fini; the host answers with 'result' (rc).
 constexpr char kMpiFiniCommand[] = "mpi_fini";
-// The command ends with this status: exit callbacks where Slurm runs them; env goes into the command's own environment first (what sbatch and salloc set there after the submission).
+// The command ends with this status: exit callbacks where Slurm runs them; env goes into the command's own environment first (what sbatch and salloc set there after the submission); launched: srun sent its step's launch (its IO exists).
 constexpr char kExitCommand[] = "exit";
 // The extern step: a process outside the job asks to join it, as pam_slurm_adopt does (REQUEST_GET_NS_FD): join_external gives a namespace fd, and a child setns()es into it and runs argv; the host answers with 'adopted'.
 constexpr char kAdoptCommand[] = "adopt";

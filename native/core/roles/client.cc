@@ -21,6 +21,7 @@
 #include "common/events.h"
 #include "common/slurm_log.h"
 #include "libslurm/job_table.h"
+#include "lifecycle/slurm_signals.h"
 #include "mpi/mpi_client.h"
 #include "mpi/plugin_list.h"
 #include "roles/role.h"
@@ -52,6 +53,8 @@ struct ClientSession {
   std::unique_ptr<slurm_opt> options;
   // srun's mpi plugin (mpi_g_client_*).
   std::unique_ptr<MpiClient> mpi;
+  // The release's signal rules (what srun and salloc block, catch, ignore).
+  const releases::Signals* signals = nullptr;
 };
 
 ClientSession* g_session = nullptr;
@@ -417,10 +420,18 @@ int converse(Channel& channel, ClientSession& s) {
       emitEvent(Event(msg::kResult).add("hook", "client_fini").add("rc", rc).add("failed", false));
       flushEvents();
     } else if (what == msg::kAllocatedCommand) {
-      // srun got (or joined) an allocation: its shepherd exists now.
+      // srun got (or joined) an allocation: its shepherd exists now. The
+      // signals caught while waiting for one (srun's own, salloc's) stay so.
       s.exitCallbacksArmed = true;
+      if (s.command == Command::Srun && msg["own"].isBool() && msg["own"].asBool())
+        slurm_signals::catchIgnoring(s.signals->srunCaughtAfterAllocation);
+      else if (s.command == Command::Salloc)
+        slurm_signals::catchIgnoring(s.signals->sallocCaughtAfterOptions);
     } else if (what == msg::kExitCommand) {
       int status = msg["status"].isNumber() ? static_cast<int>(msg["status"].asNumber()) : 0;
+      // The step's IO, made for its launch, ignores some signals in srun.
+      if (s.command == Command::Srun && msg["launched"].isBool() && msg["launched"].asBool())
+        slurm_signals::ignore(s.signals->srunIgnoredFromLaunch);
       setOwnEnvironment(msg["env"]);
       return finish(s, status, "done");
     } else {
@@ -475,6 +486,10 @@ int runClientRole(Channel& channel, const json::Value& request) {
       return finish(s, 1, "cli_filter");
     }
   }
+  // init_srun blocks srun's signals before its plugin stack loads (and
+  // after 24.11's cli_filter load, first thing in main()).
+  s.signals = &releases::signals(settings.version);
+  if (s.command == Command::Srun) slurm_signals::block(s.signals->srunBlocked);
   ParsedConf parsed = readRequestConf(request);
   s.stack = new Stack(settings);
   Stack::setCurrent(s.stack);

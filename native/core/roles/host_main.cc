@@ -77,9 +77,9 @@ int runRole(const RoleEntry* role, int fd, int cmdFd, pid_t parent, bool keptByP
     containment::keptByParent();
   else
     containment::keep(fd, cmdFd);
-  // A write to a task that already died (its barrier) must fail with EPIPE,
-  // not kill the host; task children restore the default before exec.
-  signal(SIGPIPE, SIG_IGN);
+  // SIGPIPE stays at its default: the channel sends without it, and each
+  // role blocks, catches or leaves it as its Slurm process does
+  // (lifecycle/slurm_signals.h).
   // A node may run up to 512 tasks (MAX_TASKS_PER_NODE), and each keeps
   // three descriptors open in the stepd: use all the descriptors we may.
   struct rlimit files;

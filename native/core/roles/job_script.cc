@@ -12,11 +12,13 @@
 #include "common/events.h"
 #include "common/slurm_log.h"
 #include "job_container/jc_list.h"
+#include "lifecycle/slurm_signals.h"
 #include "roles/role.h"
 #include "roles/stack_request.h"
 #include "spank/job_records.h"
 #include "spank/stack.h"
 #include "protocol/messages.h"
+#include "rules/releases.h"
 
 namespace plugstack {
 
@@ -64,6 +66,8 @@ int runJobScriptRole(Channel& channel, const json::Value& request) {
     emitEvent({{"t", msg::kFatal}, {"message", error}});
     return 2;
   }
+  // What slurmd blocks, its helper has blocked from the start.
+  slurm_signals::block(releases::signals(settings.version).jobScriptBlocked);
 
   JobScriptRecord job;
   uint32_t uid = 0, gid = 0;

@@ -5,6 +5,7 @@
 #include "job_container/jc_extern.h"
 #include "job_container/jc_stepd.h"
 #include "libslurm/job_table.h"
+#include "lifecycle/slurm_signals.h"
 #include "mpi/mpi_stepd.h"
 #include "roles/role.h"
 #include "roles/stack_request.h"
@@ -12,6 +13,7 @@
 #include "step/step_spec.h"
 #include "step/task_stdin.h"
 #include "protocol/messages.h"
+#include "rules/releases.h"
 
 namespace plugstack {
 
@@ -39,6 +41,12 @@ int runStepdRole(Channel& channel, const json::Value& request) {
     emitEvent({{"t", msg::kFatal}, {"message", error}});
     return 2;
   }
+  // slurmstepd's signals, set in its main() before anything: 22.05 blocks
+  // the common termination signals, 24.11's connection manager catches
+  // them. A task's child starts with the same (task_process.cc).
+  const releases::Signals& signals = releases::signals(settings.version);
+  slurm_signals::block(signals.stepdBlocked);
+  slurm_signals::catchIgnoring(signals.stepdCaught);
 
   ParsedConf parsed = readRequestConf(request);
 

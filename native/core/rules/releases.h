@@ -115,6 +115,44 @@ constexpr Step kStep[kCount] = {
 
 inline const Step& step(const SlurmVersion& v) { return kStep[releaseIndex(v)]; }
 
+// The signals a process of Slurm has blocked, caught or ignored when plugin code runs in it
+// (comma-separated names without SIG), as a real 22.05 and 24.11 showed them (/proc/self/status in
+// every callback). srun, sbatch and salloc agree between the releases; slurmd's helpers and
+// slurmstepd do not. SIGCHLD is never blocked, nor SIGPIPE ignored.
+struct Signals {
+  // srun blocks these before its plugins load (init_srun: sig_array and SIGWINCH), for its whole
+  // life.
+  const char* srunBlocked;
+  // srun that makes its own allocation catches these while it waits for it (allocate.c
+  // _signal_while_allocating), from then on (still blocked): local_user_init and exit see them
+  // caught.
+  const char* srunCaughtAfterAllocation;
+  // srun ignores these once the step's IO exists (step_io.c, before the launch request): its exit
+  // callbacks see them ignored.
+  const char* srunIgnoredFromLaunch;
+  // salloc catches these after its options (and init_post_opt), before it asks for the allocation
+  // (_signal_while_allocating and later handlers): post_submit and exit see them caught.
+  const char* sallocCaughtAfterOptions;
+  // The job_prolog/job_epilog helper inherits these blocked from slurmd (22.05: slurmd blocks
+  // SIGPIPE); 24.11's slurmd blocks none.
+  const char* jobScriptBlocked;
+  // slurmstepd blocks these in main() before anything (22.05: slurmstepd_blocked_signals); a
+  // task's child keeps them through task_init_privileged and then sets each to ignored, then
+  // default, and unblocks everything (_unblock_signals, after _become_user).
+  const char* stepdBlocked;
+  // slurmstepd catches these (24.11: conmgr's handler, no SA_RESTART, logs and ignores them; INT,
+  // TERM and QUIT also ask conmgr to shut down); a task's child keeps the handlers until its
+  // execve resets them.
+  const char* stepdCaught;
+};
+
+constexpr Signals kSignals[kCount] = {
+    {"INT,QUIT,CONT,TERM,HUP,ALRM,USR1,USR2,PIPE,WINCH", "INT,QUIT,CONT,TERM,HUP,ALRM,USR1,USR2,PIPE", "TTIN", "HUP,INT,QUIT,PIPE,TERM,USR1,USR2", "", "", "ALRM,INT,TERM,QUIT,TSTP,HUP,USR1,USR2,PIPE,TTIN"},  // 24.11
+    {"INT,QUIT,CONT,TERM,HUP,ALRM,USR1,USR2,PIPE,WINCH", "INT,QUIT,CONT,TERM,HUP,ALRM,USR1,USR2,PIPE", "TTIN", "HUP,INT,QUIT,PIPE,TERM,USR1,USR2", "PIPE", "INT,TERM,TSTP,QUIT,PIPE,USR1,USR2,ALRM,HUP", ""},  // 22.05
+};
+
+inline const Signals& signals(const SlurmVersion& v) { return kSignals[releaseIndex(v)]; }
+
 // The task prolog and epilog (slurm.conf TaskProlog/TaskEpilog, srun --task-prolog/--task-epilog):
 // run_command's checks before the prolog runs (src/common/run_command.c) and _run_script_as_user's
 // before an epilog does (src/slurmd/slurmstepd/mgr.c).

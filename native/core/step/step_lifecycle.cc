@@ -7,7 +7,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -166,10 +165,9 @@ bool StepLifecycle::runUserInit() {
 bool StepLifecycle::forkTasks() {
   StepRecord& step = spec_.record;
   tasks_.reserve(step.tasks.size());
-  const std::vector<int> signals = signalsToReset();
   for (size_t i = 0; i < step.tasks.size(); i++) {
     TaskProcess t;
-    if (!forkTask(stack_, spec_, mpi_, i, privileges_, tasks_, input_, signals, &t)) {
+    if (!forkTask(stack_, spec_, mpi_, i, privileges_, tasks_, input_, &t)) {
       int err = errno;
       reportForked();
       fail("fork", std::string("child fork: ") + std::strerror(err));
@@ -311,19 +309,31 @@ void StepLifecycle::onTaskExit(TaskProcess& t, int status) {
 }
 
 namespace {
-// How long slurmstepd waits for a task's end without a SIGCHLD (above).
-constexpr int kReapEveryMs = 200;
+// Without pidfds (a kernel before 5.3), how often slurmstepd looks for
+// ended tasks.
+constexpr int kReapEveryMs = 10;
 }  // namespace
 
 void StepLifecycle::waitForTasks() {
   size_t left = tasks_.size();
   std::vector<struct pollfd> fds;
-  std::vector<TaskProcess*> owner;  // which task each output descriptor is of
+  std::vector<TaskProcess*> owner;  // which task each descriptor is of
   while (left > 0) {
     fds.clear();
     owner.clear();
-    fds.push_back({sigchld_, POLLIN, 0});
-    owner.push_back(nullptr);
+    // Tasks that ended: their pidfds (SIGCHLD stays as slurmstepd has it,
+    // unblocked and at its default, for plugin code to see and use).
+    bool blind = false;
+    for (auto& t : tasks_) {
+      if (spec_.record.tasks[t.index].exited) continue;
+      if (t.ended >= 0) {
+        fds.push_back({t.ended, POLLIN, 0});
+        owner.push_back(&t);
+      } else if (!t.lost) {
+        blind = true;
+      }
+    }
+    size_t outputAt = fds.size();
     for (auto& t : tasks_)
       for (int fd : {t.out, t.err})
         if (fd >= 0) {
@@ -337,12 +347,8 @@ void StepLifecycle::waitForTasks() {
     // Node's end of the channel: commands, or its end.
     fds.push_back({channel_.commandFd(), POLLIN, 0});
     owner.push_back(nullptr);
-    // Bounded: a thread plugin code started before SIGCHLD was blocked here
-    // (in init, say) may take the signal, whose default drops it; the
-    // tasks are then reaped at the next timeout instead of never.
-    int ready = poll(fds.data(), fds.size(), kReapEveryMs);
+    int ready = poll(fds.data(), fds.size(), blind ? kReapEveryMs : -1);
     if (ready < 0 && errno != EINTR) break;
-    if (ready == 0) fds[0].revents = POLLIN;
     if (fds.back().revents) readCommand();
     fds.pop_back();
     input_.handle(std::vector<struct pollfd>(fds.begin() + static_cast<long>(inputAt), fds.end()));
@@ -350,13 +356,12 @@ void StepLifecycle::waitForTasks() {
 
     // Read only where there is something to read: a step has many tasks.
     TaskProcess* last = nullptr;
-    for (size_t i = 1; i < fds.size(); i++)
+    for (size_t i = outputAt; i < fds.size(); i++)
       if (fds[i].revents && owner[i] != last) drainOutput(*(last = owner[i]));
 
-    if (fds[0].revents) {
-      struct signalfd_siginfo info;
-      while (read(sigchld_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-      }
+    bool someEnded = blind && ready == 0;
+    for (size_t i = 0; i < outputAt; i++) someEnded = someEnded || fds[i].revents;
+    if (someEnded) {
       // Reap every child that ended, tasks and anything else (slurmstepd's
       // wait3 collects whatever it is given too).
       for (;;) {
@@ -367,9 +372,18 @@ void StepLifecycle::waitForTasks() {
           return t.pid == pid && !spec_.record.tasks[t.index].exited;
         });
         if (it == tasks_.end()) continue;
+        containment::closeOwned(&it->ended);
         onTaskExit(*it, status);
         left--;
       }
+      // A task that ended and was not ours to reap: plugin code waited for
+      // it first. Its status is gone, and slurmstepd, which would wait in
+      // wait3 for it, waits on until the step is cancelled: so does this.
+      for (size_t i = 0; i < outputAt; i++)
+        if (fds[i].revents && !spec_.record.tasks[owner[i]->index].exited) {
+          containment::closeOwned(&owner[i]->ended);
+          owner[i]->lost = true;
+        }
     }
     // What the tasks printed and how they ended goes out once per wake-up.
     flushEvents();
@@ -447,9 +461,8 @@ void StepLifecycle::killLeftovers() {
 void StepLifecycle::closeAll() {
   input_.closeAll();
   for (auto& t : tasks_)
-    for (int* fd : {&t.barrier, &t.out, &t.err})
+    for (int* fd : {&t.barrier, &t.out, &t.err, &t.ended})
       containment::closeOwned(fd);
-  containment::closeOwned(&sigchld_);
 }
 
 int StepLifecycle::exitCode() const {
@@ -470,18 +483,14 @@ int StepLifecycle::exitCode() const {
 }
 
 StepOutcome StepLifecycle::run(const ParsedConf& conf) {
-  // slurmstepd blocks the common termination signals in itself
-  // (slurmstepd_blocked_signals) and is alone in its process group (slurmd
-  // double-forks it): a plugin's killpg(0, SIGTERM) in task_exit, say, ends
-  // nothing. Here a keeper of the host's own (a spawned host's) must not
-  // share the group either, or it would take the signal for Node's request
-  // to end the run; a host the zygote forked leads its group already.
-  // Tasks reset their mask before exec (task_process.cc).
+  // slurmstepd is alone in its process group (slurmd double-forks it), and
+  // blocks (22.05) or catches (24.11) the common termination signals (the
+  // stepd role set them): a plugin's killpg(0, SIGTERM) in task_exit, say,
+  // ends nothing. Here a keeper of the host's own (a spawned host's) must
+  // not share the group either, or it would take the signal for Node's
+  // request to end the run; a host the zygote forked leads its group
+  // already.
   setpgid(0, 0);
-  sigset_t blocked;
-  sigemptyset(&blocked);
-  for (int sig : {SIGINT, SIGTERM, SIGTSTP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM, SIGHUP}) sigaddset(&blocked, sig);
-  sigprocmask(SIG_BLOCK, &blocked, nullptr);
   // Step setup adds the node's topology address to the job env before the
   // plugin stack starts (slurmstepd.c); on a flat topology it is the node
   // name, with pattern "node".
@@ -501,17 +510,6 @@ StepOutcome StepLifecycle::run(const ParsedConf& conf) {
     sendLaunchResponse(outcome_.launchRc);
     return outcome_;
   }
-  // SIGCHLD arrives through a descriptor, so that task output and task ends
-  // are handled in one poll loop. Children unblock it before anything else;
-  // threads an mpi plugin starts in prefork inherit the blocked mask, so
-  // none of them takes the signal away.
-  sigset_t chld;
-  sigemptyset(&chld);
-  sigaddset(&chld, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &chld, nullptr);
-  sigchld_ = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-  containment::own(sigchld_);
-
   // The mpi plugin's threads, before the step's IO (fail2: the exit
   // callbacks run, the launch is answered with SLURM_ERROR).
   bool preforked = spec_.batch() || mpi_.prefork(spec_.record.env) == SLURM_SUCCESS;

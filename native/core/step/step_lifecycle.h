@@ -100,7 +100,6 @@ class StepLifecycle {
   PrivState privileges_;
   std::string savedCwd_;
   pid_t pgid_ = -1;
-  int sigchld_ = -1;
 };
 
 }  // namespace plugstack

@@ -15,6 +15,7 @@
 #include "common/slurm_log.h"
 #include "job_container/jc_stepd.h"
 #include "lifecycle/containment.h"
+#include "lifecycle/slurm_signals.h"
 #include "mpi/mpi_stepd.h"
 #include "rules/releases.h"
 #include "step/task_env.h"
@@ -32,6 +33,10 @@ namespace {
 // Kernels before 5.9 answer ENOSYS; then each descriptor is closed alone.
 #ifndef SYS_close_range
 #define SYS_close_range 436
+#endif
+// pidfd_open(2), Linux 5.3; glibc has no wrapper before 2.36.
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
 #endif
 void closeRange(unsigned first, unsigned last) {
   if (syscall(SYS_close_range, first, last, 0) == 0) return;
@@ -58,15 +63,6 @@ void closeDescriptors(std::vector<int> fds) {
   // Leave without running atexit handlers or flushing the parent's stdio
   // copies: only exec or _exit are safe after fork.
   _exit(status);
-}
-
-// Every signal at its default (signalsToReset named the others) and none
-// blocked.
-void resetSignals(const std::vector<int>& signals) {
-  sigset_t none;
-  sigemptyset(&none);
-  for (int sig : signals) signal(sig, SIG_DFL);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
 // prepare_stdio: the task reads its input (a pipe slurmstepd feeds, a
@@ -160,8 +156,9 @@ bool waitForRelease(int fd) {
 }
 
 [[noreturn]] void runChild(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const PrivState& privileges,
-                           const std::vector<int>& signals, int barrier, int in, int out, int err, pid_t parent) {
-  resetSignals(signals);
+                           int barrier, int in, int out, int err, pid_t parent) {
+  // The signals stay as slurmstepd has them (blocked, caught, and what
+  // plugin code set there) until _unblock_signals below.
   // If the host dies, so do its tasks: what proctrack would do.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) childExit(1);
@@ -206,6 +203,10 @@ bool waitForRelease(int fd) {
     slurmLog(LogLevel::Error, std::string("_become_user failed: ") + std::strerror(errno));
     childExit(1);
   }
+  // _unblock_signals (22.05): what slurmstepd blocks goes back to its
+  // default, and nothing stays blocked. 24.11 blocks nothing; its handlers
+  // stay until execve.
+  slurm_signals::unblockAsTaskChild(releases::signals(stack.version()).stepdBlocked);
   if (!prepareStdio(in, out, err)) childExit(1);
   if (!waitForRelease(barrier)) childExit(1);
   execTask(stack, spec, mpi, index);
@@ -213,21 +214,8 @@ bool waitForRelease(int fd) {
 
 }  // namespace
 
-std::vector<int> signalsToReset() {
-  std::vector<int> out;
-  // Real-time signals too: the host catches one for Node's death.
-  for (int sig = 1; sig <= SIGRTMAX; sig++) {
-    if (sig == SIGKILL || sig == SIGSTOP) continue;
-    struct sigaction now;
-    if (sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_DFL && !(now.sa_flags & SA_SIGINFO)) continue;
-    out.push_back(sig);
-  }
-  return out;
-}
-
 bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const PrivState& privileges,
-              const std::vector<TaskProcess>& earlier, const TaskStdin& input, const std::vector<int>& signals,
-              TaskProcess* process) {
+              const std::vector<TaskProcess>& earlier, const TaskStdin& input, TaskProcess* process) {
   int barrier[2], out[2], err[2];
   if (pipe2(barrier, O_CLOEXEC) < 0) return false;
   if (pipe2(out, O_CLOEXEC) < 0) {
@@ -264,16 +252,16 @@ bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const P
     // parent reach every task.
     std::vector<int> inputDrops = input.childDrops(index);
     std::vector<int> drop;
-    drop.reserve(3 + 3 * earlier.size() + inputDrops.size());
+    drop.reserve(3 + 4 * earlier.size() + inputDrops.size());
     for (int fd : {barrier[1], out[0], err[0]}) drop.push_back(fd);
     for (const auto& t : earlier)
-      for (int fd : {t.barrier, t.out, t.err})
+      for (int fd : {t.barrier, t.out, t.err, t.ended})
         if (fd >= 0) drop.push_back(fd);
     // The other tasks' inputs and slurmstepd's writing ends: a task's
     // reader must see EOF when slurmstepd closes its pipe.
     for (int fd : inputDrops) drop.push_back(fd);
     closeDescriptors(std::move(drop));
-    runChild(stack, spec, mpi, index, privileges, signals, barrier[0], input.taskEnd(index), out[1], err[1], parent);
+    runChild(stack, spec, mpi, index, privileges, barrier[0], input.taskEnd(index), out[1], err[1], parent);
   }
 
   containment::closeOwned(&barrier[0]);
@@ -286,6 +274,9 @@ bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const P
   process->barrier = barrier[1];
   process->out = out[0];
   process->err = err[0];
+  // close-on-exec by nature; a kernel without pidfds says ENOSYS.
+  process->ended = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (process->ended >= 0) containment::own(process->ended);
   return true;
 }
 

@@ -22,6 +22,12 @@ struct TaskProcess {
   int out = -1;      // read ends of the task's stdout and stderr
   int err = -1;
   long long forkedAt = 0;  // monotonicMicros() right after the fork
+  // A pidfd, readable once the task has ended: slurmstepd never blocks
+  // SIGCHLD (it waits in wait3), so neither does this one; -1 where the
+  // kernel has none (before 5.3), and the parent then looks at a bound.
+  int ended = -1;
+  // It ended and plugin code reaped it first: its status is gone.
+  bool lost = false;
 };
 
 // Forks task `index`. The child runs task_init_privileged as root, becomes
@@ -37,17 +43,9 @@ struct TaskProcess {
 // mpi: the step's mpi plugin, whose slurmstepd_task runs in the child
 // after the task environment is built and before task_init. input: each
 // task's standard input (task_stdin.h).
-// signals: what signalsToReset() answered in this process before the
-// first fork.
+// The child keeps slurmstepd's signals (rules/releases.json, "signals")
+// through task_init_privileged, as Slurm's does, and only then unblocks them.
 bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const PrivState& privileges,
-              const std::vector<TaskProcess>& earlier, const TaskStdin& input, const std::vector<int>& signals,
-              TaskProcess* process);
-
-// The signals whose disposition here is not the default (a handler, or
-// ignored): the ones a task child must put back before plugin code runs
-// in it, so that it starts with every signal at its default. Read once a
-// step, in slurmstepd before its forks, rather than 64 system calls in
-// each child: nothing runs in slurmstepd between its forks that sets one.
-std::vector<int> signalsToReset();
+              const std::vector<TaskProcess>& earlier, const TaskStdin& input, TaskProcess* process);
 
 }  // namespace plugstack
