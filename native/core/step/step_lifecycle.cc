@@ -359,7 +359,8 @@ void StepLifecycle::waitForTasks() {
     for (size_t i = outputAt; i < fds.size(); i++)
       if (fds[i].revents && owner[i] != last) drainOutput(*(last = owner[i]));
 
-    bool someEnded = blind && ready == 0;
+    // Without pidfds, every wake-up looks (output may keep it busy).
+    bool someEnded = blind;
     for (size_t i = 0; i < outputAt; i++) someEnded = someEnded || fds[i].revents;
     if (someEnded) {
       // Reap every child that ended, tasks and anything else (slurmstepd's
