@@ -16,6 +16,9 @@
 
 namespace plugstack {
 
+// The plugin and hook a call is in (hook_scope.cc).
+struct CurrentCall;
+
 class HookScope {
  public:
   // hook names plugin code, e.g. "slurm_spank_init", "init()", "dlopen".
@@ -28,7 +31,8 @@ class HookScope {
   HookScope(const HookScope&) = delete;
   HookScope& operator=(const HookScope&) = delete;
 
-  // The plugin and hook currently running, for log events.
+  // The plugin and hook currently running, for log events; safe to read
+  // from any thread (a plugin's own, logging while this one calls).
   static int currentRef();
   static const std::string& currentHook();
 
@@ -40,8 +44,7 @@ class HookScope {
   long long start_;
   int rc_ = 0;
   bool hasRc_ = false;
-  int outerRef_;
-  std::string outerHook_;
+  const CurrentCall* outer_;
 };
 
 // What a call into plugin code changes in this process until it returns:
@@ -51,8 +54,7 @@ class HookScope {
 // puts them back: the parent saves them before the clone and restores
 // them once the child has been reaped.
 struct HookState {
-  int ref;
-  std::string hook;
+  const CurrentCall* call;
   unsigned openCalls;
   static HookState save();
   void restore() const;
