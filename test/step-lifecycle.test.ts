@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Plugstack } from '../lib/plugstack.js';
+import { leftBehind } from './helpers/processes.js';
 import { compilePlugin, tempDir, writeFile } from './helpers/plugins.js';
 import { callbacks, recordStep } from './helpers/step.js';
 
@@ -120,8 +121,8 @@ describe('tasks', () => {
 });
 
 describe('signals across the fork', () => {
-  // The fixture handles SIGUSR1 and SIGRTMIN+5 and ignores SIGHUP in
-  // user_init, and reports in task_init_privileged; the task prints its
+  // The fixture handles SIGUSR1 and SIGRTMIN+5, ignores SIGHUP and blocks
+  // SIGURG in user_init, and reports in task_init_privileged; the task prints its
   // own /proc/self/status. Expected: what a real 22.05 and 24.11 did with
   // the same plugin.
   const run = async (slurmVersion: '22.05' | '24.11') => {
@@ -139,18 +140,34 @@ describe('signals across the fork', () => {
   // SIGRTMIN+5: glibc's SIGRTMIN is 34 on Linux (after its own two).
   const RTMIN_5 = 34 + 5;
 
-  it("22.05: task_init_privileged keeps slurmstepd's blocked signals and the plugin's handlers; the task starts with each at its default", async () => {
+  it("22.05: task_init_privileged keeps slurmstepd's blocked signals and the plugin's handlers; the task starts with each at its default, none blocked", async () => {
     const { children, tasks } = await run('22.05');
-    expect(children).toEqual([0, 1, 2].map((t) => `task=${t} changed=1,10,${RTMIN_5} blocked=9`));
+    expect(children).toEqual([0, 1, 2].map((t) => `task=${t} changed=1,10,${RTMIN_5} blocked=10`));
     for (const t of tasks) expect(t).toEqual(['0000000000000000', '0000000000000000', '0000000000000000']);
   });
 
-  it("24.11: nothing blocked, slurmstepd's handlers and the plugin's stay through task_init_privileged; the task keeps SIGHUP ignored", async () => {
+  it("24.11: slurmstepd's handlers and the plugin's stay through task_init_privileged; the task keeps SIGHUP ignored and SIGURG blocked", async () => {
     const { children, tasks } = await run('24.11');
-    expect(children).toEqual([0, 1, 2].map((t) => `task=${t} changed=1,2,3,10,12,13,14,15,20,21,${RTMIN_5} blocked=0`));
-    for (const t of tasks) expect(t).toEqual(['0000000000000001', '0000000000000000', '0000000000000000']);
+    expect(children).toEqual([0, 1, 2].map((t) => `task=${t} changed=1,2,3,10,12,13,14,15,20,21,${RTMIN_5} blocked=1`));
+    for (const t of tasks) expect(t).toEqual(['0000000000000001', '0000000000000000', '0000000000400000']);
   });
 });
+
+  it('a plugin that ignores SIGCHLD (the kernel reaps the tasks): 24.11 stops waiting once no child is left, 22.05 waits until the step is ended', async () => {
+    const step = async (slurmVersion: '22.05' | '24.11') => {
+      const dir = tempDir();
+      const so = compilePlugin('sigchld_ignore.c', slurmVersion === '22.05' ? { defines: { SLURM_VERSION_NUMBER: 0x160508 } } : {});
+      const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', `required ${so}\n`), { pluginDir: [], slurmVersion });
+      return stack.launchStep({ argv: ['true'], ntasks: 2, env: { PATH: '/usr/bin:/bin' }, cwd: dir, timeoutMs: 1500 });
+    };
+    const late = await step('24.11');
+    expect(late.log.map((l) => l.message)).toContain('_wait_for_all_tasks: No child processes. node_tasks:2, expected:2, reaped:0');
+    expect(late.problems).toEqual([]);
+    expect(late.tasks.map((t) => t.status ?? null)).toEqual([null, null]);
+    const early = await step('22.05');
+    expect(early.problems.map((p) => p.code)).toEqual(['STEP_TIMEOUT']);
+    expect(await leftBehind()).toEqual([]);
+  });
 
   it("a plugin's SIGCHLD handler runs in slurmstepd, which never blocks SIGCHLD", async () => {
     for (const slurmVersion of ['22.05', '24.11'] as const) {

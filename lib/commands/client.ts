@@ -62,12 +62,10 @@ export interface ClientProcess {
   mpiPrelaunch(step: { jobId: number; stepId: number; ntasks: number; nodeList: string; layout: number[][] }): Promise<{ ok: boolean; env: string[] }>;
   /** The step's output has ended: the mpi plugin's client_fini, and its result. */
   mpiFini(): Promise<number>;
-  /**
-   * The command ends: env into its own environment (sbatch's and salloc's),
-   * then exit callbacks where Slurm runs them. launched: srun sent its
-   * step's launch (its IO exists, which ignores SIGTTIN).
-   */
-  exit(status: number, env?: string[], launched?: boolean): void;
+  /** srun sends its step's launch: its IO exists from now on (and ignores SIGTTIN). */
+  launching(): void;
+  /** The command ends: env into its own environment (sbatch's and salloc's), then exit callbacks where Slurm runs them. */
+  exit(status: number, env?: string[]): void;
   finished: Promise<HostRun>;
   handle: HostHandle;
 }
@@ -229,6 +227,7 @@ export function startClient(
         : new Promise((resolve) => request({ t: 'mpi_prelaunch', step }, (r) => resolve({ ok: !r.failed, env: r.env ?? [] }))),
     // A client that died cannot run client_fini: 0, nothing to add.
     mpiFini: () => (!mpiPlugin ? Promise.resolve(0) : new Promise((resolve) => request({ t: 'mpi_fini' }, (r) => resolve(r.failed ? 0 : r.rc)))),
-    exit: (status, env, launched) => handle.send({ t: 'exit', status, ...(env?.length ? { env } : {}), ...(launched ? { launched } : {}) }),
+    launching: () => handle.send({ t: 'launching' }),
+    exit: (status, env) => handle.send({ t: 'exit', status, ...(env?.length ? { env } : {}) }),
   };
 }

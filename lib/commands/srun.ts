@@ -334,6 +334,9 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     return endJob('FAILED', SLURM_MPI_PLUGIN_PRELAUNCH_SETUP_FAILED);
   }
 
+  // slurm_step_launch starts the step's IO before it sends the launch.
+  client.launching();
+
   // The job's slurmds have started (restore), and 22.05's slurmd creates
   // the job's container on a node at its first launch there, before the
   // prolog (req.c).
@@ -368,7 +371,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     const rc = rules.prologFailedLaunch;
     const code = launchFailureExit(rc);
     await client.mpiFini();
-    client.exit(code, undefined, true);
+    client.exit(code);
     await done(code);
     return endJob('FAILED', rc, 'Prolog failure');
   }
@@ -577,7 +580,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const taskExit = launchFailedOnANode ? Math.max(tasksExit, releaseRules(stack.slurmVersion).client.launchFailedStatus) : tasksExit;
   // srun keeps it as an unsigned number: -1 is 255.
   const exitCode = refused.length ? launchFailureExit(refused[0]!.launchRc) : mpiRc !== 0 ? (mpiRc >>> 0) & 0xff : taskExit;
-  client.exit(exitCode, undefined, true);
+  client.exit(exitCode);
   // The job's epilog helpers start their processes while srun ends; they
   // run once it has (spare-host.ts).
   if (!existing && !jc && !control.timedOut) await prestartEpilogs(stack, job, raw, scriptContext, control);

@@ -166,12 +166,16 @@ export interface MpiFiniCommand {
   t: "mpi_fini";
 }
 
-/** The command ends with this status: exit callbacks where Slurm runs them; env goes into the command's own environment first (what sbatch and salloc set there after the submission); launched: srun sent its step's launch (its IO exists). */
+/** The command ends with this status: exit callbacks where Slurm runs them; env goes into the command's own environment first (what sbatch and salloc set there after the submission). */
 export interface ExitCommand {
   t: "exit";
   status: number;
   env?: readonly string[];
-  launched?: boolean;
+}
+
+/** srun sends its step's launch: its IO exists from now on (client_io_handler_start ignores SIGTTIN in srun, before the launch request and long before client_fini and the exit callbacks). */
+export interface LaunchingCommand {
+  t: "launching";
 }
 
 /** The extern step: a process outside the job asks to join it, as pam_slurm_adopt does (REQUEST_GET_NS_FD): join_external gives a namespace fd, and a child setns()es into it and runs argv; the host answers with 'adopted'. */
@@ -210,6 +214,7 @@ export type HostCommand =
   | MpiPrelaunchCommand
   | MpiFiniCommand
   | ExitCommand
+  | LaunchingCommand
   | AdoptCommand
   | StopCommand
   | SignalCommand
@@ -1131,9 +1136,14 @@ export const CATALOGUE = {
         "status": "int",
         "env?": {
           "array": "string"
-        },
-        "launched?": "bool"
+        }
       }
+    },
+    "launching": {
+      "roles": [
+        "client"
+      ],
+      "fields": {}
     },
     "adopt": {
       "roles": [

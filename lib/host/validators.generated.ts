@@ -1269,9 +1269,7 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["env"];
     if (x !== undefined && !(F[91]!(x))) return false;
-    x = v["launched"];
-    if (x !== undefined && !(typeof x === 'boolean')) return false;
-    for (const key in v) switch (key) { case "t": case "status": case "env": case "launched": continue; default: if (Object.hasOwn(v, key)) return false; }
+    for (const key in v) switch (key) { case "t": case "status": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1285,8 +1283,14 @@ const F: Valid[] = [
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
+    for (const key in v) switch (key) { case "t": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
     x = v["argv"];
-    if (x === undefined || !(F[93]!(x))) return false;
+    if (x === undefined || !(F[94]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1322,7 +1326,7 @@ const F: Valid[] = [
     x = v["role"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["env"];
-    if (x === undefined || !(F[97]!(x))) return false;
+    if (x === undefined || !(F[98]!(x))) return false;
     x = v["cwd"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["stdin"];
@@ -1350,7 +1354,7 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[99]!(x))) return false;
+    if (x === undefined || !(F[100]!(x))) return false;
     x = v["scanOnly"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "scanOnly": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -1374,9 +1378,9 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[101]!(x))) return false;
-    x = v["step"];
     if (x === undefined || !(F[102]!(x))) return false;
+    x = v["step"];
+    if (x === undefined || !(F[103]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1404,7 +1408,7 @@ const F: Valid[] = [
     x = v["ntasks"];
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["tasks"];
-    if (x === undefined || !(F[103]!(x))) return false;
+    if (x === undefined || !(F[104]!(x))) return false;
     x = v["cpus"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["cpusPerTask"];
@@ -1416,15 +1420,15 @@ const F: Valid[] = [
     x = v["user"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["gids"];
-    if (x !== undefined && !(F[105]!(x))) return false;
+    if (x !== undefined && !(F[106]!(x))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[106]!(x))) return false;
+    if (x === undefined || !(F[107]!(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[107]!(x))) return false;
+    if (x !== undefined && !(F[108]!(x))) return false;
     x = v["cwd"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["options"];
-    if (x !== undefined && !(F[108]!(x))) return false;
+    if (x !== undefined && !(F[109]!(x))) return false;
     x = v["srunCommPort"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["launchNodeAddress"];
@@ -1446,7 +1450,7 @@ const F: Valid[] = [
     x = v["oomKillStep"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["stdin"];
-    if (x !== undefined && !(F[110]!(x))) return false;
+    if (x !== undefined && !(F[111]!(x))) return false;
     x = v["taskProlog"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["taskEpilog"];
@@ -1458,9 +1462,9 @@ const F: Valid[] = [
     x = v["job"];
     if (x !== undefined && !(F[79]!(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[111]!(x))) return false;
+    if (x !== undefined && !(F[112]!(x))) return false;
     x = v["mpi"];
-    if (x !== undefined && !(F[115]!(x))) return false;
+    if (x !== undefined && !(F[116]!(x))) return false;
     for (const key in v) switch (key) { case "jobId": case "stepId": case "nnodes": case "nodeId": case "nodeName": case "ntasks": case "tasks": case "cpus": case "cpusPerTask": case "uid": case "gid": case "user": case "gids": case "argv": case "env": case "cwd": case "options": case "srunCommPort": case "launchNodeAddress": case "workingCluster": case "arrayJobId": case "arrayTaskId": case "jobMem": case "stepMem": case "jobAllocCores": case "stepAllocCores": case "oomKillStep": case "stdin": case "taskProlog": case "taskEpilog": case "userTaskProlog": case "userTaskEpilog": case "job": case "jobContainer": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1468,7 +1472,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[104]!(x))) return false;
+      if (!(F[105]!(x))) return false;
     }
     return true;
   },
@@ -1508,7 +1512,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[109]!(x))) return false;
+      if (!(F[110]!(x))) return false;
     }
     return true;
   },
@@ -1533,19 +1537,19 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
-  return F[112]!(v);
+  return F[113]!(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["types"];
-    if (x === undefined || !(F[113]!(x))) return false;
+    if (x === undefined || !(F[114]!(x))) return false;
     x = v["file"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["line"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["prologFlags"];
-    if (x !== undefined && !(F[114]!(x))) return false;
+    if (x !== undefined && !(F[115]!(x))) return false;
     x = v["containSpank"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["spoolDir"];
@@ -1585,7 +1589,7 @@ const F: Valid[] = [
     x = v["nodeList"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["layout"];
-    if (x === undefined || !(F[116]!(x))) return false;
+    if (x === undefined || !(F[117]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["pmiTrace"];
@@ -1601,7 +1605,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[117]!(x))) return false;
+      if (!(F[118]!(x))) return false;
     }
     return true;
   },
@@ -1623,11 +1627,11 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[119]!(x))) return false;
+    if (x === undefined || !(F[120]!(x))) return false;
     x = v["command"];
     if (x === undefined || !(C[21]!.has(x))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[120]!(x))) return false;
+    if (x === undefined || !(F[121]!(x))) return false;
     x = v["checkOnly"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["allowSpecResources"];
@@ -1637,9 +1641,9 @@ const F: Valid[] = [
     x = v["multipleSharingGres"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["cliFilter"];
-    if (x !== undefined && !(F[121]!(x))) return false;
+    if (x !== undefined && !(F[122]!(x))) return false;
     x = v["mpi"];
-    if (x !== undefined && !(F[123]!(x))) return false;
+    if (x !== undefined && !(F[124]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "command": case "argv": case "checkOnly": case "allowSpecResources": case "memoryConsumable": case "multipleSharingGres": case "cliFilter": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1663,7 +1667,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["plugins"];
-    if (x === undefined || !(F[122]!(x))) return false;
+    if (x === undefined || !(F[123]!(x))) return false;
     x = v["slurmConf"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["file"];
@@ -1711,7 +1715,7 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[125]!(x))) return false;
+    if (x === undefined || !(F[126]!(x))) return false;
     x = v["mpiCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["mpiConf"];
@@ -1719,9 +1723,9 @@ const F: Valid[] = [
     x = v["jobContainerCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[111]!(x))) return false;
+    if (x !== undefined && !(F[112]!(x))) return false;
     x = v["jobContainerOp"];
-    if (x !== undefined && !(F[126]!(x))) return false;
+    if (x !== undefined && !(F[127]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mpiCheck": case "mpiConf": case "jobContainerCheck": case "jobContainer": case "jobContainerOp": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1755,11 +1759,11 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[128]!(x))) return false;
+    if (x === undefined || !(F[129]!(x))) return false;
     x = v["mode"];
     if (x === undefined || !(C[26]!.has(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[111]!(x))) return false;
+    if (x !== undefined && !(F[112]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mode": case "jobContainer": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1832,17 +1836,18 @@ export const COMMAND_VALIDATORS: Readonly<Record<string, Valid>> = {
   "mpi_prelaunch": F[85]!,
   "mpi_fini": F[89]!,
   "exit": F[90]!,
-  "adopt": F[92]!,
-  "stop": F[94]!,
-  "signal": F[95]!,
-  "fork": F[96]!,
+  "launching": F[92]!,
+  "adopt": F[93]!,
+  "stop": F[95]!,
+  "signal": F[96]!,
+  "fork": F[97]!,
 };
 
 /** Whether a role's request is well formed. */
 export const REQUEST_VALIDATORS: Readonly<Record<string, Valid>> = {
-  "inspect": F[98]!,
-  "stepd": F[100]!,
-  "client": F[118]!,
-  "slurmd": F[124]!,
-  "job_script": F[127]!,
+  "inspect": F[99]!,
+  "stepd": F[101]!,
+  "client": F[119]!,
+  "slurmd": F[125]!,
+  "job_script": F[128]!,
 };

@@ -126,7 +126,7 @@ export const scenarios: Scenario[] = [
   },
   { name: "a plugin's killpg(0, SIGTERM) in task_exit", stack: trace, fixture: 'killpg_task_exit.c', command: 'srun', args: ['-n', '2', '-O', 'sh', '-c', 'echo ok $SLURM_PROCID'] },
   // What each process blocks, catches and ignores when plugin code runs in it.
-  { name: 'signal masks: srun -n 2 (srun, prolog, slurmstepd, tasks, epilog)', stack: trace, fixture: 'signal_mask.c', command: 'srun', args: ['-n', '2', '-O', 'true'] },
+  { name: 'signal masks: srun -n 2 (srun, prolog, slurmstepd, tasks, epilog), then slurmd restarts', stack: trace, fixture: 'signal_mask.c', command: 'srun', args: ['-n', '2', '-O', 'true'], restartSlurmd: true },
   { name: "signal masks: sbatch --wrap 'srun true' (batch step, srun inside a job)", stack: trace, fixture: 'signal_mask.c', command: 'sbatch', args: ['--wrap', 'srun true'] },
   { name: 'signal masks: salloc -n 1 true', stack: trace, fixture: 'signal_mask.c', command: 'salloc', args: ['-n', '1', 'true'] },
   { name: 'a task that dumps core', stack: trace, command: 'srun', args: ['sh', '-c', 'ulimit -c unlimited; kill -SEGV $$'] },

@@ -188,15 +188,14 @@ bool Channel::sendAll(const std::string& frame) {
   // SIGPIPE, whose disposition is the emulated Slurm process's (default in
   // sbatch, say), not ours to change.
   size_t sent = 0;
-  bool socket = true;
   while (sent < frame.size()) {
-    ssize_t n = socket ? ::send(fd_, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL)
-                       : ::write(fd_, frame.data() + sent, frame.size() - sent);
+    ssize_t n = socket_ ? ::send(fd_, frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL)
+                        : ::write(fd_, frame.data() + sent, frame.size() - sent);
     if (n < 0) {
       if (errno == EINTR) continue;
-      // Not a socket (a pipe someone gave us): written as such.
-      if (errno == ENOTSOCK && socket) {
-        socket = false;
+      // Not a socket (a pipe someone gave us): written as such from now on.
+      if (errno == ENOTSOCK && socket_) {
+        socket_ = false;
         continue;
       }
       // Node is gone: nobody will read a result, and the tasks go with us.

@@ -69,6 +69,8 @@ class Channel : public EventSink {
   // nothing buffered and no slot: the parent's are the parent's.
   static void forkedChild();
   int fd_;
+  // Node's end is a socket (sent to with MSG_NOSIGNAL) until a send says otherwise.
+  bool socket_ = true;
   int in_;
   // With a slot, the batch is the slot's data (shared with Node);
   // without, this string.

@@ -22,8 +22,10 @@ struct CurrentCall {
 
 namespace {
 
-const CurrentCall kNoCall{-1, ""};
-std::atomic<const CurrentCall*> g_current{&kNoCall};
+// Made once and never destroyed either: a plugin thread may log while the
+// process exits.
+const CurrentCall* const kNoCall = new CurrentCall{-1, ""};
+std::atomic<const CurrentCall*> g_current{kNoCall};
 
 // Every (plugin, hook) pair made so far: a few per plugin. Only the
 // threads that call plugin code (this one, a contain_spank clone child)
@@ -32,7 +34,7 @@ pthread_mutex_t g_madeLock = PTHREAD_MUTEX_INITIALIZER;
 auto* g_made = new std::map<std::pair<int, std::string>, std::unique_ptr<const CurrentCall>>();
 
 const CurrentCall* callOf(int ref, const std::string& hook) {
-  if (ref < 0 && hook.empty()) return &kNoCall;
+  if (ref < 0 && hook.empty()) return kNoCall;
   pthread_mutex_lock(&g_madeLock);
   auto& made = (*g_made)[{ref, hook}];
   if (!made) made.reset(new CurrentCall{ref, hook});
@@ -41,10 +43,12 @@ const CurrentCall* callOf(int ref, const std::string& hook) {
   return call;
 }
 
-// A process forked while another thread held the lock (a plugin forking
-// from its own thread) starts with it free.
-void forkedChild() { pthread_mutex_init(&g_madeLock, nullptr); }
-[[maybe_unused]] const int kForkHandler = pthread_atfork(nullptr, nullptr, forkedChild);
+// A fork waits for the lock, so that no child starts with the map half
+// changed (a plugin forking from a thread of its own while this one enters
+// a call), and both sides go on with it free.
+void beforeFork() { pthread_mutex_lock(&g_madeLock); }
+void afterFork() { pthread_mutex_unlock(&g_madeLock); }
+[[maybe_unused]] const int kForkHandler = pthread_atfork(beforeFork, afterFork, afterFork);
 
 }  // namespace
 

@@ -11,8 +11,10 @@
 #include "common/events.h"
 #include "common/slurm_log.h"
 #include "lifecycle/containment.h"
+#include "lifecycle/slurm_signals.h"
 #include "mpi/structs.h"
 #include "protocol/messages.h"
+#include "rules/releases.h"
 #include "rules/slurm_errors.h"
 
 #include <cerrno>
@@ -55,6 +57,12 @@ void adopt(JcStepd& jc, const json::Value& argv) {
   pid_t pid = fork();
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // A process of sshd's, not slurmstepd's: none of slurmstepd's signals.
+    for (int sig = 1; sig < NSIG; sig++)
+      if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
     if (setns(fd, 0) != 0) {
       dprintf(err[1], "setns: %s\n", std::strerror(errno));
       _exit(126);
@@ -134,6 +142,9 @@ int runExternStep(Channel& channel, StepSpec& spec, JcStepd& jc, const StackSett
   pid_t sleeper = fork();
   if (sleeper == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // _unblock_signals before the exec, as for a task (22.05).
+    const releases::Signals& signals = releases::signals(settings.version);
+    if (signals.taskChildUnblocks) slurm_signals::unblockAsTaskChild(signals.stepdBlocked);
     setpgid(0, 0);
     setsid();
     execl("/bin/sleep", "sleep", "100000000", static_cast<char*>(nullptr));
@@ -160,7 +171,8 @@ int runExternStep(Channel& channel, StepSpec& spec, JcStepd& jc, const StackSett
   if (sleeper > 0) {
     kill(sleeper, SIGKILL);
     int status;
-    waitpid(sleeper, &status, 0);
+    while (waitpid(sleeper, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   if (stack->isFailure(stack->callPass(Phase::Exit, &spec.record, nullptr).rc)) slurmLog(LogLevel::Error, "spank_fini failed");
   delete stack;

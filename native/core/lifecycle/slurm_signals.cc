@@ -64,6 +64,10 @@ void ignore(const std::string& names) {
   for (int sig : parse(names)) signal(sig, SIG_IGN);
 }
 
+void uncatch(const std::string& names) {
+  for (int sig : parse(names)) signal(sig, SIG_DFL);
+}
+
 void unblockAsTaskChild(const std::string& blocked) {
   for (int sig : parse(blocked)) {
     signal(sig, SIG_IGN);

@@ -24,6 +24,9 @@ void catchIgnoring(const std::string& names);
 // SIG_IGN for these.
 void ignore(const std::string& names);
 
+// What an execve does to these caught signals: back to their default.
+void uncatch(const std::string& names);
+
 // slurmstepd's _unblock_signals in a task's child: each of these set to
 // ignored (dropping what is pending) then to its default, and nothing
 // blocked any more.

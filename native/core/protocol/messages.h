@@ -123,8 +123,10 @@ constexpr char kPostSubmitCommand[] = "post_submit";
 constexpr char kMpiPrelaunchCommand[] = "mpi_prelaunch";
 // The step's output has ended: the mpi plugin's client_fini; the host answers with 'result' (rc).
 constexpr char kMpiFiniCommand[] = "mpi_fini";
-// The command ends with this status: exit callbacks where Slurm runs them; env goes into the command's own environment first (what sbatch and salloc set there after the submission); launched: srun sent its step's launch (its IO exists).
+// The command ends with this status: exit callbacks where Slurm runs them; env goes into the command's own environment first (what sbatch and salloc set there after the submission).
 constexpr char kExitCommand[] = "exit";
+// srun sends its step's launch: its IO exists from now on (client_io_handler_start ignores SIGTTIN in srun, before the launch request and long before client_fini and the exit callbacks).
+constexpr char kLaunchingCommand[] = "launching";
 // The extern step: a process outside the job asks to join it, as pam_slurm_adopt does (REQUEST_GET_NS_FD): join_external gives a namespace fd, and a child setns()es into it and runs argv; the host answers with 'adopted'.
 constexpr char kAdoptCommand[] = "adopt";
 // slurmd shuts down: slurmd_exit, then the stack is unloaded. The extern step (stepd): the job has ended on the node (its sleeper is killed, stepd_delete runs).

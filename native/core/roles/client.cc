@@ -427,11 +427,11 @@ int converse(Channel& channel, ClientSession& s) {
         slurm_signals::catchIgnoring(s.signals->srunCaughtAfterAllocation);
       else if (s.command == Command::Salloc)
         slurm_signals::catchIgnoring(s.signals->sallocCaughtAfterOptions);
+    } else if (what == msg::kLaunchingCommand) {
+      // The step's IO, started for its launch, ignores some signals in srun.
+      if (s.command == Command::Srun) slurm_signals::ignore(s.signals->srunIgnoredFromLaunch);
     } else if (what == msg::kExitCommand) {
       int status = msg["status"].isNumber() ? static_cast<int>(msg["status"].asNumber()) : 0;
-      // The step's IO, made for its launch, ignores some signals in srun.
-      if (s.command == Command::Srun && msg["launched"].isBool() && msg["launched"].asBool())
-        slurm_signals::ignore(s.signals->srunIgnoredFromLaunch);
       setOwnEnvironment(msg["env"]);
       return finish(s, status, "done");
     } else {

@@ -8,6 +8,7 @@
 #include "common/events.h"
 #include "common/slurm_log.h"
 #include "job_container/jc_daemon.h"
+#include "lifecycle/slurm_signals.h"
 #include "mpi/mpi_daemon.h"
 #include "rules/releases.h"
 #include "rules/slurm_errors.h"
@@ -30,8 +31,12 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
     emitEvent({{"t", msg::kFatal}, {"message", error}});
     return 2;
   }
-  // One of slurmd's job_container calls for a job, in a process of its own.
+  // One of slurmd's job_container calls for a job, in a process of its own:
+  // slurmd is past its start-up then.
+  const releases::Signals& signals = releases::signals(settings.version);
   if (request["jobContainerOp"].isObject()) {
+    slurm_signals::block(signals.slurmdBlockedAfterInit);
+    slurm_signals::catchIgnoring(signals.slurmdCaughtAfterInit);
     const json::Value& op = request["jobContainerOp"];
     JcDaemon jc(std::move(jcSettings), settings.pluginDirs, settings.version, true);
     bool ok = jc.op(op["op"].asString(), static_cast<uint32_t>(op["jobId"].asNumber()),
@@ -84,6 +89,9 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
     return 1;
   }
   flushEvents();
+  // Started: slurmd blocks (22.05) or catches (24.11) its signals now.
+  slurm_signals::block(signals.slurmdBlockedAfterInit);
+  slurm_signals::catchIgnoring(signals.slurmdCaughtAfterInit);
 
   // Running until told to stop. A closed channel is a slurmd killed
   // without notice: no slurmd_exit, as with SIGKILL.

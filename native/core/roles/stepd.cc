@@ -41,12 +41,18 @@ int runStepdRole(Channel& channel, const json::Value& request) {
     emitEvent({{"t", msg::kFatal}, {"message", error}});
     return 2;
   }
-  // slurmstepd's signals, set in its main() before anything: 22.05 blocks
-  // the common termination signals, 24.11's connection manager catches
-  // them. A task's child starts with the same (task_process.cc).
+  // Until slurmd's child execs slurmstepd (the job_container join below),
+  // slurmd's signals; then slurmstepd's, set in its main() before anything:
+  // 22.05 blocks the common termination signals, 24.11's connection manager
+  // catches them. A task's child starts with the same (task_process.cc).
   const releases::Signals& signals = releases::signals(settings.version);
-  slurm_signals::block(signals.stepdBlocked);
-  slurm_signals::catchIgnoring(signals.stepdCaught);
+  slurm_signals::block(signals.slurmdBlockedAfterInit);
+  slurm_signals::catchIgnoring(signals.slurmdCaughtAfterInit);
+  const auto becomeSlurmstepd = [&signals] {
+    slurm_signals::uncatch(signals.slurmdCaughtAfterInit);
+    slurm_signals::block(signals.stepdBlocked);
+    slurm_signals::catchIgnoring(signals.stepdCaught);
+  };
 
   ParsedConf parsed = readRequestConf(request);
 
@@ -57,6 +63,7 @@ int runStepdRole(Channel& channel, const json::Value& request) {
   auto* jc = new JcStepd(std::move(jcSettings), spec, settings.pluginDirs, settings.version);
   JcStepd::setCurrent(jc);
   bool childJoined = jc->slurmdChildJoin();
+  becomeSlurmstepd();
   if (!childJoined || !jc->start()) {
     // slurmd's child failing: slurmd fails the launch on the node ("slurmd").
     emitEvent({{"t", msg::kDone},

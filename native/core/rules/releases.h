@@ -106,11 +106,16 @@ struct Step {
   // The remote option pass skips options already handled from the launch request (24.05 and
   // later); 22.05 calls their callbacks again.
   bool remoteOptionsSkipHandled;
+  // slurmstepd's wait for its tasks ends, with '_wait_for_all_tasks: No child processes.
+  // node_tasks:N, expected:E, reaped:R', once it has no child left though tasks were not reaped by
+  // it (plugin code reaped them, or set SIGCHLD to ignored) (24.11); 22.05's wait3 answers ECHILD
+  // at once, forever, and the step never ends by itself.
+  bool waitEndsWithoutChildren;
 };
 
 constexpr Step kStep[kCount] = {
-    {true, true, true, true},  // 24.11
-    {false, false, false, false},  // 22.05
+    {true, true, true, true, true},  // 24.11
+    {false, false, false, false, false},  // 22.05
 };
 
 inline const Step& step(const SlurmVersion& v) { return kStep[releaseIndex(v)]; }
@@ -133,6 +138,14 @@ struct Signals {
   // salloc catches these after its options (and init_post_opt), before it asks for the allocation
   // (_signal_while_allocating and later handlers): post_submit and exit see them caught.
   const char* sallocCaughtAfterOptions;
+  // slurmd blocks these once its start-up (SPANK's init, job_container and mpi init) is done
+  // (22.05: SIGPIPE in main()); its later plugin calls (job_container's per-job ones, slurmd_exit)
+  // and the processes it forks see them.
+  const char* slurmdBlockedAfterInit;
+  // slurmd catches these once its start-up is done (22.05: its shutdown, reconfigure and log
+  // handlers; 24.11: conmgr's, SIGALRM included, as a real slurmd_exit showed); an exec
+  // (slurmstepd's) puts them back to their default.
+  const char* slurmdCaughtAfterInit;
   // The job_prolog/job_epilog helper inherits these blocked from slurmd (22.05: slurmd blocks
   // SIGPIPE); 24.11's slurmd blocks none.
   const char* jobScriptBlocked;
@@ -144,11 +157,15 @@ struct Signals {
   // TERM and QUIT also ask conmgr to shut down); a task's child keeps the handlers until its
   // execve resets them.
   const char* stepdCaught;
+  // A task's child (and the extern step's sleeper) runs _unblock_signals before it execs:
+  // stepdBlocked to ignored then default, the mask emptied (22.05); 24.11 has no such step, so
+  // whatever slurmstepd had blocked (a plugin's sigprocmask included) reaches the task.
+  bool taskChildUnblocks;
 };
 
 constexpr Signals kSignals[kCount] = {
-    {"INT,QUIT,CONT,TERM,HUP,ALRM,USR1,USR2,PIPE,WINCH", "INT,QUIT,CONT,TERM,HUP,ALRM,USR1,USR2,PIPE", "TTIN", "HUP,INT,QUIT,PIPE,TERM,USR1,USR2", "", "", "ALRM,INT,TERM,QUIT,TSTP,HUP,USR1,USR2,PIPE,TTIN"},  // 24.11
-    {"INT,QUIT,CONT,TERM,HUP,ALRM,USR1,USR2,PIPE,WINCH", "INT,QUIT,CONT,TERM,HUP,ALRM,USR1,USR2,PIPE", "TTIN", "HUP,INT,QUIT,PIPE,TERM,USR1,USR2", "PIPE", "INT,TERM,TSTP,QUIT,PIPE,USR1,USR2,ALRM,HUP", ""},  // 22.05
+    {"INT,QUIT,CONT,TERM,HUP,ALRM,USR1,USR2,PIPE,WINCH", "INT,QUIT,CONT,TERM,HUP,ALRM,USR1,USR2,PIPE", "TTIN", "HUP,INT,QUIT,PIPE,TERM,USR1,USR2", "", "INT,TERM,QUIT,HUP,USR2,PIPE,ALRM", "", "", "ALRM,INT,TERM,QUIT,TSTP,HUP,USR1,USR2,PIPE,TTIN", false},  // 24.11
+    {"INT,QUIT,CONT,TERM,HUP,ALRM,USR1,USR2,PIPE,WINCH", "INT,QUIT,CONT,TERM,HUP,ALRM,USR1,USR2,PIPE", "TTIN", "HUP,INT,QUIT,PIPE,TERM,USR1,USR2", "PIPE", "TERM,INT,HUP,USR2", "PIPE", "INT,TERM,TSTP,QUIT,PIPE,USR1,USR2,ALRM,HUP", "", true},  // 22.05
 };
 
 inline const Signals& signals(const SlurmVersion& v) { return kSignals[releaseIndex(v)]; }

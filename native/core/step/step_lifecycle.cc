@@ -309,13 +309,16 @@ void StepLifecycle::onTaskExit(TaskProcess& t, int status) {
 }
 
 namespace {
-// Without pidfds (a kernel before 5.3), how often slurmstepd looks for
-// ended tasks.
+// How often slurmstepd looks for ended tasks it has no pidfd for: without
+// pidfds (a kernel before 5.3), and while a task plugin code reaped is
+// waited for (the end of the last child wakes no pidfd).
 constexpr int kReapEveryMs = 10;
+constexpr int kLostEveryMs = 100;
 }  // namespace
 
 void StepLifecycle::waitForTasks() {
   size_t left = tasks_.size();
+  size_t reaped = 0;
   std::vector<struct pollfd> fds;
   std::vector<TaskProcess*> owner;  // which task each descriptor is of
   while (left > 0) {
@@ -323,13 +326,15 @@ void StepLifecycle::waitForTasks() {
     owner.clear();
     // Tasks that ended: their pidfds (SIGCHLD stays as slurmstepd has it,
     // unblocked and at its default, for plugin code to see and use).
-    bool blind = false;
+    bool blind = false, lost = false;
     for (auto& t : tasks_) {
       if (spec_.record.tasks[t.index].exited) continue;
       if (t.ended >= 0) {
         fds.push_back({t.ended, POLLIN, 0});
         owner.push_back(&t);
-      } else if (!t.lost) {
+      } else if (t.lost) {
+        lost = true;
+      } else {
         blind = true;
       }
     }
@@ -347,7 +352,7 @@ void StepLifecycle::waitForTasks() {
     // Node's end of the channel: commands, or its end.
     fds.push_back({channel_.commandFd(), POLLIN, 0});
     owner.push_back(nullptr);
-    int ready = poll(fds.data(), fds.size(), blind ? kReapEveryMs : -1);
+    int ready = poll(fds.data(), fds.size(), blind ? kReapEveryMs : lost ? kLostEveryMs : -1);
     if (ready < 0 && errno != EINTR) break;
     if (fds.back().revents) readCommand();
     fds.pop_back();
@@ -359,37 +364,63 @@ void StepLifecycle::waitForTasks() {
     for (size_t i = outputAt; i < fds.size(); i++)
       if (fds[i].revents && owner[i] != last) drainOutput(*(last = owner[i]));
 
-    // Without pidfds, every wake-up looks (output may keep it busy).
-    bool someEnded = blind;
-    for (size_t i = 0; i < outputAt; i++) someEnded = someEnded || fds[i].revents;
-    if (someEnded) {
-      // Reap every child that ended, tasks and anything else (slurmstepd's
-      // wait3 collects whatever it is given too).
-      for (;;) {
-        int status;
-        pid_t pid = waitpid(-1, &status, WNOHANG);
-        if (pid <= 0) break;
-        auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const TaskProcess& t) {
-          return t.pid == pid && !spec_.record.tasks[t.index].exited;
-        });
-        if (it == tasks_.end()) continue;
-        containment::closeOwned(&it->ended);
-        onTaskExit(*it, status);
-        left--;
+    // Without pidfds, or with a task lost, every wake-up looks (output may
+    // keep the loop busy).
+    bool look = blind || lost;
+    for (size_t i = 0; i < outputAt; i++) {
+      if (fds[i].revents & POLLNVAL) {
+        // Plugin code closed the pidfd's number: not ours any more, and
+        // the task is looked for at every wake-up instead.
+        containment::disown(owner[i]->ended);
+        owner[i]->ended = -1;
+        look = true;
+      } else if (fds[i].revents & (POLLIN | POLLHUP)) {
+        look = true;
       }
-      // A task that ended and was not ours to reap: plugin code waited for
-      // it first. Its status is gone, and slurmstepd, which would wait in
-      // wait3 for it, waits on until the step is cancelled: so does this.
-      for (size_t i = 0; i < outputAt; i++)
-        if (fds[i].revents && !spec_.record.tasks[owner[i]->index].exited) {
-          containment::closeOwned(&owner[i]->ended);
-          owner[i]->lost = true;
-        }
+    }
+    if (!look) {
+      flushEvents();
+      outputPending_ = false;
+      continue;
+    }
+    // Reap every child that ended, tasks and anything else (slurmstepd's
+    // wait3 collects whatever it is given too).
+    bool noChild = false;
+    for (;;) {
+      int status;
+      pid_t pid = waitpid(-1, &status, WNOHANG);
+      if (pid < 0 && errno == ECHILD) noChild = true;
+      if (pid <= 0) break;
+      auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const TaskProcess& t) {
+        return t.pid == pid && !spec_.record.tasks[t.index].exited;
+      });
+      if (it == tasks_.end()) continue;
+      containment::closeOwned(&it->ended);
+      onTaskExit(*it, status);
+      left--;
+      reaped++;
+    }
+    // A task that ended and was not ours to reap: plugin code waited for
+    // it first (or ignored SIGCHLD), and its status is gone.
+    for (size_t i = 0; i < outputAt; i++)
+      if ((fds[i].revents & (POLLIN | POLLHUP)) && owner[i]->ended >= 0 && !spec_.record.tasks[owner[i]->index].exited) {
+        containment::closeOwned(&owner[i]->ended);
+        owner[i]->lost = true;
+      }
+    // No child left, and tasks not reaped: 24.11 says so and goes on to the
+    // step's end; 22.05's wait3 answers ECHILD forever, so the step waits
+    // until it is cancelled or killed.
+    if (noChild && left > 0 && releases::step(stack_.version()).waitEndsWithoutChildren) {
+      slurmLog(LogLevel::Error, "_wait_for_all_tasks: No child processes. node_tasks:" + std::to_string(tasks_.size()) +
+                                    ", expected:" + std::to_string(tasks_.size()) + ", reaped:" + std::to_string(reaped));
+      break;
     }
     // What the tasks printed and how they ended goes out once per wake-up.
     flushEvents();
     outputPending_ = false;
   }
+  flushEvents();
+  outputPending_ = false;
 }
 
 void StepLifecycle::readCommand() {

@@ -204,9 +204,10 @@ bool waitForRelease(int fd) {
     childExit(1);
   }
   // _unblock_signals (22.05): what slurmstepd blocks goes back to its
-  // default, and nothing stays blocked. 24.11 blocks nothing; its handlers
-  // stay until execve.
-  slurm_signals::unblockAsTaskChild(releases::signals(stack.version()).stepdBlocked);
+  // default, and nothing stays blocked. 24.11 has no such step: its
+  // handlers stay until execve, and what is blocked stays blocked.
+  const releases::Signals& signals = releases::signals(stack.version());
+  if (signals.taskChildUnblocks) slurm_signals::unblockAsTaskChild(signals.stepdBlocked);
   if (!prepareStdio(in, out, err)) childExit(1);
   if (!waitForRelease(barrier)) childExit(1);
   execTask(stack, spec, mpi, index);
@@ -274,9 +275,12 @@ bool forkTask(Stack& stack, StepSpec& spec, MpiStepd& mpi, size_t index, const P
   process->barrier = barrier[1];
   process->out = out[0];
   process->err = err[0];
-  // close-on-exec by nature; a kernel without pidfds says ENOSYS.
+  // close-on-exec by nature; a kernel without pidfds says ENOSYS. ESRCH:
+  // the child is already gone, reaped by plugin code (a thread of its own,
+  // or SIGCHLD ignored): its status is lost to slurmstepd.
   process->ended = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   if (process->ended >= 0) containment::own(process->ended);
+  else if (errno == ESRCH) process->lost = true;
   return true;
 }
 
