@@ -169,6 +169,21 @@ describe('signals across the fork', () => {
     expect(await leftBehind()).toEqual([]);
   });
 
+  it("a task epilog runs with slurmstepd's signals: what it blocks and what a plugin ignored there", async () => {
+    for (const [slurmVersion, blocked] of [['22.05', '0000000000487a07'], ['24.11', '0000000000400000']] as const) {
+      const dir = tempDir();
+      const out = path.join(dir, 'epilog.txt');
+      const epilog = writeFile(dir, 'epilog.sh', `#!/bin/sh\ngrep -E '^Sig(Blk|Ign)' /proc/self/status | tr '\\n' ' ' >> ${out}\n`);
+      fs.chmodSync(epilog, 0o755);
+      const so = compilePlugin('signal_state.c', slurmVersion === '22.05' ? { defines: { SLURM_VERSION_NUMBER: 0x160508 } } : {});
+      const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', `required ${so} out=${path.join(dir, 'state.txt')}\n`), { pluginDir: [], slurmVersion });
+      const r = await stack.launchStep({ argv: ['true'], ntasks: 1, env: { PATH: '/usr/bin:/bin' }, cwd: dir, taskEpilog: epilog });
+      expect(r.ok, slurmVersion).toBe(true);
+      // As a real 22.05 and 24.11 ran srun --task-epilog with this plugin.
+      expect(fs.readFileSync(out, 'utf8').replace(/\s+/g, ' ').trim(), slurmVersion).toBe(`SigBlk: ${blocked} SigIgn: 0000000000000001`);
+    }
+  });
+
   it("a plugin's SIGCHLD handler runs in slurmstepd, which never blocks SIGCHLD", async () => {
     for (const slurmVersion of ['22.05', '24.11'] as const) {
       const dir = tempDir();
