@@ -58,11 +58,7 @@ void adopt(JcStepd& jc, const json::Value& argv) {
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     // A process of sshd's, not slurmstepd's: none of slurmstepd's signals.
-    for (int sig = 1; sig < NSIG; sig++)
-      if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
+    slurm_signals::allDefault();
     if (setns(fd, 0) != 0) {
       dprintf(err[1], "setns: %s\n", std::strerror(errno));
       _exit(126);

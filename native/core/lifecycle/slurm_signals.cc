@@ -68,6 +68,14 @@ void uncatch(const std::string& names) {
   for (int sig : parse(names)) signal(sig, SIG_DFL);
 }
 
+void allDefault() {
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
 void unblockAsTaskChild(const std::string& blocked) {
   for (int sig : parse(blocked)) {
     signal(sig, SIG_IGN);

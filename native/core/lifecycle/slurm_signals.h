@@ -27,6 +27,11 @@ void ignore(const std::string& names);
 // What an execve does to these caught signals: back to their default.
 void uncatch(const std::string& names);
 
+// Every signal at its default and none blocked, as a fresh exec leaves a
+// process started by someone else than Slurm (a role the zygote forks, a
+// process adopted into the extern step).
+void allDefault();
+
 // slurmstepd's _unblock_signals in a task's child: each of these set to
 // ignored (dropping what is pending) then to its default, and nothing
 // blocked any more.

@@ -24,6 +24,7 @@
 #include "common/channel.h"
 #include "common/json.h"
 #include "lifecycle/process_tree.h"
+#include "lifecycle/slurm_signals.h"
 #include "protocol/messages.h"
 
 namespace plugstack::zygote {
@@ -136,11 +137,7 @@ struct Request {
   // A session and process group of its own, as Node's detached spawn gives.
   setsid();
   // Every signal at its default and none blocked, as after an exec.
-  for (int sig = 1; sig < NSIG; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+  slurm_signals::allDefault();
   if (!req.cwd.empty() && chdir(req.cwd.c_str()) != 0) fail("chdir");
   // Descriptors 0-4: first out of the way (a source may sit on a target's number).
   if (!req.stdinGiven) {

@@ -53,8 +53,6 @@ struct ClientSession {
   std::unique_ptr<slurm_opt> options;
   // srun's mpi plugin (mpi_g_client_*).
   std::unique_ptr<MpiClient> mpi;
-  // The release's signal rules (what srun and salloc block, catch, ignore).
-  const releases::Signals* signals = nullptr;
 };
 
 ClientSession* g_session = nullptr;
@@ -423,13 +421,14 @@ int converse(Channel& channel, ClientSession& s) {
       // srun got (or joined) an allocation: its shepherd exists now. The
       // signals caught while waiting for one (srun's own, salloc's) stay so.
       s.exitCallbacksArmed = true;
+      const releases::Signals& signals = releases::signals(s.stack->version());
       if (s.command == Command::Srun && msg["own"].isBool() && msg["own"].asBool())
-        slurm_signals::catchIgnoring(s.signals->srunCaughtAfterAllocation);
+        slurm_signals::catchIgnoring(signals.srunCaughtAfterAllocation);
       else if (s.command == Command::Salloc)
-        slurm_signals::catchIgnoring(s.signals->sallocCaughtAfterOptions);
+        slurm_signals::catchIgnoring(signals.sallocCaughtAfterOptions);
     } else if (what == msg::kLaunchingCommand) {
       // The step's IO, started for its launch, ignores some signals in srun.
-      if (s.command == Command::Srun) slurm_signals::ignore(s.signals->srunIgnoredFromLaunch);
+      if (s.command == Command::Srun) slurm_signals::ignore(releases::signals(s.stack->version()).srunIgnoredFromLaunch);
     } else if (what == msg::kExitCommand) {
       int status = msg["status"].isNumber() ? static_cast<int>(msg["status"].asNumber()) : 0;
       setOwnEnvironment(msg["env"]);
@@ -488,8 +487,7 @@ int runClientRole(Channel& channel, const json::Value& request) {
   }
   // init_srun blocks srun's signals before its plugin stack loads (and
   // after 24.11's cli_filter load, first thing in main()).
-  s.signals = &releases::signals(settings.version);
-  if (s.command == Command::Srun) slurm_signals::block(s.signals->srunBlocked);
+  if (s.command == Command::Srun) slurm_signals::block(releases::signals(settings.version).srunBlocked);
   ParsedConf parsed = readRequestConf(request);
   s.stack = new Stack(settings);
   Stack::setCurrent(s.stack);

@@ -318,7 +318,6 @@ constexpr int kLostEveryMs = 100;
 
 void StepLifecycle::waitForTasks() {
   size_t left = tasks_.size();
-  size_t reaped = 0;
   std::vector<struct pollfd> fds;
   std::vector<TaskProcess*> owner;  // which task each descriptor is of
   while (left > 0) {
@@ -378,49 +377,44 @@ void StepLifecycle::waitForTasks() {
         look = true;
       }
     }
-    if (!look) {
-      flushEvents();
-      outputPending_ = false;
-      continue;
-    }
-    // Reap every child that ended, tasks and anything else (slurmstepd's
-    // wait3 collects whatever it is given too).
     bool noChild = false;
-    for (;;) {
-      int status;
-      pid_t pid = waitpid(-1, &status, WNOHANG);
-      if (pid < 0 && errno == ECHILD) noChild = true;
-      if (pid <= 0) break;
-      auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const TaskProcess& t) {
-        return t.pid == pid && !spec_.record.tasks[t.index].exited;
-      });
-      if (it == tasks_.end()) continue;
-      containment::closeOwned(&it->ended);
-      onTaskExit(*it, status);
-      left--;
-      reaped++;
-    }
-    // A task that ended and was not ours to reap: plugin code waited for
-    // it first (or ignored SIGCHLD), and its status is gone.
-    for (size_t i = 0; i < outputAt; i++)
-      if ((fds[i].revents & (POLLIN | POLLHUP)) && owner[i]->ended >= 0 && !spec_.record.tasks[owner[i]->index].exited) {
-        containment::closeOwned(&owner[i]->ended);
-        owner[i]->lost = true;
+    if (look) {
+      // Reap every child that ended, tasks and anything else (slurmstepd's
+      // wait3 collects whatever it is given too).
+      for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid < 0 && errno == ECHILD) noChild = true;
+        if (pid <= 0) break;
+        auto it = std::find_if(tasks_.begin(), tasks_.end(), [&](const TaskProcess& t) {
+          return t.pid == pid && !spec_.record.tasks[t.index].exited;
+        });
+        if (it == tasks_.end()) continue;
+        containment::closeOwned(&it->ended);
+        onTaskExit(*it, status);
+        left--;
       }
+      // A task that ended and was not ours to reap: plugin code waited for
+      // it first (or ignored SIGCHLD), and its status is gone.
+      for (size_t i = 0; i < outputAt; i++)
+        if ((fds[i].revents & (POLLIN | POLLHUP)) && owner[i]->ended >= 0 && !spec_.record.tasks[owner[i]->index].exited) {
+          containment::closeOwned(&owner[i]->ended);
+          owner[i]->lost = true;
+        }
+    }
     // No child left, and tasks not reaped: 24.11 says so and goes on to the
     // step's end; 22.05's wait3 answers ECHILD forever, so the step waits
     // until it is cancelled or killed.
-    if (noChild && left > 0 && releases::step(stack_.version()).waitEndsWithoutChildren) {
+    bool givesUp = noChild && left > 0 && releases::step(stack_.version()).waitEndsWithoutChildren;
+    if (givesUp)
       slurmLog(LogLevel::Error, "_wait_for_all_tasks: No child processes. node_tasks:" + std::to_string(tasks_.size()) +
-                                    ", expected:" + std::to_string(tasks_.size()) + ", reaped:" + std::to_string(reaped));
-      break;
-    }
+                                    ", expected:" + std::to_string(tasks_.size()) +
+                                    ", reaped:" + std::to_string(tasks_.size() - left));
     // What the tasks printed and how they ended goes out once per wake-up.
     flushEvents();
     outputPending_ = false;
+    if (givesUp) break;
   }
-  flushEvents();
-  outputPending_ = false;
 }
 
 void StepLifecycle::readCommand() {
