@@ -133,6 +133,7 @@
         "native/core/plugins/plugin_file.cc",
         "native/core/lifecycle/process_tree.cc",
         "native/core/lifecycle/slurm_signals.cc",
+        "native/core/lifecycle/slurm_limits.cc",
         "native/core/mpi/mpi_client.cc",
         "native/core/mpi/mpi_daemon.cc",
         "native/core/mpi/mpi_plugin.cc",

@@ -229,6 +229,7 @@ export class Plugstack {
         ...(jobContainerSettings(this.slurmConf) ? { jobContainer: jobContainerSettings(this.slurmConf)! } : {}),
         ...(mpiConfPath(this.slurmConf?.path) ? { mpiConf: mpiConfPath(this.slurmConf?.path)! } : {}),
         ...(taskScripts(this.slurmConf) ? { taskScripts: taskScripts(this.slurmConf)! } : {}),
+        ...(this.slurmConf ? { propagatedLimits: this.slurmConf.propagatedLimits } : {}),
       },
       options,
     );

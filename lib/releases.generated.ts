@@ -100,6 +100,12 @@ export interface JobScriptRules {
   readonly coreSpec: boolean;
 }
 
+/** Resource limits: which Slurm propagates from srun and sbatch to the tasks (slurm_rlimits_info.c, ulimits.c), and which slurmd raises for itself, so for slurmstepd and the job prolog/epilog helper, which inherit its limits (_slurmd_init). */
+export interface LimitsRules {
+  /** Slurm's rlimit table in its order: the names PropagateResourceLimits, PropagateResourceLimitsExcept and --propagate take; each goes as SLURM_RLIMIT_<NAME> (the soft limit) and slurmstepd applies it to a task right before its execve (set_user_limits). */
+  readonly propagated: string;
+}
+
 /** mpi plugins (src/common/slurm_mpi.c at 22.05, src/interfaces/mpi.c at 24.11, their callers in srun and slurmstepd, and read_config's MpiDefault). */
 export interface MpiRules {
   /** MpiDefault when slurm.conf does not set it: "none" (22.05) or no plugin (24.11). */
@@ -120,6 +126,7 @@ export interface ReleaseRules {
   readonly step: StepRules;
   readonly taskEnv: TaskEnvRules;
   readonly jobScript: JobScriptRules;
+  readonly limits: LimitsRules;
   readonly mpi: MpiRules;
 }
 
@@ -131,6 +138,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
     step: {"batchFileLetters":"aAbjJnNstux"},
     taskEnv: {"workingCluster":false},
     jobScript: {"jobNodelist":true,"userFromCredential":true,"batchPartitionFirst":false,"credentialTimes":true,"oversubscribe":true,"coreSpec":true},
+    limits: {"propagated":"CPU,FSIZE,DATA,STACK,CORE,RSS,NPROC,NOFILE,MEMLOCK,AS"},
     mpi: {"mpiDefaultUnset":null,"mpiDefaultDropped":"none|openmpi","mpiDefaultRenamed":{},"clientFiniNegativeDropped":true},
   },
   "22.05": {
@@ -140,6 +148,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
     step: {"batchFileLetters":"aAjJnNstux"},
     taskEnv: {"workingCluster":true},
     jobScript: {"jobNodelist":false,"userFromCredential":false,"batchPartitionFirst":true,"credentialTimes":false,"oversubscribe":false,"coreSpec":false},
+    limits: {"propagated":"CPU,FSIZE,DATA,STACK,CORE,RSS,NPROC,NOFILE,MEMLOCK,AS"},
     mpi: {"mpiDefaultUnset":"none","mpiDefaultDropped":null,"mpiDefaultRenamed":{"openmpi":"none"},"clientFiniNegativeDropped":false},
   },
 };

@@ -91,7 +91,6 @@ function slurmConf(dir, plugstack, release, mungeSocket) {
     // 24.11 no longer ships the "none" plugins of these: left unset there.
     ...(release === '22.05' ? ['JobAcctGatherType=jobacct_gather/none', 'AccountingStorageType=accounting_storage/none'] : []),
     'MpiDefault=none',
-    'PropagateResourceLimits=NONE',
     'EnforcePartLimits=ALL',
     'MailProg=/bin/true',
     'ReturnToService=2',

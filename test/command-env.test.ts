@@ -323,8 +323,10 @@ describe.each(['22.05', '24.11'] as Release[])('the order of the variables in th
   const LAUNCHERS = ['OMPI_MCA_plm_slurm_args', 'PRTE_MCA_plm_slurm_args', 'HYDRA_BOOTSTRAP', 'HYDRA_LAUNCHER_EXTRA_ARGS', 'I_MPI_HYDRA_BOOTSTRAP', 'I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS'];
   const launchers = is2411 ? LAUNCHERS : [];
   const names = (env: Record<string, string>) => Object.keys(env).filter((n) => !/^PLUGSTACK_|^(ASAN|UBSAN|LSAN)_OPTIONS$/.test(n));
+  // _set_rlimit_env's, right before set_prio_process_env's: every limit is propagated by default (no slurm.conf here).
+  const RLIMITS = ['CPU', 'FSIZE', 'DATA', 'STACK', 'CORE', 'RSS', 'NPROC', 'NOFILE', 'MEMLOCK', 'AS'].map((n) => `SLURM_RLIMIT_${n}`);
   const SRUN = [
-    'PATH', 'CALLER_MARK', 'SLURM_MPI_TYPE', 'SLURM_PRIO_PROCESS', 'SRUN_DEBUG', 'SLURM_UMASK', 'SLURM_CLUSTER_NAME', 'SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST',
+    'PATH', 'CALLER_MARK', 'SLURM_MPI_TYPE', ...RLIMITS, 'SLURM_PRIO_PROCESS', 'SRUN_DEBUG', 'SLURM_UMASK', 'SLURM_CLUSTER_NAME', 'SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST',
     'SLURM_JOB_NAME', 'SLURM_JOB_CPUS_PER_NODE', 'SLURM_NTASKS', 'SLURM_NPROCS', ...(is2411 ? ['SLURMD_DEBUG'] : []), 'SLURM_JOB_ID', 'SLURM_JOBID',
     'SLURM_STEP_ID', 'SLURM_STEPID', 'SLURM_NNODES', 'SLURM_JOB_NUM_NODES', 'SLURM_NODELIST', 'SLURM_JOB_PARTITION', 'SLURM_TASKS_PER_NODE',
     'SLURM_JOB_UID', 'SLURM_JOB_USER', ...(is2411 ? ['SLURM_JOB_GID', 'SLURM_JOB_GROUP', ...LAUNCHERS] : ['SLURM_WORKING_CLUSTER']),
@@ -358,7 +360,7 @@ describe.each(['22.05', '24.11'] as Release[])('the order of the variables in th
   });
 
   it("sbatch's and its batch job's environments; 22.05's batch task has SLURM_WORKING_CLUSTER after the user", async () => {
-    const own = ['PATH', 'CALLER_MARK', ...(is2411 ? [] : ['SLURM_JOB_NAME']), 'SLURM_PRIO_PROCESS', 'SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST', 'SLURM_UMASK'];
+    const own = ['PATH', 'CALLER_MARK', ...(is2411 ? [] : ['SLURM_JOB_NAME']), ...RLIMITS, 'SLURM_PRIO_PROCESS', 'SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST', 'SLURM_UMASK'];
     const job = (fromOpts: string[], shape: string[], ntasksLast: boolean) => [
       ...own, ...fromOpts, ...shape, ...(is2411 ? ['SLURM_JOB_NAME'] : []), 'SLURM_CLUSTER_NAME', 'SLURM_JOB_ID', 'SLURM_JOB_NUM_NODES', 'SLURM_JOB_NODELIST', 'SLURM_JOB_PARTITION',
       ...(is2411 ? [] : ['SLURM_NODE_ALIASES']), 'SLURM_JOB_CPUS_PER_NODE', 'ENVIRONMENT', 'HOSTNAME', 'SLURM_JOBID', 'SLURM_NNODES', 'SLURM_NODELIST',

@@ -11,6 +11,7 @@
  */
 import { releaseRules } from '../releases.generated.js';
 import { commandEnvRules, launcherEnv } from './command-env.js';
+import { rlimitNames } from './limits.js';
 
 /**
  * setup_env (src/common/env.c) as srun calls it on its own environment:
@@ -44,8 +45,15 @@ const SETUP_ENV = [
   'SLURM_WORKING_CLUSTER',
 ];
 
+/** _set_rlimit_env's variables, in Slurm's rlimit table's order (limits.ts). */
+function rlimitVars(slurmVersion: string): string[] {
+  return rlimitNames(slurmVersion).map((n) => `SLURM_RLIMIT_${n}`);
+}
+
 /** What srun writes before its step exists: the mpi type, then init_srun's. */
-const SRUN_INIT = ['SLURM_MPI_TYPE', 'SLURM_PRIO_PROCESS', 'SRUN_DEBUG', 'SLURM_UMASK'];
+function srunInit(slurmVersion: string): string[] {
+  return ['SLURM_MPI_TYPE', ...rlimitVars(slurmVersion), 'SLURM_PRIO_PROCESS', 'SRUN_DEBUG', 'SLURM_UMASK'];
+}
 
 /**
  * srun's own environment, from init_srun to set_env_from_opts: outside a
@@ -57,7 +65,7 @@ function srunOrder(slurmVersion: string, inside: boolean): string[] {
   const allocation = inside
     ? ['SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0']
     : ['SLURM_CLUSTER_NAME', 'SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST', 'SLURM_JOB_NAME', 'SLURM_JOB_CPUS_PER_NODE'];
-  return [...SRUN_INIT, ...allocation, ...SETUP_ENV, ...fromOpts(slurmVersion)];
+  return [...srunInit(slurmVersion), ...allocation, ...SETUP_ENV, ...fromOpts(slurmVersion)];
 }
 
 /** set_env_from_opts (24.11): the TRES variables, then the external launchers' in the order it appends them. */
@@ -127,8 +135,10 @@ export function sallocEnvInOrder(env: Record<string, string>, slurmVersion: stri
   return inOrder(env, sallocOrder(slurmVersion));
 }
 
-/** sbatch's own environment: set_prio_process_env, _set_submit_dir_env, _set_umask_env. */
-const SBATCH_OWN = ['SLURM_PRIO_PROCESS', 'SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST', 'SLURM_UMASK'];
+/** sbatch's own environment: _set_rlimit_env, set_prio_process_env, _set_submit_dir_env, _set_umask_env. */
+function sbatchOwn(slurmVersion: string): string[] {
+  return [...rlimitVars(slurmVersion), 'SLURM_PRIO_PROCESS', 'SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST', 'SLURM_UMASK'];
+}
 
 /** env_array_for_batch_job (src/common/env.c), as slurmd adds it to the batch job's environment. */
 const ENV_ARRAY_FOR_BATCH_JOB = [
@@ -158,12 +168,12 @@ const ENV_ARRAY_FOR_BATCH_JOB = [
  */
 function batchOrder(slurmVersion: string, sbatchHasNtasks: boolean): string[] {
   const sbatchShape = ['SLURM_CPUS_PER_TASK', ...(sbatchHasNtasks ? ['SLURM_NPROCS', 'SLURM_NTASKS'] : []), 'SLURM_NTASKS_PER_NODE'];
-  return [...SBATCH_OWN, ...fromOpts(slurmVersion), ...sbatchShape, 'SLURM_JOB_NAME', ...ENV_ARRAY_FOR_BATCH_JOB];
+  return [...sbatchOwn(slurmVersion), ...fromOpts(slurmVersion), ...sbatchShape, 'SLURM_JOB_NAME', ...ENV_ARRAY_FOR_BATCH_JOB];
 }
 
 /** sbatch's own environment at its exit callbacks, in the order it writes it. */
-export function sbatchEnvInOrder(env: Record<string, string>): Record<string, string> {
-  return inOrder(env, SBATCH_OWN);
+export function sbatchEnvInOrder(env: Record<string, string>, slurmVersion: string): Record<string, string> {
+  return inOrder(env, sbatchOwn(slurmVersion));
 }
 
 /**

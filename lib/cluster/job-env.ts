@@ -109,17 +109,19 @@ export function plugstackEnv(
 
 /**
  * What srun and sbatch write into their own environment before it goes to
- * the job (set_prio_process_env, _set_umask_env, and for srun setup_env's
+ * the job (_set_rlimit_env, set_prio_process_env, _set_umask_env, and for srun setup_env's
  * flags), so tasks see them. SLURM_UMASK and SRUN_DEBUG keep a value
  * inherited from an enclosing job.
  */
 export function commandProcessEnv(
   command: 'srun' | 'sbatch',
   current: Record<string, string>,
-  settings: { slurmVersion: string; clusterName: string; overcommit?: boolean; verbose?: number; quiet?: boolean },
+  settings: { slurmVersion: string; clusterName: string; overcommit?: boolean; verbose?: number; quiet?: boolean; rlimits?: Record<string, string> },
 ): Record<string, string> {
   const mask = process.umask();
   const env: Record<string, string> = {
+    // _set_rlimit_env, right before set_prio_process_env (limits.ts).
+    ...settings.rlimits,
     SLURM_PRIO_PROCESS: String(os.getPriority()),
     SLURM_UMASK: current.SLURM_UMASK ?? `0${(mask >> 6) & 7}${(mask >> 3) & 7}${mask & 7}`,
   };

@@ -32,6 +32,10 @@ export interface Builtins {
   taskEpilog?: string;
   /** --mem=0 or --mem-per-cpu=0: no memory limit asked for, which leaves an srun step's distribution unknown. */
   memZero: boolean;
+  /** --propagate: the rlimits to send instead of slurm.conf's ("ALL" without a value). */
+  propagate?: string;
+  /** sbatch --get-user-env: the job's limits are the user's login ones on the node, not sbatch's. */
+  getUserEnv: boolean;
 }
 
 function last(settings: BuiltinOptionSetting[], name: string): BuiltinOptionSetting | undefined {
@@ -68,12 +72,15 @@ export function readBuiltins(settings: BuiltinOptionSetting[]): Builtins {
     quiet: settings.some((s) => s.name === 'quiet'),
     wait: settings.some((s) => s.name === 'wait'),
     wrap: settings.some((s) => s.name === 'wrap'),
+    getUserEnv: settings.some((s) => s.name === 'get-user-env'),
     memZero: ['mem', 'mem-per-cpu'].some((name) => Number.parseInt(value(name) ?? '', 10) === 0),
   };
   const set = <K extends keyof Builtins>(k: K, v: Builtins[K] | undefined) => {
     if (v !== undefined) b[k] = v;
   };
   set('ntasks', int(value('ntasks')));
+  const propagate = last(settings, 'propagate');
+  if (propagate) b.propagate = propagate.value ?? 'ALL';
   // "-N 2" or a range "-N 2-4": the minimum is what a free cluster gives.
   const minNodes = nodes === undefined ? null : native().nodeCountMinimum(nodes);
   if (minNodes !== null && minNodes > 0) b.nodes = minNodes;

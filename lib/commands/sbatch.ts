@@ -19,6 +19,7 @@ import type { StepResult } from '../step/types.js';
 import { readBuiltins } from './builtins.js';
 import { withCommand, type CommandRun } from './command-run.js';
 import { batchJobEnv, commandProcessEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
+import { commandRlimitEnv } from '../cluster/limits.js';
 import { sbatchExportEnv, withSbatchExportVar } from '../cluster/export-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { BATCH_STEP, innerResults, srunShim } from '../cluster/jobs.js';
@@ -73,6 +74,15 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
 
   const b = readBuiltins(ready.builtins);
   console.setVerbosity(b.verbose, b.quiet);
+  // _set_rlimit_env after init_post_opt, unless --get-user-env (slurmd then
+  // takes the user's login limits); a bad --propagate ends sbatch here.
+  const rlimits = b.getUserEnv ? { env: {} } : commandRlimitEnv(stack.slurmVersion, stack.slurmConf?.propagatedLimits, b.propagate);
+  if ('bad' in rlimits) {
+    console.log('error', `Bad rlimit name: ${rlimits.bad}`);
+    console.log('error', `--propagate=${rlimits.value} is not valid.`);
+    client.exit(1);
+    return finish(1);
+  }
   const nodes = b.nodes ?? 1;
   // The job's task count as sbatch sends it: -n, else --ntasks-per-node times the nodes.
   const batchNtasks = b.ntasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : undefined);
@@ -103,10 +113,10 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   // What sbatch has written into its own environment by its exit callbacks
   // (set_prio_process_env, _set_umask_env, the submission's directory and host).
   const ownEnv = entriesOf(sbatchEnvInOrder({
-    ...commandProcessEnv('sbatch', envRecord(ready.environ), { slurmVersion: stack.slurmVersion, clusterName: job.clusterName }),
+    ...commandProcessEnv('sbatch', envRecord(ready.environ), { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, rlimits: rlimits.env }),
     SLURM_SUBMIT_DIR: cwd,
     SLURM_SUBMIT_HOST: os.hostname(),
-  }));
+  }, stack.slurmVersion));
   // Without --wait, sbatch ends right after the submission: its exit
   // callbacks run before the job starts.
   if (!b.wait) {
@@ -139,7 +149,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     // set_envs: what the task-shape options write (SLURM_CPUS_PER_TASK is batchJobEnv's).
     ...taskShapeEnv(stack.slurmVersion, { ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, current),
     ...batchJobEnv({ job, jobName: envJobName, submitDir: cwd, tasksPerNode: batchPerNode, ...(batchNtasks !== undefined ? { ntasks: batchNtasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, batchHost),
-    ...commandProcessEnv('sbatch', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName }),
+    ...commandProcessEnv('sbatch', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, rlimits: rlimits.env }),
   }, stack.slurmVersion, { ...(ntasks !== undefined ? { ntasks } : {}), ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}) });
   let jobEnv = overlayEnv(exported, added);
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
@@ -212,6 +222,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
       ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}),
       ...(jc ? { jobContainer: jobContainerSettings(stack.slurmConf)!, jobContainerJob: jc } : {}),
       ...(taskScripts(stack.slurmConf) ? { taskScripts: taskScripts(stack.slurmConf)! } : {}),
+      ...(stack.slurmConf ? { propagatedLimits: stack.slurmConf.propagatedLimits } : {}),
     },
     {
       argv: [script, ...scriptArgs],

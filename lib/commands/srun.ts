@@ -25,6 +25,7 @@ import type { CommandSignal } from '../cluster/control.js';
 import { withCommand, type CommandRun } from './command-run.js';
 import { signalText, taskRanges } from './console.js';
 import { allocationEnv, commandProcessEnv, envRecord, overlayEnv } from '../cluster/job-env.js';
+import { commandRlimitEnv } from '../cluster/limits.js';
 import { srunExportEnv } from '../cluster/export-env.js';
 import { commandEnvRules, entriesOf, SLURM_AUTH_NOBODY, slurmdEnv, srunStepEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { launchEnvInOrder, srunEnvInOrder } from '../cluster/env-order.js';
@@ -158,6 +159,15 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
 
   const b = readBuiltins(ready.builtins);
   console.setVerbosity(b.verbose, b.quiet);
+  // _set_rlimit_env, after init_post_opt and before the allocation: the
+  // limits the tasks will get; a bad --propagate ends srun here.
+  const rlimits = commandRlimitEnv(stack.slurmVersion, stack.slurmConf?.propagatedLimits, b.propagate);
+  if ('bad' in rlimits) {
+    console.log('error', `Bad rlimit name: ${rlimits.bad}`);
+    console.log('error', `--propagate=${rlimits.value} is not valid.`);
+    client.exit(1);
+    return done(1);
+  }
   const existing = joinedJob(b.jobId, env);
   const nodes = b.nodes ?? (existing && b.ntasks === undefined ? existing.nodes.length : 1);
   // -n (or SLURM_NTASKS, which a job's environment carries), else --ntasks-per-node times the nodes, else one a node.
@@ -257,7 +267,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   }
   ownEnv = {
     ...ownEnv,
-    ...commandProcessEnv('srun', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, overcommit: b.overcommit, verbose: b.verbose, quiet: b.quiet }),
+    ...commandProcessEnv('srun', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, overcommit: b.overcommit, verbose: b.verbose, quiet: b.quiet, rlimits: rlimits.env }),
     ...srunStepEnv({ slurmVersion: stack.slurmVersion, stepId, ntasks, uid, gid, current, ...(existing ? { inside: { nodes: names.length, memZero: b.memZero } } : {}) }),
     // setup_env: the step's name inside a job (-J, else the job's, else the
     // program's), and -l.
@@ -312,6 +322,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     ...(mpiConfPath(stack.slurmConf?.path) ? { mpiConf: mpiConfPath(stack.slurmConf?.path)! } : {}),
     // slurm.conf's TaskProlog/TaskEpilog.
     ...(taskScripts(stack.slurmConf) ? { taskScripts: taskScripts(stack.slurmConf)! } : {}),
+    // PropagateResourceLimits[Except]: which of srun's limits its tasks get.
+    ...(stack.slurmConf ? { propagatedLimits: stack.slurmConf.propagatedLimits } : {}),
   };
   // slurm_step_launch: the mpi plugin's client_prelaunch, on srun's side,
   // before any node hears of the step; what it sets goes to every task.

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { native, type NativeDiagnostic } from '../native/binding.js';
 import { expandHostlist } from '../step/layout.js';
 import { mpiDefault } from '../mpi/settings.js';
+import { configuredPropagation } from '../cluster/limits.js';
 
 /** Slurm's compiled-in PluginDir when slurm.conf sets none (upstream default). */
 export const DEFAULT_PLUGIN_DIR = '/usr/local/lib/slurm';
@@ -48,6 +49,8 @@ export interface SlurmConf {
   prologFlags: string[];
   slurmdParameters: string[];
   slurmdSpoolDir?: string;
+  /** The rlimits jobs get from srun and sbatch (PropagateResourceLimits, or all but PropagateResourceLimitsExcept's; default all), in Slurm's order. */
+  propagatedLimits: string[];
   /** PrologEpilogTimeout in seconds, when set (Slurm's default is no limit). */
   prologEpilogTimeout?: number;
   clusterName?: string;
@@ -145,12 +148,31 @@ export function readSlurmConf(file: string, slurmVersion: string): SlurmConf {
     jobContainerTypes: pluginList(keys.JobContainerType, 'job_container'),
     prologFlags: flags(keys.PrologFlags),
     slurmdParameters: flags(keys.SlurmdParameters),
+    propagatedLimits: [],
     nodes,
     partitions,
     keys,
     keyLines,
     problems: parsed.diagnostics,
   };
+  const propagation = configuredPropagation(keys, slurmVersion);
+  conf.propagatedLimits = propagation.propagated;
+  if (propagation.bad !== undefined) {
+    // A bad name fails the file's validation: no command runs with it.
+    const key = propagation.key!;
+    conf.problems.push({
+      kind: 'diagnostic',
+      severity: 'error',
+      code: 'SLURM_CONF_BAD_VALUE',
+      message: `${key} = "${keys[key]}": Bad rlimit name: ${propagation.bad}`,
+      ...keyLines[key],
+      slurmLog: [
+        { level: 'error', text: `Bad rlimit name: ${propagation.bad}` },
+        { level: 'error', text: `Bad ${key}: ${keys[key]}` },
+      ],
+    });
+    conf.ok = false;
+  }
   const mpi = mpiDefault(keys.MpiDefault, slurmVersion);
   if (mpi !== undefined) conf.mpiDefault = mpi;
   if (keys.SlurmdSpoolDir) conf.slurmdSpoolDir = keys.SlurmdSpoolDir;

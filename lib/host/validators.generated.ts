@@ -1449,6 +1449,8 @@ const F: Valid[] = [
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["oomKillStep"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
+    x = v["propagateLimits"];
+    if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["stdin"];
     if (x !== undefined && !(F[111]!(x))) return false;
     x = v["taskProlog"];
@@ -1465,7 +1467,7 @@ const F: Valid[] = [
     if (x !== undefined && !(F[112]!(x))) return false;
     x = v["mpi"];
     if (x !== undefined && !(F[116]!(x))) return false;
-    for (const key in v) switch (key) { case "jobId": case "stepId": case "nnodes": case "nodeId": case "nodeName": case "ntasks": case "tasks": case "cpus": case "cpusPerTask": case "uid": case "gid": case "user": case "gids": case "argv": case "env": case "cwd": case "options": case "srunCommPort": case "launchNodeAddress": case "workingCluster": case "arrayJobId": case "arrayTaskId": case "jobMem": case "stepMem": case "jobAllocCores": case "stepAllocCores": case "oomKillStep": case "stdin": case "taskProlog": case "taskEpilog": case "userTaskProlog": case "userTaskEpilog": case "job": case "jobContainer": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
+    for (const key in v) switch (key) { case "jobId": case "stepId": case "nnodes": case "nodeId": case "nodeName": case "ntasks": case "tasks": case "cpus": case "cpusPerTask": case "uid": case "gid": case "user": case "gids": case "argv": case "env": case "cwd": case "options": case "srunCommPort": case "launchNodeAddress": case "workingCluster": case "arrayJobId": case "arrayTaskId": case "jobMem": case "stepMem": case "jobAllocCores": case "stepAllocCores": case "oomKillStep": case "propagateLimits": case "stdin": case "taskProlog": case "taskEpilog": case "userTaskProlog": case "userTaskEpilog": case "job": case "jobContainer": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {

@@ -26,6 +26,7 @@ import { JobContainerJob } from '../job-container/job.js';
 import { nodeIsFed, nodeStdin, type TaskInputPlan } from './task-input.js';
 import { fanOut } from './stdin-fanout.js';
 import { taskScriptFields, type TaskScripts } from './task-scripts.js';
+import { rlimitNames } from '../cluster/limits.js';
 
 export interface StackRef {
   conf: string;
@@ -50,6 +51,8 @@ export interface StackRef {
   mpiConf?: string;
   /** slurm.conf's TaskProlog and TaskEpilog (task-scripts.ts). */
   taskScripts?: TaskScripts;
+  /** The rlimits slurm.conf propagates to tasks (limits.ts); default: all of them. */
+  propagatedLimits?: readonly string[];
 }
 
 
@@ -338,6 +341,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
               ...(cluster !== undefined ? { workingCluster: cluster } : {}),
               ...(options.jobMem !== undefined ? { jobMem: options.jobMem } : {}),
               ...(options.stepMem !== undefined ? { stepMem: options.stepMem } : {}),
+              propagateLimits: (stack.propagatedLimits ?? rlimitNames(stack.slurmVersion)).join(','),
               ...(input ? { stdin: nodeStdin(input, node, { user, cwd }) } : {}),
               ...taskScriptFields(stack.taskScripts, options),
               job,

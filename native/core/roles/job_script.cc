@@ -12,6 +12,7 @@
 #include "common/events.h"
 #include "common/slurm_log.h"
 #include "job_container/jc_list.h"
+#include "lifecycle/slurm_limits.h"
 #include "lifecycle/slurm_signals.h"
 #include "roles/role.h"
 #include "roles/stack_request.h"
@@ -66,8 +67,10 @@ int runJobScriptRole(Channel& channel, const json::Value& request) {
     emitEvent({{"t", msg::kFatal}, {"message", error}});
     return 2;
   }
-  // What slurmd blocks, its helper has blocked from the start.
+  // What slurmd blocks, its helper has blocked from the start; its limits
+  // are slurmd's.
   slurm_signals::block(releases::signals(settings.version).jobScriptBlocked);
+  slurm_limits::raiseAsSlurmd(releases::limits(settings.version).slurmdRaised);
 
   JobScriptRecord job;
   uint32_t uid = 0, gid = 0;

@@ -8,6 +8,7 @@
 #include "common/events.h"
 #include "common/slurm_log.h"
 #include "job_container/jc_daemon.h"
+#include "lifecycle/slurm_limits.h"
 #include "lifecycle/slurm_signals.h"
 #include "mpi/mpi_daemon.h"
 #include "rules/releases.h"
@@ -35,6 +36,7 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
   // slurmd is past its start-up then.
   const releases::Signals& signals = releases::signals(settings.version);
   if (request["jobContainerOp"].isObject()) {
+    slurm_limits::raiseAsSlurmd(releases::limits(settings.version).slurmdRaised);
     slurm_signals::block(signals.slurmdBlockedAfterInit);
     slurm_signals::catchIgnoring(signals.slurmdCaughtAfterInit);
     const json::Value& op = request["jobContainerOp"];
@@ -68,6 +70,9 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
   Stack::setCurrent(stack);
   bool ok = stack->load(parsed);
   int initRc = ok ? stack->callPass(Phase::Init, nullptr, nullptr).rc : -1;
+  // Right after spank_slurmd_init, whatever it returned: CPU, core and
+  // open files to their hard limits. job_container and mpi come later.
+  slurm_limits::raiseAsSlurmd(releases::limits(settings.version).slurmdRaised);
   ok = ok && !stack->isFailure(initRc);
   if (!ok) slurmLog(LogLevel::Error, "slurmd initialization failed");
   // After SPANK's init: job_container_init and container_g_restore, then

@@ -5,6 +5,7 @@
 #include "job_container/jc_extern.h"
 #include "job_container/jc_stepd.h"
 #include "libslurm/job_table.h"
+#include "lifecycle/slurm_limits.h"
 #include "lifecycle/slurm_signals.h"
 #include "mpi/mpi_stepd.h"
 #include "roles/role.h"
@@ -46,6 +47,7 @@ int runStepdRole(Channel& channel, const json::Value& request) {
   // 22.05 blocks the common termination signals, 24.11's connection manager
   // catches them. A task's child starts with the same (task_process.cc).
   const releases::Signals& signals = releases::signals(settings.version);
+  slurm_limits::raiseAsSlurmd(releases::limits(settings.version).slurmdRaised);
   slurm_signals::block(signals.slurmdBlockedAfterInit);
   slurm_signals::catchIgnoring(signals.slurmdCaughtAfterInit);
   const auto becomeSlurmstepd = [&signals] {

@@ -241,6 +241,27 @@ constexpr Slurmd kSlurmd[kCount] = {
 
 inline const Slurmd& slurmd(const SlurmVersion& v) { return kSlurmd[releaseIndex(v)]; }
 
+// Resource limits: which Slurm propagates from srun and sbatch to the tasks (slurm_rlimits_info.c,
+// ulimits.c), and which slurmd raises for itself, so for slurmstepd and the job prolog/epilog
+// helper, which inherit its limits (_slurmd_init).
+struct Limits {
+  // Slurm's rlimit table in its order: the names PropagateResourceLimits,
+  // PropagateResourceLimitsExcept and --propagate take; each goes as SLURM_RLIMIT_<NAME> (the soft
+  // limit) and slurmstepd applies it to a task right before its execve (set_user_limits).
+  const char* propagated;
+  // The soft limits slurmd sets to their hard ones right after spank_slurmd_init: slurmd_init sees
+  // them as they were; every later slurmd call, slurmstepd and the job prolog/epilog helper see
+  // them raised.
+  const char* slurmdRaised;
+};
+
+constexpr Limits kLimits[kCount] = {
+    {"CPU,FSIZE,DATA,STACK,CORE,RSS,NPROC,NOFILE,MEMLOCK,AS", "CPU,CORE,NOFILE"},  // 24.11
+    {"CPU,FSIZE,DATA,STACK,CORE,RSS,NPROC,NOFILE,MEMLOCK,AS", "CPU,CORE,NOFILE"},  // 22.05
+};
+
+inline const Limits& limits(const SlurmVersion& v) { return kLimits[releaseIndex(v)]; }
+
 // How slurm.conf is read (src/common/parse_config.c).
 struct SlurmConf {
   // An Include naming a glob fails outright (24.11); 22.05 looks for a file of that name.

@@ -32,6 +32,10 @@ struct StepSpec {
   // SLURM_WORKING_CLUSTER, which 22.05's setup_env writes for every task.
   std::optional<std::string> workingCluster;
   bool oomKillStep = false;
+  // The rlimits the node's configuration propagates to its tasks
+  // (PropagateResourceLimits[Except], comma-separated; Slurm's default:
+  // all of them).
+  std::optional<std::string> propagateLimits;
   // The job's start and end time as its credential carries them (the job
   // record's start_time and end_time), when the request has the job.
   std::optional<long long> jobStartTime;

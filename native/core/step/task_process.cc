@@ -15,6 +15,7 @@
 #include "common/slurm_log.h"
 #include "job_container/jc_stepd.h"
 #include "lifecycle/containment.h"
+#include "lifecycle/slurm_limits.h"
 #include "lifecycle/slurm_signals.h"
 #include "mpi/mpi_stepd.h"
 #include "rules/releases.h"
@@ -125,6 +126,13 @@ bool waitForRelease(int fd) {
   if (command[0] != '/') command = resolveCommand(command, step.env);
   std::vector<char*> argv(task.argv.begin(), task.argv.end());
   argv[0] = command.data();
+
+  // set_user_limits, last before the exec and as the user: the limits srun
+  // or sbatch sent, where the node propagates them (every callback above
+  // ran with slurmstepd's).
+  const releases::Limits& limits = releases::limits(stack.version());
+  slurm_limits::applyToTask(step.env, limits.propagated, spec.propagateLimits.value_or(limits.propagated),
+                            step.stepMem);
 
   // Descriptors plugin code opened here without close-on-exec go with the
   // task: say so before they do.

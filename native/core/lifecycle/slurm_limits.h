@@ -1,0 +1,38 @@
+#pragma once
+// Resource limits as Slurm's processes have them (rules/releases.json,
+// table "limits": names without RLIMIT_, comma-separated).
+//
+// slurmd sets a few soft limits to their hard ones once its slurmd_init
+// callbacks have run; slurmstepd and the job prolog/epilog helper inherit
+// them. srun and sbatch send their own soft limits in the job's
+// environment (SLURM_RLIMIT_<NAME>, "U" first when the user asked with
+// --propagate), and slurmstepd applies them to a task right before its
+// execve, as the user: every plugin callback, the task prologs included,
+// runs with slurmstepd's limits.
+
+#include <cstdint>
+#include <string>
+
+#include "spank/env_array.h"
+
+namespace plugstack::slurm_limits {
+
+// _slurmd_init: each named soft limit set to its hard one, in slurmd and
+// in what inherits its limits (slurmstepd, the job prolog/epilog helper).
+// The core file size among them usually becomes unlimited, and Slurm's
+// slurmstepd makes itself dumpable: a plugin crashing there leaves a core
+// file in its working directory. plugstack reports the crash instead and
+// leaves nothing behind: as root its processes are made non-dumpable (a
+// task's execve makes it dumpable again, as in Slurm); without root, where
+// a job container's user namespace needs them dumpable, the core file size
+// stays the caller's.
+void raiseAsSlurmd(const std::string& names);
+
+// set_user_limits in a task's child. table: the release's rlimit names,
+// in order; propagated: those the node's configuration propagates
+// (PropagateResourceLimits[Except]); stepMemMb: the step's memory per
+// node (0: none), which caps RLIMIT_RSS. Each valid SLURM_RLIMIT_<NAME>
+// leaves the environment, propagated or not; a malformed one stays.
+void applyToTask(EnvArray& env, const std::string& table, const std::string& propagated, uint64_t stepMemMb);
+
+}  // namespace plugstack::slurm_limits
