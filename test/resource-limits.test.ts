@@ -27,7 +27,7 @@ interface Run {
 function run(release: string, dir: string, args: string[], slurmConf?: string): Run {
   const out = path.join(dir, `probe-${Math.random().toString(36).slice(2)}.txt`);
   const plugin = compilePlugin('limits_probe.c', release === '22.05' ? { defines: { SLURM_VERSION_NUMBER: '0x160508' } } : {});
-  const conf = writeFile(dir, `plugstack-${path.basename(out)}.conf`, `required ${plugin} out=${out} lower=7\n`);
+  const conf = writeFile(dir, `plugstack-${path.basename(out)}.conf`, `required ${plugin} log=${out} lower=7\n`);
   const cli = [process.execPath, path.join(repoRoot, 'bin', 'plugstack.cjs'), ...args.slice(0, 1), '--json', '--slurm-version', release, '--conf', conf];
   if (slurmConf) cli.push('--slurm-conf', slurmConf);
   cli.push(...args.slice(1));
@@ -37,7 +37,7 @@ function run(release: string, dir: string, args: string[], slurmConf?: string): 
   const lines = new Map<string, string[]>();
   for (const line of fs.existsSync(out) ? fs.readFileSync(out, 'utf8').split('\n').filter(Boolean) : []) {
     const [cb, ...rest] = line.split(' ');
-    lines.set(cb!, [...(lines.get(cb!) ?? []), rest.join(' ')]);
+    lines.set(cb!, [...(lines.get(cb!) ?? []), rest.join(' ').replace(/^ctx=\d+ /, '').replace(/ pid=\d+$/, '')]);
   }
   return { ...result, lines };
 }

@@ -129,6 +129,17 @@ export const scenarios: Scenario[] = [
   { name: 'signal masks: srun -n 2 (srun, prolog, slurmstepd, tasks, epilog), then slurmd restarts', stack: trace, fixture: 'signal_mask.c', command: 'srun', args: ['-n', '2', '-O', 'true'], restartSlurmd: true },
   { name: "signal masks: sbatch --wrap 'srun true' (batch step, srun inside a job)", stack: trace, fixture: 'signal_mask.c', command: 'sbatch', args: ['--wrap', 'srun true'] },
   { name: 'signal masks: salloc -n 1 true', stack: trace, fixture: 'signal_mask.c', command: 'salloc', args: ['-n', '1', 'true'] },
+  // Resource limits: slurmd's raised ones where plugin code runs, srun's and sbatch's in the tasks.
+  {
+    name: 'resource limits: srun -n 2 (SLURM_RLIMIT_* after init_post_opt, slurmd raised, the task gets srun\'s)',
+    stack: [{ keyword: 'required', args: ['lower=7'] }],
+    fixture: 'limits_probe.c',
+    command: 'srun',
+    args: ['-n', '2', '-O', 'sh', '-c', 'grep "core file" /proc/self/limits | tr -s " "; env | grep -c ^SLURM_RLIMIT_ || true'],
+  },
+  { name: 'resource limits: srun --propagate=CORE,NOFILE', stack: trace, fixture: 'limits_probe.c', command: 'srun', args: ['--propagate=CORE,NOFILE', 'sh', '-c', 'env | grep ^SLURM_RLIMIT_ || true'] },
+  { name: 'resource limits: srun --propagate=core (not a name)', stack: trace, fixture: 'limits_probe.c', command: 'srun', args: ['--propagate=core', 'true'] },
+  { name: 'resource limits: sbatch --wrap', stack: trace, fixture: 'limits_probe.c', command: 'sbatch', args: ['--wrap', 'grep "core file" /proc/self/limits | tr -s " "; env | grep -c ^SLURM_RLIMIT_ || true'] },
   { name: 'a task that dumps core', stack: trace, command: 'srun', args: ['sh', '-c', 'ulimit -c unlimited; kill -SEGV $$'] },
   { name: "salloc --x11 without DISPLAY", stack: trace, command: 'salloc', args: ['--x11', 'true'] },
   { name: "srun --x11 without DISPLAY, and a plugin's x11 option", stack: trace, fixture: 'x11_option.c', command: 'srun', args: ['--x11', 'true'] },
