@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -27,52 +28,38 @@ bool listed(const std::vector<std::string>& names, const std::string& name) {
   return false;
 }
 
+constexpr char kPrefix[] = "SLURM_RLIMIT_";
+constexpr size_t kPrefixLength = sizeof kPrefix - 1;
+
 // _get_env_val: the value of SLURM_RLIMIT_<NAME> as strtoul reads it (an
 // empty value is 0, "-1" no limit), and whether the user asked for it
-// (a leading 'U'). False when absent or not a number.
-bool envValue(const EnvArray& env, const std::string& var, unsigned long* value, bool* user) {
-  const char* text = env.get(var);
-  if (!text) return false;
+// (a leading 'U'). False when it is not a number.
+bool parseValue(const std::string& name, const char* text, unsigned long* value, bool* user) {
   if (*text == 'U') {
     *user = true;
-    slurmLog(LogLevel::Debug2, "_get_env_val: " + var.substr(6) + " propagated by user option");
     text++;
   }
   char* end = nullptr;
   *value = std::strtoul(text, &end, 10);
   if (*end != '\0') {
-    slurmLog(LogLevel::Error, "Invalid " + var + " env var, value = `" + text + "'");
+    slurmLog(LogLevel::Error, std::string("Invalid ") + kPrefix + name + " env var, value = `" + text + "'");
     return false;
   }
   return true;
 }
 
-// _set_limit: one resource.
-void applyOne(EnvArray& env, const std::string& name, int resource, bool confPropagates) {
-  const std::string var = "SLURM_RLIMIT_" + name;
+// _set_limit once the variable was found valid (and is dropped): the soft
+// limit, where the node propagates it or the user asked. (slurmstepd's
+// debug lines, which go to slurmd's log at SlurmdDebug=debug and above,
+// are left out.)
+void applyOne(const std::string& name, int resource, unsigned long value, bool user) {
   const std::string limit = "RLIMIT_" + name;
-  unsigned long value = 0;
-  bool user = false;
-  if (!envValue(env, var, &value, &user)) {
-    slurmLog(LogLevel::Debug, "Couldn't find " + var + " in environment");
-    return;
-  }
-  // Users do not get the variables in their tasks' environment.
-  env.unset(var);
-  if (!confPropagates && !user) return;
   struct rlimit r;
   if (getrlimit(resource, &r) < 0) {
     slurmLog(LogLevel::Error, "getrlimit(" + limit + "): " + std::strerror(errno));
     return;
   }
-  const char* who = user ? "user" : "conf";
-  if (r.rlim_cur == static_cast<rlim_t>(value)) {
-    slurmLog(LogLevel::Debug2, std::string("_set_limit: ") + who + " setrlimit " + limit +
-                                   " no change in value: " + std::to_string(r.rlim_cur));
-    return;
-  }
-  slurmLog(LogLevel::Debug2, "_set_limit: " + limit + ": max:" + shown(r.rlim_max) + " cur:" + shown(r.rlim_cur) +
-                                 " req:" + shown(value));
+  if (r.rlim_cur == static_cast<rlim_t>(value)) return;
   r.rlim_cur = static_cast<rlim_t>(value);
   if (!user && r.rlim_cur > r.rlim_max) {
     slurmLog(LogLevel::Verbose, "_set_limit: " + limit + ": reducing req:" + shown(value) + " to max:" +
@@ -85,9 +72,7 @@ void applyOne(EnvArray& env, const std::string& name, int resource, bool confPro
              "Can't propagate " + limit + " of " +
                  (r.rlim_cur == RLIM_INFINITY ? std::string("'unlimited'") : std::to_string(r.rlim_cur)) +
                  " from submit host: " + std::strerror(errno));
-    return;
   }
-  slurmLog(LogLevel::Debug2, std::string("_set_limit: ") + who + " setrlimit " + limit + " succeeded");
 }
 
 }  // namespace
@@ -105,15 +90,36 @@ void raiseAsSlurmd(const std::string& names) {
   if (root) prctl(PR_SET_DUMPABLE, 0);
 }
 
-void applyToTask(EnvArray& env, const std::string& table, const std::string& propagated, uint64_t stepMemMb) {
+std::vector<char*> applyToTask(const EnvArray& env, const std::string& table, const std::string& propagated,
+                               uint64_t stepMemMb) {
   struct rlimit r;
   if (getrlimit(RLIMIT_CPU, &r) == 0 && r.rlim_max != RLIM_INFINITY)
     slurmLog(LogLevel::Error, "Slurm process CPU time limit is " + std::to_string(static_cast<int>(r.rlim_max)) +
                                   " seconds");
+  // One look at the environment: where each name's variable is (getenvp:
+  // the first of a name).
+  const std::vector<std::string> names = commaItems(table);
+  std::vector<char*> found(names.size(), nullptr);
+  char* const* entries = env.data();
+  for (char* const* e = entries; *e; e++) {
+    if (std::strncmp(*e, kPrefix, kPrefixLength) != 0) continue;
+    const char* name = *e + kPrefixLength;
+    const char* eq = std::strchr(name, '=');
+    for (size_t i = 0; eq && i < names.size(); i++)
+      if (!found[i] && names[i].size() == static_cast<size_t>(eq - name) &&
+          std::strncmp(names[i].data(), name, names[i].size()) == 0)
+        found[i] = *e;
+  }
   const std::vector<std::string> flagged = commaItems(propagated);
-  for (const std::string& name : commaItems(table)) {
-    int resource = rlimits::resourceOf(name);
-    if (resource >= 0) applyOne(env, name, resource, listed(flagged, name));
+  std::vector<const char*> dropped;
+  for (size_t i = 0; i < names.size(); i++) {
+    int resource = rlimits::resourceOf(names[i]);
+    unsigned long value = 0;
+    bool user = false;
+    if (!found[i] || resource < 0 || !parseValue(names[i], std::strchr(found[i], '=') + 1, &value, &user)) continue;
+    // Users do not get the variables in their tasks' environment.
+    dropped.push_back(found[i]);
+    if (user || listed(flagged, names[i])) applyOne(names[i], resource, value, user);
   }
   // The step's memory caps the resident set, soft and hard (Linux does not
   // enforce it; a program can read it).
@@ -128,8 +134,13 @@ void applyToTask(EnvArray& env, const std::string& table, const std::string& pro
       flushEvents();
       std::exit(1);
     }
-    slurmLog(LogLevel::Debug2, "Set task rss(" + std::to_string(stepMemMb) + " MB)");
   }
+  std::vector<char*> out;
+  out.reserve(env.size() + 1);
+  for (char* const* e = entries; *e; e++)
+    if (std::find(dropped.begin(), dropped.end(), *e) == dropped.end()) out.push_back(*e);
+  out.push_back(nullptr);
+  return out;
 }
 
 }  // namespace plugstack::slurm_limits

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "spank/env_array.h"
 
@@ -28,11 +29,15 @@ namespace plugstack::slurm_limits {
 // stays the caller's.
 void raiseAsSlurmd(const std::string& names);
 
-// set_user_limits in a task's child. table: the release's rlimit names,
-// in order; propagated: those the node's configuration propagates
-// (PropagateResourceLimits[Except]); stepMemMb: the step's memory per
-// node (0: none), which caps RLIMIT_RSS. Each valid SLURM_RLIMIT_<NAME>
-// leaves the environment, propagated or not; a malformed one stays.
-void applyToTask(EnvArray& env, const std::string& table, const std::string& propagated, uint64_t stepMemMb);
+// set_user_limits in a task's child. env: the task's environment, which
+// is not changed; table: the release's rlimit names, in order; propagated:
+// those the node's configuration propagates (PropagateResourceLimits
+// [Except]); stepMemMb: the step's memory per node (0: none), which caps
+// RLIMIT_RSS. Returns the environment to exec with: without the valid
+// SLURM_RLIMIT_<NAME> variables, propagated or not (a malformed one
+// stays). Only new memory is written: the child's copy of slurmstepd's
+// heap stays shared.
+std::vector<char*> applyToTask(const EnvArray& env, const std::string& table, const std::string& propagated,
+                               uint64_t stepMemMb);
 
 }  // namespace plugstack::slurm_limits

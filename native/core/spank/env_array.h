@@ -31,6 +31,7 @@ class EnvArray {
 
   size_t size() const { return entries_.size(); }
   char** data() { return pointers_.data(); }
+  char* const* data() const { return pointers_.data(); }
   const std::vector<std::string>& entries() const { return entries_; }
 
   // True when the NULL-terminated array a plugin was given still matches

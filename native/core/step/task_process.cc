@@ -131,15 +131,16 @@ bool waitForRelease(int fd) {
   // or sbatch sent, where the node propagates them (every callback above
   // ran with slurmstepd's).
   const releases::Limits& limits = releases::limits(stack.version());
-  slurm_limits::applyToTask(step.env, limits.propagated, spec.propagateLimits.value_or(limits.propagated),
-                            step.stepMem);
+  std::vector<char*> envp =
+      slurm_limits::applyToTask(step.env, limits.propagated, spec.propagateLimits.value_or(limits.propagated),
+                                step.stepMem);
 
   // Descriptors plugin code opened here without close-on-exec go with the
   // task: say so before they do.
   containment::beforeExec(task.id);
   emitEvent(Event(msg::kExec).add("task", task.id).add("path", command));
   flushEvents();
-  execve(command.c_str(), argv.data(), step.env.data());
+  execve(command.c_str(), argv.data(), envp.data());
 
   int saved = errno;
   if (saved == ENOENT) {
