@@ -6,7 +6,6 @@
  * carrying the command's soft limits. slurmstepd applies them to each task
  * right before its execve (native/core/lifecycle/slurm_limits.cc).
  */
-import { native } from '../native/binding.js';
 import { releaseRules } from '../releases.generated.js';
 
 /** Slurm's rlimit names, in its table's order. */
@@ -29,10 +28,20 @@ export function parseRlimits(value: string, propagate: boolean, names: string[])
   const listed = new Set<string>();
   for (const token of value.split(/[, \t\n]+/)) {
     if (token === '') continue;
+    // Slurm strips one "RLIMIT_" before comparing with each name of its
+    // table in turn: RLIMIT_RLIMIT_CORE reaches CORE stripped, while
+    // RLIMIT_RLIMIT_CPU is already past CPU ("Bad rlimit name: CPU").
     let name = token;
-    while (name.startsWith('RLIMIT_')) name = name.slice('RLIMIT_'.length);
-    if (!names.includes(name)) return { bad: name };
-    listed.add(name);
+    let match: string | undefined;
+    for (const n of names) {
+      if (name.startsWith('RLIMIT_')) name = name.slice('RLIMIT_'.length);
+      if (name === n) {
+        match = n;
+        break;
+      }
+    }
+    if (match === undefined) return { bad: name };
+    listed.add(match);
   }
   return { propagated: names.filter((n) => listed.has(n) === propagate) };
 }
@@ -50,13 +59,16 @@ export function configuredPropagation(
   return 'bad' in parsed ? { propagated: [], key, bad: parsed.bad } : { propagated: parsed.propagated };
 }
 
+/** The command's soft limits by name, as its client process read them after init_post_opt. */
+export type CommandLimits = readonly { name: string; soft: string }[];
+
 /**
  * _set_rlimit_env: SLURM_RLIMIT_<NAME> for each propagated limit, the
  * command's soft limit in decimal; "U" first when the user asked with
- * --propagate. The command is this process (Node runs srun's part).
+ * --propagate.
  */
-export function rlimitEnv(propagated: string[], byUser: boolean): Record<string, string> {
-  const soft = native().resourceLimits();
+export function rlimitEnv(limits: CommandLimits, propagated: string[], byUser: boolean): Record<string, string> {
+  const soft = Object.fromEntries(limits.map((l) => [l.name, l.soft]));
   const env: Record<string, string> = {};
   for (const name of propagated) {
     const value = soft[name];
@@ -73,10 +85,20 @@ export function rlimitEnv(propagated: string[], byUser: boolean): Record<string,
  */
 export function commandRlimitEnv(
   slurmVersion: string,
+  limits: CommandLimits,
   configured: readonly string[] | undefined,
   propagate: string | undefined,
 ): { env: Record<string, string> } | { bad: string; value: string } {
-  if (propagate === undefined) return { env: rlimitEnv([...(configured ?? rlimitNames(slurmVersion))], false) };
+  if (propagate === undefined) return { env: rlimitEnv(limits, [...(configured ?? rlimitNames(slurmVersion))], false) };
   const parsed = parseRlimits(propagate, true, rlimitNames(slurmVersion));
-  return 'bad' in parsed ? { bad: parsed.bad, value: propagate } : { env: rlimitEnv(parsed.propagated, true) };
+  return 'bad' in parsed ? { bad: parsed.bad, value: propagate } : { env: rlimitEnv(limits, parsed.propagated, true) };
+}
+
+/**
+ * sbatch --get-user-env: slurmd adds the user's login limits on the node,
+ * every one of them and unmarked (slurmstepd getenv); plugstack, which
+ * runs no login shell, takes sbatch's as the login's.
+ */
+export function loginRlimitEnv(slurmVersion: string, limits: CommandLimits): Record<string, string> {
+  return rlimitEnv(limits, rlimitNames(slurmVersion), false);
 }

@@ -19,7 +19,7 @@ import type { StepResult } from '../step/types.js';
 import { readBuiltins } from './builtins.js';
 import { withCommand, type CommandRun } from './command-run.js';
 import { batchJobEnv, commandProcessEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
-import { commandRlimitEnv } from '../cluster/limits.js';
+import { commandRlimitEnv, loginRlimitEnv } from '../cluster/limits.js';
 import { sbatchExportEnv, withSbatchExportVar } from '../cluster/export-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { BATCH_STEP, innerResults, srunShim } from '../cluster/jobs.js';
@@ -75,8 +75,8 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const b = readBuiltins(ready.builtins);
   console.setVerbosity(b.verbose, b.quiet);
   // _set_rlimit_env after init_post_opt, unless --get-user-env (slurmd then
-  // takes the user's login limits); a bad --propagate ends sbatch here.
-  const rlimits = b.getUserEnv ? { env: {} } : commandRlimitEnv(stack.slurmVersion, stack.slurmConf?.propagatedLimits, b.propagate);
+  // adds the user's login limits, below); a bad --propagate ends sbatch here.
+  const rlimits = b.getUserEnv ? { env: {} } : commandRlimitEnv(stack.slurmVersion, ready.limits, stack.slurmConf?.propagatedLimits, b.propagate);
   if ('bad' in rlimits) {
     console.log('error', `Bad rlimit name: ${rlimits.bad}`);
     console.log('error', `--propagate=${rlimits.value} is not valid.`);
@@ -153,6 +153,13 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   }, stack.slurmVersion, { ...(ntasks !== undefined ? { ntasks } : {}), ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}) });
   let jobEnv = overlayEnv(exported, added);
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
+  // --get-user-env: the login environment slurmd starts from comes first,
+  // with its limits (sbatch's stand in for them, limits.ts).
+  if (b.getUserEnv) {
+    const submitted = envRecord(jobEnv);
+    const login = entriesOf(loginRlimitEnv(stack.slurmVersion, ready.limits)).filter((e) => !(e.slice(0, e.indexOf('=')) in submitted));
+    jobEnv = [...login, ...jobEnv];
+  }
 
   // slurmd runs the job prolog on the batch host before the batch step.
   const scriptContext: JobScriptContext = {

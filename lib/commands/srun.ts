@@ -161,7 +161,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   console.setVerbosity(b.verbose, b.quiet);
   // _set_rlimit_env, after init_post_opt and before the allocation: the
   // limits the tasks will get; a bad --propagate ends srun here.
-  const rlimits = commandRlimitEnv(stack.slurmVersion, stack.slurmConf?.propagatedLimits, b.propagate);
+  const rlimits = commandRlimitEnv(stack.slurmVersion, ready.limits, stack.slurmConf?.propagatedLimits, b.propagate);
   if ('bad' in rlimits) {
     console.log('error', `Bad rlimit name: ${rlimits.bad}`);
     console.log('error', `--propagate=${rlimits.value} is not valid.`);

@@ -701,7 +701,9 @@ const F: Valid[] = [
     if (x === undefined || !(F[52]!(x))) return false;
     x = v["mpi"];
     if (x !== undefined && !(F[53]!(x))) return false;
-    for (const key in v) switch (key) { case "t": case "positional": case "builtins": case "options": case "jobControlEnv": case "script": case "environ": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
+    x = v["limits"];
+    if (x === undefined || !(F[54]!(x))) return false;
+    for (const key in v) switch (key) { case "t": case "positional": case "builtins": case "options": case "jobControlEnv": case "script": case "environ": case "mpi": case "limits": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -783,6 +785,24 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(F[55]!(x))) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
+    x = v["name"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["soft"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    for (const key in v) switch (key) { case "name": case "soft": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["status"];
@@ -804,9 +824,9 @@ const F: Valid[] = [
     x = v["status"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[56]!(x))) return false;
+    if (x !== undefined && !(F[58]!(x))) return false;
     x = v["environ"];
-    if (x !== undefined && !(F[57]!(x))) return false;
+    if (x !== undefined && !(F[59]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "hook": case "rc": case "failed": case "status": case "env": case "environ": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -842,7 +862,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["stream"];
-    if (x === undefined || !(F[60]!(x))) return false;
+    if (x === undefined || !(F[62]!(x))) return false;
     x = v["text"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["what"];
@@ -857,7 +877,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["stream"];
-    if (x === undefined || !(F[60]!(x))) return false;
+    if (x === undefined || !(F[62]!(x))) return false;
     x = v["text"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["what"];
@@ -903,7 +923,7 @@ const F: Valid[] = [
     x = v["task"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["stream"];
-    if (x === undefined || !(F[60]!(x))) return false;
+    if (x === undefined || !(F[62]!(x))) return false;
     x = v["data"];
     if (x === undefined || !(typeof x === 'string')) return false;
     for (const key in v) switch (key) { case "t": case "task": case "stream": case "data": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -959,7 +979,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["tasks"];
-    if (x === undefined || !(F[72]!(x))) return false;
+    if (x === undefined || !(F[74]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "tasks": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -967,7 +987,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[73]!(x))) return false;
+      if (!(F[75]!(x))) return false;
     }
     return true;
   },
@@ -1007,7 +1027,7 @@ const F: Valid[] = [
     x = v["exitRc"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
     x = v["step"];
-    if (x !== undefined && !(F[75]!(x))) return false;
+    if (x !== undefined && !(F[77]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "ok": case "status": case "initRc": case "anyJobProlog": case "anyJobEpilog": case "stoppedAt": case "killed": case "exitRc": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1031,11 +1051,11 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["job"];
-    if (x === undefined || !(F[77]!(x))) return false;
+    if (x === undefined || !(F[79]!(x))) return false;
     x = v["record"];
-    if (x !== undefined && !(F[79]!(x))) return false;
+    if (x !== undefined && !(F[81]!(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[82]!(x))) return false;
+    if (x !== undefined && !(F[84]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "job": case "record": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1055,7 +1075,7 @@ const F: Valid[] = [
     x = v["tasks"];
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[78]!(x))) return false;
+    if (x === undefined || !(F[80]!(x))) return false;
     for (const key in v) switch (key) { case "uid": case "gid": case "jobId": case "stepId": case "nodes": case "tasks": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1068,7 +1088,7 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
-  return F[80]!(v);
+  return F[82]!(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
@@ -1124,7 +1144,7 @@ const F: Valid[] = [
     x = v["nice"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["node_inx"];
-    if (x !== undefined && !(F[81]!(x))) return false;
+    if (x !== undefined && !(F[83]!(x))) return false;
     x = v["nodes"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["ntasks_per_node"];
@@ -1218,7 +1238,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["step"];
-    if (x === undefined || !(F[86]!(x))) return false;
+    if (x === undefined || !(F[88]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1234,7 +1254,7 @@ const F: Valid[] = [
     x = v["nodeList"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["layout"];
-    if (x === undefined || !(F[87]!(x))) return false;
+    if (x === undefined || !(F[89]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     for (const key in v) switch (key) { case "jobId": case "stepId": case "ntasks": case "nodeList": case "layout": case "taskDist": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -1244,7 +1264,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[88]!(x))) return false;
+      if (!(F[90]!(x))) return false;
     }
     return true;
   },
@@ -1268,7 +1288,7 @@ const F: Valid[] = [
     x = v["status"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[91]!(x))) return false;
+    if (x !== undefined && !(F[93]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "status": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1290,7 +1310,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["argv"];
-    if (x === undefined || !(F[94]!(x))) return false;
+    if (x === undefined || !(F[96]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1326,7 +1346,7 @@ const F: Valid[] = [
     x = v["role"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["env"];
-    if (x === undefined || !(F[98]!(x))) return false;
+    if (x === undefined || !(F[100]!(x))) return false;
     x = v["cwd"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["stdin"];
@@ -1354,7 +1374,7 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[100]!(x))) return false;
+    if (x === undefined || !(F[102]!(x))) return false;
     x = v["scanOnly"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "scanOnly": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -1378,9 +1398,9 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[102]!(x))) return false;
+    if (x === undefined || !(F[104]!(x))) return false;
     x = v["step"];
-    if (x === undefined || !(F[103]!(x))) return false;
+    if (x === undefined || !(F[105]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1408,7 +1428,7 @@ const F: Valid[] = [
     x = v["ntasks"];
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["tasks"];
-    if (x === undefined || !(F[104]!(x))) return false;
+    if (x === undefined || !(F[106]!(x))) return false;
     x = v["cpus"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["cpusPerTask"];
@@ -1420,15 +1440,15 @@ const F: Valid[] = [
     x = v["user"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["gids"];
-    if (x !== undefined && !(F[106]!(x))) return false;
-    x = v["argv"];
-    if (x === undefined || !(F[107]!(x))) return false;
-    x = v["env"];
     if (x !== undefined && !(F[108]!(x))) return false;
+    x = v["argv"];
+    if (x === undefined || !(F[109]!(x))) return false;
+    x = v["env"];
+    if (x !== undefined && !(F[110]!(x))) return false;
     x = v["cwd"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["options"];
-    if (x !== undefined && !(F[109]!(x))) return false;
+    if (x !== undefined && !(F[111]!(x))) return false;
     x = v["srunCommPort"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["launchNodeAddress"];
@@ -1452,7 +1472,7 @@ const F: Valid[] = [
     x = v["propagateLimits"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["stdin"];
-    if (x !== undefined && !(F[111]!(x))) return false;
+    if (x !== undefined && !(F[113]!(x))) return false;
     x = v["taskProlog"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["taskEpilog"];
@@ -1462,11 +1482,11 @@ const F: Valid[] = [
     x = v["userTaskEpilog"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["job"];
-    if (x !== undefined && !(F[79]!(x))) return false;
+    if (x !== undefined && !(F[81]!(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[112]!(x))) return false;
+    if (x !== undefined && !(F[114]!(x))) return false;
     x = v["mpi"];
-    if (x !== undefined && !(F[116]!(x))) return false;
+    if (x !== undefined && !(F[118]!(x))) return false;
     for (const key in v) switch (key) { case "jobId": case "stepId": case "nnodes": case "nodeId": case "nodeName": case "ntasks": case "tasks": case "cpus": case "cpusPerTask": case "uid": case "gid": case "user": case "gids": case "argv": case "env": case "cwd": case "options": case "srunCommPort": case "launchNodeAddress": case "workingCluster": case "arrayJobId": case "arrayTaskId": case "jobMem": case "stepMem": case "jobAllocCores": case "stepAllocCores": case "oomKillStep": case "propagateLimits": case "stdin": case "taskProlog": case "taskEpilog": case "userTaskProlog": case "userTaskEpilog": case "job": case "jobContainer": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1474,7 +1494,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[105]!(x))) return false;
+      if (!(F[107]!(x))) return false;
     }
     return true;
   },
@@ -1514,7 +1534,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[110]!(x))) return false;
+      if (!(F[112]!(x))) return false;
     }
     return true;
   },
@@ -1539,19 +1559,19 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
-  return F[113]!(v);
+  return F[115]!(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["types"];
-    if (x === undefined || !(F[114]!(x))) return false;
+    if (x === undefined || !(F[116]!(x))) return false;
     x = v["file"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["line"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["prologFlags"];
-    if (x !== undefined && !(F[115]!(x))) return false;
+    if (x !== undefined && !(F[117]!(x))) return false;
     x = v["containSpank"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["spoolDir"];
@@ -1591,7 +1611,7 @@ const F: Valid[] = [
     x = v["nodeList"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["layout"];
-    if (x === undefined || !(F[117]!(x))) return false;
+    if (x === undefined || !(F[119]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["pmiTrace"];
@@ -1607,7 +1627,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[118]!(x))) return false;
+      if (!(F[120]!(x))) return false;
     }
     return true;
   },
@@ -1629,11 +1649,11 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[120]!(x))) return false;
+    if (x === undefined || !(F[122]!(x))) return false;
     x = v["command"];
     if (x === undefined || !(C[21]!.has(x))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[121]!(x))) return false;
+    if (x === undefined || !(F[123]!(x))) return false;
     x = v["checkOnly"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["allowSpecResources"];
@@ -1643,9 +1663,9 @@ const F: Valid[] = [
     x = v["multipleSharingGres"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["cliFilter"];
-    if (x !== undefined && !(F[122]!(x))) return false;
-    x = v["mpi"];
     if (x !== undefined && !(F[124]!(x))) return false;
+    x = v["mpi"];
+    if (x !== undefined && !(F[126]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "command": case "argv": case "checkOnly": case "allowSpecResources": case "memoryConsumable": case "multipleSharingGres": case "cliFilter": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1669,7 +1689,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["plugins"];
-    if (x === undefined || !(F[123]!(x))) return false;
+    if (x === undefined || !(F[125]!(x))) return false;
     x = v["slurmConf"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["file"];
@@ -1717,7 +1737,7 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[126]!(x))) return false;
+    if (x === undefined || !(F[128]!(x))) return false;
     x = v["mpiCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["mpiConf"];
@@ -1725,9 +1745,9 @@ const F: Valid[] = [
     x = v["jobContainerCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[112]!(x))) return false;
+    if (x !== undefined && !(F[114]!(x))) return false;
     x = v["jobContainerOp"];
-    if (x !== undefined && !(F[127]!(x))) return false;
+    if (x !== undefined && !(F[129]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mpiCheck": case "mpiConf": case "jobContainerCheck": case "jobContainer": case "jobContainerOp": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1761,11 +1781,11 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[129]!(x))) return false;
+    if (x === undefined || !(F[131]!(x))) return false;
     x = v["mode"];
     if (x === undefined || !(C[26]!.has(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[112]!(x))) return false;
+    if (x !== undefined && !(F[114]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mode": case "jobContainer": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1812,44 +1832,44 @@ export const EVENT_VALIDATORS: Readonly<Record<string, Valid>> = {
   "fd_left": F[43]!,
   "started": F[44]!,
   "ready": F[45]!,
-  "commandExit": F[54]!,
-  "result": F[55]!,
-  "builtin": F[58]!,
-  "console": F[59]!,
-  "print": F[61]!,
-  "pgid": F[62]!,
-  "task": F[63]!,
-  "exec": F[64]!,
-  "output": F[65]!,
-  "exit": F[66]!,
-  "cloneExit": F[67]!,
-  "io": F[68]!,
-  "io_end": F[69]!,
-  "launch": F[70]!,
-  "tasks": F[71]!,
-  "done": F[74]!,
+  "commandExit": F[56]!,
+  "result": F[57]!,
+  "builtin": F[60]!,
+  "console": F[61]!,
+  "print": F[63]!,
+  "pgid": F[64]!,
+  "task": F[65]!,
+  "exec": F[66]!,
+  "output": F[67]!,
+  "exit": F[68]!,
+  "cloneExit": F[69]!,
+  "io": F[70]!,
+  "io_end": F[71]!,
+  "launch": F[72]!,
+  "tasks": F[73]!,
+  "done": F[76]!,
 };
 
 /** Whether a command of this type is well formed (its "t" is not tested). */
 export const COMMAND_VALIDATORS: Readonly<Record<string, Valid>> = {
-  "local_user_init": F[76]!,
-  "allocated": F[83]!,
-  "post_submit": F[84]!,
-  "mpi_prelaunch": F[85]!,
-  "mpi_fini": F[89]!,
-  "exit": F[90]!,
-  "launching": F[92]!,
-  "adopt": F[93]!,
-  "stop": F[95]!,
-  "signal": F[96]!,
-  "fork": F[97]!,
+  "local_user_init": F[78]!,
+  "allocated": F[85]!,
+  "post_submit": F[86]!,
+  "mpi_prelaunch": F[87]!,
+  "mpi_fini": F[91]!,
+  "exit": F[92]!,
+  "launching": F[94]!,
+  "adopt": F[95]!,
+  "stop": F[97]!,
+  "signal": F[98]!,
+  "fork": F[99]!,
 };
 
 /** Whether a role's request is well formed. */
 export const REQUEST_VALIDATORS: Readonly<Record<string, Valid>> = {
-  "inspect": F[99]!,
-  "stepd": F[101]!,
-  "client": F[119]!,
-  "slurmd": F[125]!,
-  "job_script": F[128]!,
+  "inspect": F[101]!,
+  "stepd": F[103]!,
+  "client": F[121]!,
+  "slurmd": F[127]!,
+  "job_script": F[130]!,
 };

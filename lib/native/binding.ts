@@ -72,8 +72,6 @@ export interface NativeBinding {
   userByUid(uid: number): { name: string; gid: number } | null;
   /** The group database's name for a gid (getgrgid_r), or null. */
   groupByGid(gid: number): string | null;
-  /** This process's soft resource limits by Slurm's names (CORE, NOFILE...), each in decimal as srun writes it (no limit: 2^64-1). */
-  resourceLimits(): Record<string, string>;
   /** Slurm's time string in seconds (-1: no limit), null when Slurm refuses it. */
   timeStringSeconds(text: string): number | null;
   /** The minimum of a node count "N" or "MIN-MAX", null when Slurm refuses it. */

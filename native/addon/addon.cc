@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "config/plugstack_conf.h"
-#include "rules/rlimits.h"
 #include "polled_socket.h"
 #include "descriptors.h"
 #include "event_slots.h"
@@ -239,19 +238,6 @@ Napi::Value GroupByGid(const Napi::CallbackInfo& info) {
   return Napi::String::New(env, found->gr_name);
 }
 
-// resourceLimits() -> this process's soft limits by Slurm's names (CORE,
-// NOFILE, ...), each the decimal of the unsigned long srun prints (no
-// limit: 18446744073709551615): what srun and sbatch send.
-Napi::Value ResourceLimits(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  Napi::Object o = Napi::Object::New(env);
-  for (const rlimits::Named& n : rlimits::kNamed) {
-    struct rlimit r;
-    if (getrlimit(n.resource, &r) == 0) o.Set(n.name, std::to_string(static_cast<unsigned long>(r.rlim_cur)));
-  }
-  return o;
-}
-
 Napi::Value SlurmStrerror(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsNumber())
@@ -282,7 +268,6 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("parseSlurmConf", Napi::Function::New(env, ParseSlurmConf));
   exports.Set("userByUid", Napi::Function::New(env, UserByUid));
   exports.Set("groupByGid", Napi::Function::New(env, GroupByGid));
-  exports.Set("resourceLimits", Napi::Function::New(env, ResourceLimits));
   exports.Set("timeStringSeconds", Napi::Function::New(env, TimeStringSeconds));
   exports.Set("nodeCountMinimum", Napi::Function::New(env, NodeCountMinimum));
   exports.Set("slurmVersion", Napi::Function::New(env, SlurmVersionInfo));

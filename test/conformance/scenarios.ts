@@ -139,6 +139,13 @@ export const scenarios: Scenario[] = [
   },
   { name: 'resource limits: srun --propagate=CORE,NOFILE', stack: trace, fixture: 'limits_probe.c', command: 'srun', args: ['--propagate=CORE,NOFILE', 'sh', '-c', 'env | grep ^SLURM_RLIMIT_ || true'] },
   { name: 'resource limits: srun --propagate=core (not a name)', stack: trace, fixture: 'limits_probe.c', command: 'srun', args: ['--propagate=core', 'true'] },
+  {
+    name: 'resource limits: values a plugin set in local_user_init (malformed; marked and above the hard limit)',
+    stack: [{ keyword: 'required', args: ['setenv=SLURM_RLIMIT_FSIZE:12x', 'setenv=SLURM_RLIMIT_NOFILE:U1099511627776'] }],
+    fixture: 'limits_probe.c',
+    command: 'srun',
+    args: ['sh', '-c', 'env | grep ^SLURM_RLIMIT_ || true; grep "open files" /proc/self/limits | tr -s " "'],
+  },
   { name: 'resource limits: sbatch --wrap', stack: trace, fixture: 'limits_probe.c', command: 'sbatch', args: ['--wrap', 'grep "core file" /proc/self/limits | tr -s " "; env | grep -c ^SLURM_RLIMIT_ || true'] },
   { name: 'a task that dumps core', stack: trace, command: 'srun', args: ['sh', '-c', 'ulimit -c unlimited; kill -SEGV $$'] },
   { name: "salloc --x11 without DISPLAY", stack: trace, command: 'salloc', args: ['--x11', 'true'] },

@@ -62,7 +62,9 @@ void applyOne(const std::string& name, int resource, unsigned long value, bool u
   if (r.rlim_cur == static_cast<rlim_t>(value)) return;
   r.rlim_cur = static_cast<rlim_t>(value);
   if (!user && r.rlim_cur > r.rlim_max) {
-    slurmLog(LogLevel::Verbose, "_set_limit: " + limit + ": reducing req:" + shown(value) + " to max:" +
+    std::string padded = limit;
+    if (padded.size() < 14) padded.resize(14, ' ');  // "%-14s"
+    slurmLog(LogLevel::Verbose, "_set_limit: " + padded + ": reducing req:" + shown(value) + " to max:" +
                                     shown(r.rlim_max));
     r.rlim_cur = r.rlim_max;
   }

@@ -22,6 +22,7 @@
 #include "common/slurm_log.h"
 #include "libslurm/job_table.h"
 #include "lifecycle/slurm_signals.h"
+#include "rules/rlimits.h"
 #include "mpi/mpi_client.h"
 #include "mpi/plugin_list.h"
 #include "roles/role.h"
@@ -344,8 +345,26 @@ void reportReady(ClientSession& s, const ClientOptions& options, const std::stri
   // srun: the mpi plugin it loaded (type null: none).
   json::Value mpi = mpiReady(s);
   if (!mpi.isNull()) ready.emplace_back("mpi", std::move(mpi));
+  // _set_rlimit_env reads the command's soft limits now, after
+  // init_post_opt: what plugin code set until here is what the job gets.
+  json::Array limits;
+  for (const rlimits::Named& n : rlimits::kNamed) {
+    struct rlimit r;
+    if (getrlimit(n.resource, &r) == 0)
+      limits.emplace_back(json::Object{{"name", n.name}, {"soft", std::to_string(static_cast<unsigned long>(r.rlim_cur))}});
+  }
+  ready.emplace_back("limits", std::move(limits));
   emitEvent(std::move(ready));
   flushEvents();
+  // srun then uses every descriptor it may (rlimits_use_max_nofile), after
+  // its variables are written; sbatch and salloc never do.
+  if (s.command == Command::Srun) {
+    struct rlimit files;
+    if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+      files.rlim_cur = files.rlim_max;
+      setrlimit(RLIMIT_NOFILE, &files);
+    }
+  }
 }
 
 bool readJob(const json::Value& job, LauncherJobRecord* out, std::string* error) {

@@ -8,7 +8,6 @@
 // is single-threaded, so it may fork tasks the way slurmstepd does.
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -80,13 +79,8 @@ int runRole(const RoleEntry* role, int fd, int cmdFd, pid_t parent, bool keptByP
   // SIGPIPE stays at its default: the channel sends without it, and each
   // role blocks, catches or leaves it as its Slurm process does
   // (lifecycle/slurm_signals.h).
-  // A node may run up to 512 tasks (MAX_TASKS_PER_NODE), and each keeps
-  // three descriptors open in the stepd: use all the descriptors we may.
-  struct rlimit files;
-  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
-    files.rlim_cur = files.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &files);
-  }
+  // The open files limit stays the caller's: slurmd's side raises it as
+  // slurmd does (lifecycle/slurm_limits.h), srun once it has read it.
 
   Channel channel(fd, cmdFd);
   setEventSink(&channel);
