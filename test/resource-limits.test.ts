@@ -24,7 +24,7 @@ interface Run {
 }
 
 /** plugstack's srun or sbatch from a shell whose core limit is 0 (hard: none) and locked memory 512 KiB (hard: 1 MiB), as JSON, with the probe's lines by callback@context. */
-function run(release: string, dir: string, args: string[], slurmConf?: string, probeArgs: string[] = []): Run {
+function run(release: string, dir: string, args: string[], slurmConf?: string, probeArgs: string[] = [], env: Record<string, string> = {}): Run {
   const out = path.join(dir, `probe-${Math.random().toString(36).slice(2)}.txt`);
   const plugin = compilePlugin('limits_probe.c', release === '22.05' ? { defines: { SLURM_VERSION_NUMBER: '0x160508' } } : {});
   const conf = writeFile(dir, `plugstack-${path.basename(out)}.conf`, `required ${plugin} log=${out} lower=7 ${probeArgs.join(' ')}\n`);
@@ -32,7 +32,7 @@ function run(release: string, dir: string, args: string[], slurmConf?: string, p
   if (slurmConf) cli.push('--slurm-conf', slurmConf);
   cli.push(...args.slice(1));
   const quoted = cli.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-  const r = spawnSync('/bin/sh', ['-c', `ulimit -Hc unlimited && ulimit -Sc 0 && ulimit -Sl 512 && ulimit -Hl 1024 && exec ${quoted}`], { cwd: dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: dir } });
+  const r = spawnSync('/bin/sh', ['-c', `ulimit -Hc unlimited && ulimit -Sc 0 && ulimit -Sl 512 && ulimit -Hl 1024 && exec ${quoted}`], { cwd: dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: dir, ...env } });
   const result = JSON.parse(r.stdout) as { exitCode: number; stdout: string; stderr: string };
   const lines = new Map<string, string[]>();
   for (const line of fs.existsSync(out) ? fs.readFileSync(out, 'utf8').split('\n').filter(Boolean) : []) {
@@ -106,6 +106,9 @@ describe.each(RELEASES)('resource limits, Slurm %s', (release) => {
       expect(bad.stderr).toBe(`srun: error: Bad rlimit name: ${name}\nsrun: error: --propagate=${value} is not valid.\n`);
       expect(bad.lines.has('local_user_init@1')).toBe(false);
     }
+    // exit(error_exit): SLURM_EXIT_ERROR sets it.
+    expect(run(release, dir, ['run', '-n', '1', '--propagate=core', 'true'], undefined, [], { SLURM_EXIT_ERROR: '7' }).exitCode).toBe(7);
+    expect(run(release, dir, ['batch', '--propagate=core', '--wrap', 'true'], undefined, [], { SLURM_EXIT_ERROR: '7' }).exitCode).toBe(7);
   });
 
   it.skipIf(!asRoot)("slurmstepd keeps a malformed value in the task's environment, refuses a user's value above the hard limit, lowers another one to it", () => {

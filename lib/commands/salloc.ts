@@ -125,8 +125,8 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   client.allocated();
   const job = requestJob(stack.cluster, 'salloc', b, nodes, console, { argv: ready.positional.length ? ready.positional : [env.SHELL || '/bin/sh'], cwd, env }, slurmdEnv(stack.hostEnv, stack.slurmConf?.path ?? env.SLURM_CONF));
   if (!job) {
-    client.exit(1);
-    return finish(1);
+    client.exit(ready.errorExit);
+    return finish(ready.errorExit);
   }
   const names = job.nodes;
   run.own(job);

@@ -80,16 +80,16 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   if ('bad' in rlimits) {
     console.log('error', `Bad rlimit name: ${rlimits.bad}`);
     console.log('error', `--propagate=${rlimits.value} is not valid.`);
-    client.exit(1);
-    return finish(1);
+    client.exit(ready.errorExit);
+    return finish(ready.errorExit);
   }
   const nodes = b.nodes ?? 1;
   // The job's task count as sbatch sends it: -n, else --ntasks-per-node times the nodes.
   const batchNtasks = b.ntasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : undefined);
   const job = requestJob(stack.cluster, 'sbatch', { ...b, ...(batchNtasks !== undefined ? { ntasks: batchNtasks } : {}) }, nodes, console, { argv: ready.positional, cwd, env }, slurmdEnv(stack.hostEnv, stack.slurmConf?.path ?? env.SLURM_CONF));
   if (!job) {
-    client.exit(1);
-    return finish(1);
+    client.exit(ready.errorExit);
+    return finish(ready.errorExit);
   }
   const names = job.nodes;
   run.own(job);

@@ -165,8 +165,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   if ('bad' in rlimits) {
     console.log('error', `Bad rlimit name: ${rlimits.bad}`);
     console.log('error', `--propagate=${rlimits.value} is not valid.`);
-    client.exit(1);
-    return done(1);
+    client.exit(ready.errorExit);
+    return done(ready.errorExit);
   }
   const existing = joinedJob(b.jobId, env);
   const nodes = b.nodes ?? (existing && b.ntasks === undefined ? existing.nodes.length : 1);
@@ -174,8 +174,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const ntasks = b.ntasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : nodes);
   const job = existing ?? requestJob(stack.cluster, 'srun', b, nodes, console, { argv: ready.positional, cwd, env }, slurmdEnv(stack.hostEnv, stack.slurmConf?.path ?? env.SLURM_CONF));
   if (!job) {
-    client.exit(1);
-    return done(1);
+    client.exit(ready.errorExit);
+    return done(ready.errorExit);
   }
   const names = existing ? existing.nodes.slice(0, nodes) : job.nodes;
   if (!existing) run.own(job);
@@ -227,20 +227,21 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
       console.log('error', `Nodes ${compressHostlist(names)} are still not ready`);
       console.log('error', 'Something is wrong with the boot of the nodes.');
       result.jobScripts.push(...allocPrologs);
-      client.exit(1);
-      await done(1);
+      client.exit(ready.errorExit);
+      await done(ready.errorExit);
       return endJob('FAILED', 1 << 8, 'launch failed requeued held');
     }
   }
-  client.allocated(!existing);
-
   // slurmctld refuses a step with more tasks per node than MaxTasksPerNode.
+  // srun ends at once (exit(error_exit)): its exit callbacks are armed only
+  // once its step exists (the shepherd comes after the step's creation).
   if (ntasks > names.length * MAX_TASKS_PER_NODE) {
     console.log('error', `Unable to create step for job ${job.id}: Task count specification invalid`);
-    client.exit(1);
-    await done(1);
+    client.exit(ready.errorExit);
+    await done(ready.errorExit);
     return endJob('FAILED', 1 << 8);
   }
+  client.allocated(!existing);
 
   // The job's prolog helpers start their processes now, while srun's own
   // calls go on; they get their requests only when srun launches
@@ -300,8 +301,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     const opened = openInputFile(inputPlan.file, cwd);
     if (typeof opened === 'string') {
       console.log('error', `Could not open stdin file: ${opened}`);
-      client.exit(1);
-      await done(1);
+      client.exit(ready.errorExit);
+      await done(ready.errorExit);
       return endJob('FAILED', 1 << 8);
     }
     taskInput = opened;

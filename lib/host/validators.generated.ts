@@ -703,7 +703,9 @@ const F: Valid[] = [
     if (x !== undefined && !(F[53]!(x))) return false;
     x = v["limits"];
     if (x === undefined || !(F[54]!(x))) return false;
-    for (const key in v) switch (key) { case "t": case "positional": case "builtins": case "options": case "jobControlEnv": case "script": case "environ": case "mpi": case "limits": continue; default: if (Object.hasOwn(v, key)) return false; }
+    x = v["errorExit"];
+    if (x === undefined || !(Number.isSafeInteger(x))) return false;
+    for (const key in v) switch (key) { case "t": case "positional": case "builtins": case "options": case "jobControlEnv": case "script": case "environ": case "mpi": case "limits": case "errorExit": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {

@@ -354,6 +354,9 @@ void reportReady(ClientSession& s, const ClientOptions& options, const std::stri
       limits.emplace_back(json::Object{{"name", n.name}, {"soft", std::to_string(static_cast<unsigned long>(r.rlim_cur))}});
   }
   ready.emplace_back("limits", std::move(limits));
+  // error_exit (SLURM_EXIT_ERROR): the status of what ends the command
+  // before its job runs, which Node decides (an allocation refused...).
+  ready.emplace_back("errorExit", s.errorExit);
   emitEvent(std::move(ready));
   flushEvents();
   // srun then uses every descriptor it may (rlimits_use_max_nofile), after
