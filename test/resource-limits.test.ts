@@ -77,6 +77,10 @@ describe.each(RELEASES)('resource limits, Slurm %s', (release) => {
     expect(r.lines.get('local_user_init@1')![0]).toMatch(/ env=- vars=0$/);
     expect(r.lines.get('user_init@2')![0]).toMatch(/^core=inf\/inf .* env=- vars=0$/);
     expect(r.stdout.split('\n').filter(Boolean).map((l) => l.trim())).toEqual(['Max core file size 7 unlimited bytes']);
+    // A variable the node does not propagate still leaves the task's environment, unapplied.
+    const set = run(release, dir, ['run', '-n', '1', ...TASK], slurmConf, ['setenv=SLURM_RLIMIT_CORE:0']);
+    expect(set.lines.get('user_init@2')![0]).toMatch(/ env=0 vars=1$/);
+    expect(set.stdout.split('\n').filter(Boolean).map((l) => l.trim())).toEqual(['Max core file size 7 unlimited bytes']);
   });
 
   it.skipIf(!asRoot)('PropagateResourceLimitsExcept=CORE (which wins over PropagateResourceLimits): the nine others are sent; the task keeps its core limit', () => {

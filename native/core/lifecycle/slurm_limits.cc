@@ -22,12 +22,6 @@ namespace {
 // rlim_to_string: "inf" for no limit.
 std::string shown(rlim_t value) { return value == RLIM_INFINITY ? "inf" : std::to_string(value); }
 
-bool listed(const std::vector<std::string>& names, const std::string& name) {
-  for (const auto& n : names)
-    if (n == name) return true;
-  return false;
-}
-
 constexpr char kPrefix[] = "SLURM_RLIMIT_";
 constexpr size_t kPrefixLength = sizeof kPrefix - 1;
 
@@ -53,16 +47,16 @@ bool parseValue(const std::string& name, const char* text, unsigned long* value,
 // debug lines, which go to slurmd's log at SlurmdDebug=debug and above,
 // are left out.)
 void applyOne(const std::string& name, int resource, unsigned long value, bool user) {
-  const std::string limit = "RLIMIT_" + name;
+  const auto limit = [&name] { return "RLIMIT_" + name; };
   struct rlimit r;
   if (getrlimit(resource, &r) < 0) {
-    slurmLog(LogLevel::Error, "getrlimit(" + limit + "): " + std::strerror(errno));
+    slurmLog(LogLevel::Error, "getrlimit(" + limit() + "): " + std::strerror(errno));
     return;
   }
   if (r.rlim_cur == static_cast<rlim_t>(value)) return;
   r.rlim_cur = static_cast<rlim_t>(value);
   if (!user && r.rlim_cur > r.rlim_max) {
-    std::string padded = limit;
+    std::string padded = limit();
     if (padded.size() < 14) padded.resize(14, ' ');  // "%-14s"
     slurmLog(LogLevel::Verbose, "_set_limit: " + padded + ": reducing req:" + shown(value) + " to max:" +
                                     shown(r.rlim_max));
@@ -71,7 +65,7 @@ void applyOne(const std::string& name, int resource, unsigned long value, bool u
   if (setrlimit(resource, &r) < 0) {
     // An error only for what the user asked for.
     slurmLog(user ? LogLevel::Error : LogLevel::Verbose,
-             "Can't propagate " + limit + " of " +
+             "Can't propagate " + limit() + " of " +
                  (r.rlim_cur == RLIM_INFINITY ? std::string("'unlimited'") : std::to_string(r.rlim_cur)) +
                  " from submit host: " + std::strerror(errno));
   }
@@ -79,49 +73,62 @@ void applyOne(const std::string& name, int resource, unsigned long value, bool u
 
 }  // namespace
 
-void raiseAsSlurmd(const std::string& names) {
-  const bool root = geteuid() == 0;
+void raiseToHard(const std::string& names) {
   for (const std::string& name : commaItems(names)) {
     int resource = rlimits::resourceOf(name);
-    if (resource == RLIMIT_CORE && !root) continue;
     struct rlimit r;
     if (resource < 0 || getrlimit(resource, &r) < 0 || r.rlim_cur == r.rlim_max) continue;
     r.rlim_cur = r.rlim_max;
     setrlimit(resource, &r);
   }
+}
+
+void raiseAsSlurmd(const std::string& names) {
+  const bool root = geteuid() == 0;
+  std::string raised;
+  for (const std::string& name : commaItems(names))
+    if (root || name != "CORE") raised += (raised.empty() ? "" : ",") + name;
+  raiseToHard(raised);
   if (root) prctl(PR_SET_DUMPABLE, 0);
 }
 
-std::vector<char*> applyToTask(const EnvArray& env, const std::string& table, const std::string& propagated,
-                               uint64_t stepMemMb) {
+std::vector<TaskLimit> taskLimits(const std::string& table, const std::string& propagated) {
+  const std::vector<std::string> flagged = commaItems(propagated);
+  std::vector<TaskLimit> out;
+  for (const std::string& name : commaItems(table)) {
+    int resource = rlimits::resourceOf(name);
+    if (resource >= 0)
+      out.push_back({name, resource, std::find(flagged.begin(), flagged.end(), name) != flagged.end()});
+  }
+  return out;
+}
+
+std::vector<char*> applyToTask(const EnvArray& env, const std::vector<TaskLimit>& limits, uint64_t stepMemMb) {
   struct rlimit r;
   if (getrlimit(RLIMIT_CPU, &r) == 0 && r.rlim_max != RLIM_INFINITY)
     slurmLog(LogLevel::Error, "Slurm process CPU time limit is " + std::to_string(static_cast<int>(r.rlim_max)) +
                                   " seconds");
   // One look at the environment: where each name's variable is (getenvp:
   // the first of a name).
-  const std::vector<std::string> names = commaItems(table);
-  std::vector<char*> found(names.size(), nullptr);
+  std::vector<char*> found(limits.size(), nullptr);
   char* const* entries = env.data();
   for (char* const* e = entries; *e; e++) {
     if (std::strncmp(*e, kPrefix, kPrefixLength) != 0) continue;
     const char* name = *e + kPrefixLength;
     const char* eq = std::strchr(name, '=');
-    for (size_t i = 0; eq && i < names.size(); i++)
-      if (!found[i] && names[i].size() == static_cast<size_t>(eq - name) &&
-          std::strncmp(names[i].data(), name, names[i].size()) == 0)
+    for (size_t i = 0; eq && i < limits.size(); i++)
+      if (!found[i] && limits[i].name.size() == static_cast<size_t>(eq - name) &&
+          std::strncmp(limits[i].name.data(), name, limits[i].name.size()) == 0)
         found[i] = *e;
   }
-  const std::vector<std::string> flagged = commaItems(propagated);
   std::vector<const char*> dropped;
-  for (size_t i = 0; i < names.size(); i++) {
-    int resource = rlimits::resourceOf(names[i]);
+  for (size_t i = 0; i < limits.size(); i++) {
     unsigned long value = 0;
     bool user = false;
-    if (!found[i] || resource < 0 || !parseValue(names[i], std::strchr(found[i], '=') + 1, &value, &user)) continue;
+    if (!found[i] || !parseValue(limits[i].name, std::strchr(found[i], '=') + 1, &value, &user)) continue;
     // Users do not get the variables in their tasks' environment.
     dropped.push_back(found[i]);
-    if (user || listed(flagged, names[i])) applyOne(names[i], resource, value, user);
+    if (user || limits[i].propagated) applyOne(limits[i].name, limits[i].resource, value, user);
   }
   // The step's memory caps the resident set, soft and hard (Linux does not
   // enforce it; a program can read it).

@@ -21,6 +21,7 @@
 #include "common/events.h"
 #include "common/slurm_log.h"
 #include "libslurm/job_table.h"
+#include "lifecycle/slurm_limits.h"
 #include "lifecycle/slurm_signals.h"
 #include "rules/rlimits.h"
 #include "mpi/mpi_client.h"
@@ -361,13 +362,7 @@ void reportReady(ClientSession& s, const ClientOptions& options, const std::stri
   flushEvents();
   // srun then uses every descriptor it may (rlimits_use_max_nofile), after
   // its variables are written; sbatch and salloc never do.
-  if (s.command == Command::Srun) {
-    struct rlimit files;
-    if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
-      files.rlim_cur = files.rlim_max;
-      setrlimit(RLIMIT_NOFILE, &files);
-    }
-  }
+  if (s.command == Command::Srun) slurm_limits::raiseToHard("NOFILE");
 }
 
 bool readJob(const json::Value& job, LauncherJobRecord* out, std::string* error) {

@@ -47,7 +47,13 @@ int runStepdRole(Channel& channel, const json::Value& request) {
   // 22.05 blocks the common termination signals, 24.11's connection manager
   // catches them. A task's child starts with the same (task_process.cc).
   const releases::Signals& signals = releases::signals(settings.version);
-  slurm_limits::raiseAsSlurmd(releases::limits(settings.version).slurmdRaised);
+  const releases::Limits& limits = releases::limits(settings.version);
+  slurm_limits::raiseAsSlurmd(limits.slurmdRaised);
+  // What set_user_limits will apply in each task (from slurmd's settings in
+  // 24.11, the node's slurm.conf in 22.05): worked out once, here.
+  const json::Value& propagated = request["step"]["propagateLimits"];
+  spec.taskLimits =
+      slurm_limits::taskLimits(limits.propagated, propagated.isString() ? propagated.asString() : limits.propagated);
   slurm_signals::block(signals.slurmdBlockedAfterInit);
   slurm_signals::catchIgnoring(signals.slurmdCaughtAfterInit);
   const auto becomeSlurmstepd = [&signals] {

@@ -90,7 +90,6 @@ bool readStepSpec(const json::Value& step, StepSpec* out, std::string* error) {
   out->cwd = r.optString("cwd").value_or("/tmp");
   out->nodeName = r.optString("nodeName").value_or("node0");
   out->oomKillStep = step["oomKillStep"].isBool() && step["oomKillStep"].asBool();
-  out->propagateLimits = r.optString("propagateLimits");
   if (step["srunCommPort"].isNumber()) out->srunCommPort = r.u32("srunCommPort");
   out->launchNodeAddress = r.optString("launchNodeAddress");
   out->workingCluster = r.optString("workingCluster");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/json.h"
+#include "lifecycle/slurm_limits.h"
 #include "spank/job_records.h"
 #include "step/privileges.h"
 
@@ -32,10 +33,9 @@ struct StepSpec {
   // SLURM_WORKING_CLUSTER, which 22.05's setup_env writes for every task.
   std::optional<std::string> workingCluster;
   bool oomKillStep = false;
-  // The rlimits the node's configuration propagates to its tasks
-  // (PropagateResourceLimits[Except], comma-separated; Slurm's default:
-  // all of them).
-  std::optional<std::string> propagateLimits;
+  // Slurm's rlimits, those the node's configuration propagates to its
+  // tasks flagged (PropagateResourceLimits[Except]; Slurm's default: all).
+  std::vector<slurm_limits::TaskLimit> taskLimits;
   // The job's start and end time as its credential carries them (the job
   // record's start_time and end_time), when the request has the job.
   std::optional<long long> jobStartTime;

@@ -130,10 +130,7 @@ bool waitForRelease(int fd) {
   // set_user_limits, last before the exec and as the user: the limits srun
   // or sbatch sent, where the node propagates them (every callback above
   // ran with slurmstepd's).
-  const releases::Limits& limits = releases::limits(stack.version());
-  std::vector<char*> envp =
-      slurm_limits::applyToTask(step.env, limits.propagated, spec.propagateLimits.value_or(limits.propagated),
-                                step.stepMem);
+  std::vector<char*> envp = slurm_limits::applyToTask(step.env, spec.taskLimits, step.stepMem);
 
   // Descriptors plugin code opened here without close-on-exec go with the
   // task: say so before they do.
