@@ -39,6 +39,13 @@ function debianMirror() {
   throw new Error('no Debian archive found in apt sources');
 }
 
+/**
+ * apt-get's output goes to our standard error: our standard output is the
+ * root's path alone, which callers read (apt's progress there once made
+ * the path a screenful of dpkg's lines).
+ */
+const APT_STDIO = ['ignore', 2, 'inherit'];
+
 function have(cmd) {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 }
@@ -52,9 +59,9 @@ export function ensureRoot({ log = (s) => process.stderr.write(s + '\n') } = {})
   }
   if (!have('debootstrap')) {
     log('installing debootstrap');
-    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+    execFileSync('apt-get', ['update', '-qq'], { stdio: APT_STDIO });
     execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'debootstrap'], {
-      stdio: 'inherit',
+      stdio: APT_STDIO,
       env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
     });
   }

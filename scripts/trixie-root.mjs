@@ -43,6 +43,13 @@ function debianMirror() {
   throw new Error('no Debian archive found in apt sources');
 }
 
+/**
+ * apt-get's output goes to our standard error: our standard output is the
+ * root's path alone, which callers read (apt's progress there once made
+ * the path a screenful of dpkg's lines).
+ */
+const APT_STDIO = ['ignore', 2, 'inherit'];
+
 function have(cmd) {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 }
@@ -84,8 +91,8 @@ export function ensureRoot({ log = (s) => process.stderr.write(s + '\n') } = {})
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   if (!have('debootstrap')) {
     log('installing debootstrap');
-    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
-    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'debootstrap'], { stdio: 'inherit', env });
+    execFileSync('apt-get', ['update', '-qq'], { stdio: APT_STDIO });
+    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'debootstrap'], { stdio: APT_STDIO, env });
   }
   fs.rmSync(rootDir, { recursive: true, force: true });
   fs.mkdirSync(path.dirname(rootDir), { recursive: true });
