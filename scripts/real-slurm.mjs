@@ -224,7 +224,35 @@ async function stopPid(pid, ms, exe) {
   process.kill(pid, 'SIGTERM');
   const end = Date.now() + ms;
   while (alive(pid) && exeOf(pid) !== '' && Date.now() < end) await sleep(50);
-  if (alive(pid) && exeOf(pid) !== '') process.kill(pid, 'SIGKILL');
+  if (alive(pid) && exeOf(pid) !== '') {
+    process.kill(pid, 'SIGKILL');
+    // Gone only once the kernel has closed its sockets: a daemon started
+    // again sooner cannot bind its port.
+    const killed = Date.now() + 5_000;
+    while (alive(pid) && exeOf(pid) !== '' && Date.now() < killed) await sleep(50);
+  }
+}
+
+/** The cluster's slurmd port (slurm.conf's SlurmdPort, Slurm's 6818 by default). */
+function slurmdPort(dir) {
+  const m = /^SlurmdPort=(\d+)/m.exec(fs.readFileSync(`${dir}/slurm.conf`, 'utf8'));
+  return m ? Number(m[1]) : 6818;
+}
+
+/** Is some socket of this machine listening on this TCP port? (/proc/net/tcp and tcp6: state 0A) */
+function listening(port) {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  return ['/proc/net/tcp', '/proc/net/tcp6'].some((file) => {
+    if (!fs.existsSync(file)) return false;
+    return fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .slice(1)
+      .some((line) => {
+        const [, local, , state] = line.trim().split(/\s+/);
+        return state === '0A' && local?.endsWith(`:${hex}`);
+      });
+  });
 }
 
 /** The mount namespace of a process ('' if gone). */
@@ -326,6 +354,10 @@ function daemonExe(dir, names) {
 export async function restartSlurmd(dir) {
   await stopPid(pidOf(`${dir}/slurmd.pid`), 10_000, daemonExe(dir, ['slurmd', 'slurmd-wlm']));
   fs.rmSync(`${dir}/slurmd.pid`, { force: true });
+  // On a loaded machine the old slurmd's listening socket has outlived its
+  // stop here: the new one then failed with "Unable to bind listen port".
+  const port = slurmdPort(dir);
+  await waitFor(`slurmd port ${port} free`, () => !listening(port), 15_000);
   await startSlurmd(dir);
 }
 

@@ -130,8 +130,9 @@ describe.each(releases())('mpi plugins: plugstack and the real Slurm %s agree', 
     fs.writeFileSync(log, '');
     fs.chmodSync(log, 0o666);
     const r = spawnSync(c.command('srun'), args, { cwd: dir, env: base, encoding: 'utf8', timeout: timeoutMs });
+    // slurmstepd's exit callbacks may still be running when srun has returned.
+    await c.settle();
     const real: Observed = { exitCode: r.status ?? 128, stdout: r.stdout, stderr: r.stderr, log: readLog(log) };
-    c.cancelAll();
     fs.writeFileSync(log, '');
     const stack = await Plugstack.load(plugstackConf, { slurmConf: site, slurmVersion: release });
     const result = await stack.srun({ args, cwd: dir, env: base });

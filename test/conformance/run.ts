@@ -112,6 +112,16 @@ export class RealCluster {
       spawnSync('sleep', ['0.1']);
   }
 
+  /**
+   * Cancels what is left in the queue and waits until the node has finished
+   * with its jobs: slurmstepd's last callbacks and the epilog run after the
+   * command has returned (on a loaded machine, after a log was read).
+   */
+  async settle(): Promise<void> {
+    this.cancelAll();
+    await until(() => /^(idle|drained)$/.test(this.nodeState().state), 60_000, 'node not idle');
+  }
+
   /** Puts this plugstack.conf in place (slurmd reads it only when it starts). */
   useStack(conf: string): void {
     if (conf === this.currentStack) return;
@@ -163,9 +173,7 @@ export async function runReal(release: Release, scenario: Scenario, cwd: string)
   const jobOutput = result.output?.text;
   // A job left in the queue (a batch job requeued after its launch failed)
   // would run again in a later scenario.
-  c.cancelAll();
-  // The epilog runs after the job: wait until the node has finished with it.
-  await until(() => /^(idle|drained)$/.test(c.nodeState().state), 60_000, 'node not idle');
+  await c.settle();
   const { state, reason } = c.nodeState();
   const drained = state === 'drained' ? [`node0 ${reason}`] : [];
   if (scenario.restartSlurmd) c.verb('restart-slurmd');
