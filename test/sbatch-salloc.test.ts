@@ -97,6 +97,13 @@ describe('sbatch', () => {
     expect(result.job).toMatchObject({ state: 'FAILED', exitCode: 4 << 8 });
   });
 
+  it('-W exits 1 when a signal ended the script, as sbatch reads the job’s exit code (not 128+N)', async () => {
+    const { result } = await recordCommand('sbatch', [], ['-W', '--wrap', 'echo killed; kill -USR1 $$']);
+    expect(result.exitCode).toBe(1);
+    expect(result.output!.text).toBe('killed\n');
+    expect(result.job).toMatchObject({ state: 'FAILED', exitCode: 10 });
+  });
+
   it('a missing script, an empty one, one without #!: Slurm’s errors, exit 1, exit callbacks run', async () => {
     const missing = await recordCommand('sbatch', [], ['nope.sh']);
     expect(missing.result.exitCode).toBe(1);

@@ -304,7 +304,9 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   if (fs.existsSync(stdoutFile)) result.output = { file: stdoutFile, text: fs.readFileSync(stdoutFile, 'utf8') };
 
   if (b.wait) {
-    const code = (status & 0x7f) === 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f);
+    // sbatch's wait reads the job's exit code from slurmctld: its exit
+    // status when the script exited, 1 when a signal ended it (no 128+N).
+    const code = (status & 0x7f) === 0 ? (status >> 8) & 0xff : 1;
     const exitCode = node.launchRc !== 0 ? 1 : code;
     client.exit(exitCode, ownEnv);
     return finish(exitCode);

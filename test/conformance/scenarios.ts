@@ -76,6 +76,7 @@ export const scenarios: Scenario[] = [
     files: { 'job.sh': '#!/bin/sh\n#SBATCH --trace-opt=fromscript\n#SBATCH -J scripted\necho name=$SLURM_JOB_NAME args=$*\nsrun sh -c \'echo inner $SLURM_STEP_ID $SLURM_SPANK__SLURM_SPANK_OPTION_trace_trace_opt\'\n' },
   },
   { name: 'sbatch -o and -W with a failing script', stack: trace, command: 'sbatch', args: ['-W', '-o', 'out-%j.txt', '--wrap', 'echo failing; exit 6'] },
+  { name: 'sbatch -W with a script a signal ends (sbatch exits 1)', stack: trace, command: 'sbatch', args: ['-W', '-o', 'out-%j.txt', '--wrap', 'echo killed; kill -USR1 $$'] },
   { name: 'srun --export=NONE,FOO=bar', stack: trace, command: 'srun', args: ['--export=NONE,FOO=bar', 'sh', '-c', 'echo FOO=$FOO HOME=${HOME-unset}'], env: { HOME: '/root' } },
   // --export lists (issue 14, a differential run): NONE ends srun's list, ALL anywhere passes srun's values.
   { name: 'srun --export=FOO=bar,NONE,BAR=no', stack: trace, command: 'srun', args: ['--export=FOO=bar,NONE,BAR=no', '/bin/sh', '-c', 'echo FOO=$FOO BAR=$BAR PATH=${PATH-unset}'] },
