@@ -46,6 +46,17 @@ function cc(args) {
   execFileSync('cc', args, { stdio: 'inherit' });
 }
 
+// What a page fault and a fork cost right now (bench/machine.c): on a
+// virtual machine they change with the host's phases, and plugstack's
+// ratios with them.
+const machineExe = path.join(work, 'machine');
+cc(['-O2', '-o', machineExe, path.join(here, 'machine.c')]);
+function machineCosts() {
+  const r = spawnSync(machineExe, { encoding: 'utf8' });
+  const m = /fault=([\d.]+) fork=([\d.]+)/.exec(r.stdout ?? '');
+  return m ? `a fresh page's first touch ${m[1]} µs, a fork, exit and wait ${m[2]} µs` : 'process costs not measured';
+}
+
 const floorExe = path.join(work, 'floor');
 cc(['-O2', '-o', floorExe, path.join(here, 'floor.c')]);
 const floor = (n) => () => {
@@ -331,6 +342,7 @@ async function mpiSection() {
 try {
   say(`plugstack benchmark: ${RUNS} interleaved rounds after ${WARMUP_ROUNDS} warm-up rounds; medians (min–max); load = 1-minute load average while it ran`);
   say(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at start`);
+  say(`process costs at start: ${machineCosts()}`);
   for (const release of RELEASES) await startCluster(release);
   if (ONLY.has('srun') && !Object.keys(clusters).length)
     say('real Slurm: none started here (not root, not installed, or BENCH_REAL_SLURM=0): plugstack only');
@@ -341,7 +353,7 @@ try {
   if (ONLY.has('check')) await checkSection();
   if (ONLY.has('mpi')) await mpiSection();
   say('');
-  say(`load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
+  say(`load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the end; process costs at the end: ${machineCosts()}`);
 } finally {
   for (const c of Object.values(clusters)) await stopSlurm(c.dir).catch((e) => console.error(`stopping ${c.dir}: ${e.message}`));
   fs.rmSync(work, { recursive: true, force: true });
