@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { byProcess, contextOf, recordCommand } from './helpers/command.js';
+import { tempDir } from './helpers/plugins.js';
 
 const ALLOCATOR = 3;
 const SCRIPT = '#!/bin/sh\n#SBATCH --color=from-script\n#SBATCH -n 2\necho batch $SLURM_JOB_ID $ENVIRONMENT\nsrun -l env\n';
@@ -156,6 +157,26 @@ describe('salloc', () => {
     const { result } = await recordCommand('salloc', [], ['sh', '-c', 'exit 6']);
     expect(result.exitCode).toBe(6);
     expect(result.job).toMatchObject({ state: 'FAILED', exitCode: 6 << 8 });
+  });
+
+  it('looks its command up as _fork_command does: along PATH, then its directory; error_exit when none is found or it does not exec', async () => {
+    const missing = await recordCommand('salloc', [], ['/nonexistent/cmd'], { env: { SLURM_EXIT_ERROR: '7' } });
+    expect(missing.result.exitCode).toBe(7);
+    expect(missing.result.stderr).toContain('salloc: error: _fork_command: Unable to find command "/nonexistent/cmd"\n');
+    // A file in PATH that is not executable: Slurm tests the directory, finds
+    // it, and the exec fails.
+    const bin = path.join(tempDir(), 'bin');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, 'notexec'), '#!/bin/sh\necho ran\n', { mode: 0o644 });
+    const denied = await recordCommand('salloc', [], ['notexec'], { env: { PATH: `${bin}:/usr/bin:/bin` } });
+    expect(denied.result.exitCode).toBe(1);
+    expect(denied.result.stderr).toContain(`salloc: error: _fork_command: Unable to exec command "${bin}/notexec": Permission denied\n`);
+    // The working directory last: a program there is found by its bare name.
+    const here = await recordCommand('salloc', [], ['mine'], { files: { mine: '#!/bin/sh\necho mine ran\n' } });
+    fs.chmodSync(path.join(here.dir, 'mine'), 0o755);
+    const again = await here.stack.salloc({ args: ['mine'], cwd: here.dir, env: { PATH: '/usr/bin:/bin' } });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toBe('mine ran\n');
   });
 
   it('keeps the job-control env from sbatch to the next srun, through SLURM_SPANK_*', async () => {

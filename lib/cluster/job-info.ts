@@ -18,6 +18,7 @@ import path from 'node:path';
 import { native } from '../native/binding.js';
 import type { JobInfo } from '../host/protocol.generated.js';
 import { releaseRules } from '../releases.generated.js';
+import { searchPath } from './search-path.js';
 
 export type { JobInfo };
 
@@ -75,25 +76,6 @@ function readSessionId(): number {
   }
 }
 
-/**
- * sbatch's search for its script (search_path with cwd first, no access
- * test): a name with a directory part starting with "." or "/" stays as it
- * was given; any other is looked for in the directory and then along PATH
- * (the first existing file that is not a directory).
- */
-function scriptPath(script: string, cwd: string, pathVar: string | undefined): string {
-  if (script.startsWith('.') || script.startsWith('/')) return script;
-  for (const dir of [cwd, ...(pathVar ?? '').split(':')]) {
-    const candidate = dir.startsWith('.') ? `${cwd}/${dir}/${script}` : `${dir}/${script}`;
-    try {
-      if (!fs.statSync(candidate).isDirectory()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return script;
-}
-
 export interface DescribeJob {
   command: 'srun' | 'sbatch' | 'salloc';
   /** The command's positional arguments: srun's program, sbatch's script, salloc's command (default: the shell). */
@@ -125,7 +107,9 @@ export function describeJob(d: DescribeJob): JobDescription {
     name ??= path.basename(first);
   } else if (d.command === 'sbatch') {
     // --wrap has no script argument.
-    if (first !== undefined) command = scriptPath(first, workDir, d.env.PATH);
+    // sbatch's search for its script (opt.c): the working directory first,
+    // no access test; a name it does not find stays as given.
+    if (first !== undefined) command = searchPath(workDir, first, { cwdLast: false, accessMode: fs.constants.R_OK, testExec: false, pathVar: d.env.PATH }) ?? first;
     // A script read from standard input names no job: sbatch sends "sbatch".
     name ??= first !== undefined ? path.basename(first) : d.wrap ? 'wrap' : 'sbatch';
   } else if (first !== undefined) {

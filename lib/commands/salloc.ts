@@ -4,8 +4,11 @@
  * variables (an srun in it joins the job), then the allocation is
  * relinquished and salloc's exit callbacks run.
  */
+import fs from 'node:fs';
 import { childProcess } from '../lazy-modules.js';
 import os from 'node:os';
+import { searchPath } from '../cluster/search-path.js';
+import { strerrorText } from '../host/os-names.js';
 import type { CommandSignal } from '../cluster/control.js';
 import { readBuiltins } from './builtins.js';
 import { withCommand, type CommandRun } from './command-run.js';
@@ -54,14 +57,31 @@ function startCommand(
   env: string[],
   cwd: string,
   console: CommandConsole,
+  errorExit: number,
   io: { stdin?: string | Buffer | NodeJS.ReadableStream; terminal?: boolean },
 ): LocalCommand {
+  // _fork_command's child looks the command up along PATH, then in the
+  // working directory (search_path), and ends with error_exit when it finds
+  // none or cannot exec what it found.
+  const failed = (line: string): LocalCommand => {
+    console.log('error', `_fork_command: ${line}`);
+    return { signal: () => {}, status: Promise.resolve((errorExit & 0xff) << 8) };
+  };
+  const found = searchPath(cwd, argv[0]!, {
+    cwdLast: true,
+    accessMode: fs.constants.X_OK,
+    testExec: true,
+    pathVar: envRecord(env).PATH,
+    noPath: () => console.log('error', 'No PATH environment variable'),
+  });
+  if (found === undefined) return failed(`Unable to find command "${argv[0]}"`);
   const input = io.stdin;
   const shared = ownDescriptor(input);
   // On a terminal the command stays in the terminal's process group, as
   // salloc makes it the foreground one; elsewhere it leads a group of its own.
   const foreground = io.terminal === true && shared && (input as { isTTY?: boolean }).isTTY === true;
-  const child = childProcess().spawn(argv[0]!, argv.slice(1), {
+  const child = childProcess().spawn(found, argv.slice(1), {
+    argv0: argv[0]!,
     cwd,
     env: envRecord(env),
     stdio: [shared ? (input as unknown as NodeJS.ReadStream) : input === undefined ? 'ignore' : 'pipe', io.terminal ? 'inherit' : 'pipe', io.terminal ? 'inherit' : 'pipe'],
@@ -86,8 +106,8 @@ function startCommand(
   };
   const status = new Promise<number>((resolve) => {
     child.on('error', (error) => {
-      console.log('error', `${argv[0]}: ${error.message}`);
-      resolve(127 << 8);
+      console.log('error', `_fork_command: Unable to exec command "${found}": ${strerrorText(error)}`);
+      resolve((errorExit & 0xff) << 8);
     });
     child.on('close', (code, sig) => {
       // What the command left in its group goes with it.
@@ -162,7 +182,7 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   await jc?.begin();
   await jc?.startExtern();
 
-  const local = startCommand(command, jobEnv, b.chdir ?? cwd, console, {
+  const local = startCommand(command, jobEnv, b.chdir ?? cwd, console, ready.errorExit, {
     ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
     ...(options.terminal ? { terminal: true } : {}),
   });

@@ -20,3 +20,26 @@ export function signalNameOf(n: number): NodeJS.Signals | undefined {
 export function errnoNameOf(n: number): string | undefined {
   return (errnos ??= firstNames<string>(os.constants.errno)).get(n);
 }
+
+/** glibc's strerror text for the errno names opening or executing a file can fail with. */
+const ERRNO_TEXT: Record<string, string> = {
+  ENOENT: 'No such file or directory',
+  EACCES: 'Permission denied',
+  EPERM: 'Operation not permitted',
+  ENOTDIR: 'Not a directory',
+  EISDIR: 'Is a directory',
+  ELOOP: 'Too many levels of symbolic links',
+  ENAMETOOLONG: 'File name too long',
+  EMFILE: 'Too many open files',
+  ENXIO: 'No such device or address',
+  ENOEXEC: 'Exec format error',
+  ETXTBSY: 'Text file busy',
+  E2BIG: 'Argument list too long',
+  ENOMEM: 'Cannot allocate memory',
+};
+
+/** strerror's text for a Node error (its code), else the error's own message. */
+export function strerrorText(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? '';
+  return ERRNO_TEXT[code] ?? (error instanceof Error ? error.message : String(error));
+}

@@ -17,6 +17,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { strerrorText } from '../host/os-names.js';
 
 /** What srun makes of --input. */
 export type TaskInputPlan =
@@ -173,24 +174,12 @@ export function nodeIsFed(plan: TaskInputPlan, gtids: number[]): boolean {
   return plan.kind === 'all' || (plan.kind === 'one' && gtids.includes(plan.task));
 }
 
-/** strerror's text for what opening a file can fail with. */
-const ERRNO_TEXT: Record<string, string> = {
-  ENOENT: 'No such file or directory',
-  EACCES: 'Permission denied',
-  ENOTDIR: 'Not a directory',
-  ELOOP: 'Too many levels of symbolic links',
-  ENAMETOOLONG: 'File name too long',
-  EMFILE: 'Too many open files',
-  ENXIO: 'No such device or address',
-};
-
 /** srun opening the file it sends (relative to its working directory): a stream of it, or strerror's text. */
 export function openInputFile(file: string, cwd: string): NodeJS.ReadableStream | string {
   try {
     const fd = fs.openSync(path.resolve(cwd, file), 'r');
     return fs.createReadStream('', { fd });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    return ERRNO_TEXT[code] ?? (error as Error).message;
+    return strerrorText(error);
   }
 }

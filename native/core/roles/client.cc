@@ -539,7 +539,8 @@ int runClientRole(Channel& channel, const json::Value& request) {
       else if (store.isSet(*wrap)) first.wrap = store.get(*wrap);  // a plugin's --wrap
     }
     store.argv = first.wrap ? std::vector<std::string>{} : first.positional;
-    if (!readBatchScript(first, &script)) return finish(s, 1, "script");
+    // sbatch.c: exit(error_exit) when there is no script to submit.
+    if (!readBatchScript(first, &script)) return finish(s, s.errorExit, "script");
     store.startPass();
     if (s.filters->setupDefaults(s.options.get(), false)) return filterRefused(s);
     if (!first.wrap) rc = options.processScript(script);
