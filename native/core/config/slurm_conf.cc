@@ -18,9 +18,16 @@ namespace plugstack {
 namespace {
 
 // slurm.conf files are small; these bound what a broken or hostile one can
-// make the reader do (plugstack parses it inside Node too).
+// make the reader do (plugstack parses it inside Node too): without the
+// loop check and the budgets, three lines "Include slurm.conf" read the
+// file 3^16 times and the diagnostics filled Node's memory.
 constexpr size_t kMaxFileBytes = 4u << 20;
 constexpr int kMaxIncludeDepth = 16;
+// Every file read counts, a file included twice twice.
+constexpr size_t kMaxFilesRead = 1024;
+constexpr size_t kMaxTotalBytes = 16u << 20;
+// Problems past this many are summed up in one last diagnostic.
+constexpr size_t kMaxDiagnostics = 1000;
 
 // "[...]" of a line in a message: long lines are cut.
 std::string shown(const std::string& s) { return s.size() > 200 ? s.substr(0, 200) + "..." : s; }
@@ -64,14 +71,35 @@ class SlurmConfParser {
         return;
     }
     if (r.text.empty()) return;  // Slurm logs that the file is empty and carries on
+    filesRead_++;
+    totalBytes_ += r.text.size();
+    if (totalBytes_ > kMaxTotalBytes) {
+      error("SLURM_CONF_TOO_LARGE", where, siteLine,
+            path + " is not read: the files included so far hold more than " +
+                std::to_string(kMaxTotalBytes >> 20) + " MiB in all",
+            {});
+      return;
+    }
 
+    // The file is being read until its last line: an include of it until
+    // then is a loop.
+    char canonical[PATH_MAX];
+    reading_.push_back(realpath(path.c_str(), canonical) ? std::string(canonical) : path);
     // Physical lines, joined where a line continues.
     conf::forEachLogicalLine(r.text, [&](const conf::LogicalLine& l) { parseLine(path, l.line, l.text, depth); });
+    reading_.pop_back();
   }
 
  private:
   void error(const char* code, const std::string& file, int line, std::string message,
              std::vector<SlurmLogLine> slurmLog) {
+    out_.ok = false;
+    if (out_.diagnostics.size() > kMaxDiagnostics) return;
+    if (out_.diagnostics.size() == kMaxDiagnostics) {
+      code = "SLURM_CONF_TOO_MANY_PROBLEMS";
+      message = "more than " + std::to_string(kMaxDiagnostics) + " problems: the rest are not listed";
+      slurmLog.clear();
+    }
     Diagnostic d;
     d.severity = Severity::Error;
     d.code = code;
@@ -196,6 +224,12 @@ class SlurmConfParser {
              "Include " + name + ": Slurm does not expand globs in slurm.conf; the line is skipped and the file fails");
       return;
     }
+    if (filesRead_ >= kMaxFilesRead) {
+      failed("SLURM_CONF_INCLUDE_TOO_MANY",
+             "Include " + name + ": plugstack stops after reading " + std::to_string(kMaxFilesRead) +
+                 " files in all (a file included several times counts each time)");
+      return;
+    }
     if (depth + 1 > kMaxIncludeDepth) {
       failed("SLURM_CONF_INCLUDE_TOO_DEEP",
              "Include " + name + ": more than " + std::to_string(kMaxIncludeDepth) + " nested files (an include loop?)");
@@ -206,6 +240,17 @@ class SlurmConfParser {
     if (name.empty() || name[0] != '/') {
       size_t slash = root_.rfind('/');
       path = (slash == std::string::npos ? std::string(".") : root_.substr(0, slash)) + "/" + name;
+    }
+    char canonical[PATH_MAX];
+    std::string key = realpath(path.c_str(), canonical) ? std::string(canonical) : path;
+    for (const std::string& open : reading_) {
+      if (open != key) continue;
+      // Slurm has no guard: it recurses until it runs out of descriptors or
+      // stack. Say why instead.
+      failed("SLURM_CONF_INCLUDE_LOOP", "Include " + name + " reads " + key +
+                                            " again while it is still being read (an include loop); Slurm "
+                                            "recurses until it fails");
+      return;
     }
     size_t before = out_.diagnostics.size();
     parseFile(path, file, line, depth + 1);
@@ -222,6 +267,10 @@ class SlurmConfParser {
  private:
   const SlurmVersion& version_;
   ParsedSlurmConf& out_;
+  // The files being read, outermost first (canonical paths).
+  std::vector<std::string> reading_;
+  size_t filesRead_ = 0;
+  size_t totalBytes_ = 0;
 };
 
 }  // namespace
