@@ -67,11 +67,12 @@ function startCommand(
     console.log('error', `_fork_command: ${line}`);
     return { signal: () => {}, status: Promise.resolve((errorExit & 0xff) << 8) };
   };
+  const environment = envRecord(env);
   const found = searchPath(cwd, argv[0]!, {
     cwdLast: true,
     accessMode: fs.constants.X_OK,
     testExec: true,
-    pathVar: envRecord(env).PATH,
+    pathVar: environment.PATH,
     noPath: () => console.log('error', 'No PATH environment variable'),
   });
   if (found === undefined) return failed(`Unable to find command "${argv[0]}"`);
@@ -83,7 +84,7 @@ function startCommand(
   const child = childProcess().spawn(found, argv.slice(1), {
     argv0: argv[0]!,
     cwd,
-    env: envRecord(env),
+    env: environment,
     stdio: [shared ? (input as unknown as NodeJS.ReadStream) : input === undefined ? 'ignore' : 'pipe', io.terminal ? 'inherit' : 'pipe', io.terminal ? 'inherit' : 'pipe'],
     detached: !foreground,
   });
