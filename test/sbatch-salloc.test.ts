@@ -159,6 +159,14 @@ describe('salloc', () => {
     expect(result.job).toMatchObject({ state: 'FAILED', exitCode: 6 << 8 });
   });
 
+  it('-D naming a directory it cannot enter: chdir’s error right after init_post_opt, no allocation, error_exit', async () => {
+    const { result, lines } = await recordCommand('salloc', [], ['-D', '/nonexistent/dir', 'pwd'], { env: { SLURM_EXIT_ERROR: '9' } });
+    expect(result.exitCode).toBe(9);
+    expect(result.stderr).toBe('salloc: error: chdir(/nonexistent/dir): No such file or directory\n');
+    expect(result.job).toBeUndefined();
+    expect(lines.map((l) => l.callback)).toEqual(['init', 'init_post_opt', 'exit']);
+  });
+
   it('looks its command up as _fork_command does: along PATH, then its directory; error_exit when none is found or it does not exec', async () => {
     const missing = await recordCommand('salloc', [], ['/nonexistent/cmd'], { env: { SLURM_EXIT_ERROR: '7' } });
     expect(missing.result.exitCode).toBe(7);

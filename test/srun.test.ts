@@ -131,6 +131,43 @@ describe('srun: exit statuses and messages', () => {
     expect(other.result.stderr).toBe('srun: error: node0: task 0: Interrupt\n');
   });
 
+  it('-K: the first task that ends badly has the step terminated (SIGTERM); slurm.conf KillOnBadExit does the same, -K=0 undoes it', async () => {
+    const script = 'test $SLURM_PROCID = 0 && exit 3; sleep 30';
+    for (const slurmVersion of ['24.11', '22.05']) {
+      const { result, lines } = await recordCommand('srun', ['items'], ['-K', '-n', '2', '-O', 'sh', '-c', script], { slurmVersion });
+      expect(result.exitCode).toBe(143);
+      const id = result.job!.jobId;
+      const prefix = slurmVersion === '22.05' ? 'launch/slurm: _step_signal: ' : '';
+      expect(result.stderr.split('\n').filter((l) => l && !l.startsWith('slurmstepd:')).sort()).toEqual(
+        [`srun: ${prefix}Terminating StepId=${id}.0`, 'srun: error: node0: task 0: Exited with exit code 3', 'srun: error: node0: task 1: Terminated', `srun: Force Terminated StepId=${id}.0`].sort(),
+      );
+      expect(result.stderr).toMatch(new RegExp(`slurmstepd: error: \\*\\*\\* STEP ${id}\\.0 ON node0 CANCELLED AT \\S+ \\*\\*\\*`));
+      // task_exit in slurmstepd saw task 1 end by SIGTERM.
+      expect(lines.filter((l) => l.callback === 'task_exit').map((l) => l.fields.S_TASK_EXIT_STATUS).sort()).toEqual(['0:15', '0:768']);
+    }
+    const dir = tempDir();
+    const slurmConf = writeFile(dir, 'slurm.conf', 'ClusterName=k\nKillOnBadExit=1\nNodeName=node0 CPUs=4\nPartitionName=debug Nodes=node0 Default=YES\n');
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [], slurmConf });
+    const env = { PATH: '/usr/bin:/bin' };
+    expect((await stack.srun({ args: ['-n', '2', 'sh', '-c', script], cwd: dir, env })).exitCode).toBe(143);
+    expect((await stack.srun({ args: ['--kill-on-bad-exit=0', '-n', '2', 'sh', '-c', 'test $SLURM_PROCID = 0 && exit 3; sleep 1'], cwd: dir, env })).exitCode).toBe(3);
+  });
+
+  it('-W N: N seconds after the first task ended, srun reports the tasks and kills the step', async () => {
+    const { result } = await recordCommand('srun', [], ['-W', '1', '-n', '2', '-O', 'sh', '-c', 'test $SLURM_PROCID = 0 && exit 0; sleep 30']);
+    expect(result.exitCode).toBe(137);
+    const id = result.job!.jobId;
+    expect(result.stderr.split('\n').filter((l) => l && !l.startsWith('slurmstepd:'))).toEqual([
+      'srun: First task exited 1s ago',
+      // task_state_print: the running tasks first.
+      `srun: StepId=${id}.0 task 1: running`,
+      `srun: StepId=${id}.0 task 0: exited`,
+      `srun: Terminating StepId=${id}.0`,
+      'srun: Job step aborted: Waiting up to 32 seconds for job step to finish.',
+      'srun: error: node0: task 1: Killed',
+    ]);
+  });
+
   it('--export filters what the tasks inherit; -J names the job', async () => {
     // The named variables first; NONE ends the list (NONE,FOO=bar has no FOO, as on the real 22.05 and 24.11).
     const none = await recordCommand('srun', [], ['--export=FOO=bar,NONE,BAR=no', '/usr/bin/env'], { env: { KEEP: 'no' } });

@@ -125,6 +125,20 @@ export class CommandControl {
     }
   }
 
+  /**
+   * srun's SIG_TERM_KILL to its step (-K): slurmstepd logs the cancellation,
+   * sends SIGCONT and SIGTERM, and SIGKILL after KillWait (req.c).
+   */
+  terminateStep(): void {
+    const SIGCONT = 18;
+    const SIGTERM = 15;
+    const SIGKILL = 9;
+    this.signalStep(0, 'cancel');
+    this.signalStep(SIGCONT);
+    this.signalStep(SIGTERM);
+    setTimeout(() => this.signalStep(SIGKILL), KILL_WAIT_MS).unref();
+  }
+
   /** The job's time limit has passed: the step is cancelled as slurmd does it. */
   timeLimit(): void {
     const SIGTERM = 15;

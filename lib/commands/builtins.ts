@@ -36,6 +36,10 @@ export interface Builtins {
   propagate?: string;
   /** sbatch --get-user-env: the job's limits are the user's login ones on the node, not sbatch's. */
   getUserEnv: boolean;
+  /** srun -K/--kill-on-bad-exit[=0|1] (bare: 1); absent: slurm.conf's KillOnBadExit decides. */
+  killOnBadExit?: boolean;
+  /** srun -W/--wait=N: seconds after the first task's end before the step is killed (0: none). */
+  maxWait?: number;
 }
 
 function last(settings: BuiltinOptionSetting[], name: string): BuiltinOptionSetting | undefined {
@@ -100,5 +104,8 @@ export function readBuiltins(settings: BuiltinOptionSetting[]): Builtins {
   set('error', value('error'));
   set('taskProlog', value('task-prolog'));
   set('taskEpilog', value('task-epilog'));
+  const kill = last(settings, 'kill-on-bad-exit');
+  if (kill) b.killOnBadExit = kill.value === null || kill.value === undefined || Number.parseInt(kill.value, 10) !== 0;
+  set('maxWait', int(value('wait')));
   return b;
 }

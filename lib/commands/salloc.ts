@@ -7,8 +7,9 @@
 import fs from 'node:fs';
 import { childProcess } from '../lazy-modules.js';
 import os from 'node:os';
+import path from 'node:path';
 import { searchPath } from '../cluster/search-path.js';
-import { strerrorText } from '../host/os-names.js';
+import { errnoText, strerrorText } from '../host/os-names.js';
 import type { CommandSignal } from '../cluster/control.js';
 import { readBuiltins } from './builtins.js';
 import { withCommand, type CommandRun } from './command-run.js';
@@ -32,6 +33,17 @@ export function sallocExitCode(status: number): number {
   if (sig === 0) return (status >> 8) & 0xff;
   const { SIGHUP, SIGINT, SIGQUIT, SIGKILL } = os.constants.signals;
   return [SIGHUP, SIGINT, SIGQUIT, SIGKILL].includes(sig) ? 0 : 1;
+}
+
+/** What chdir(2) into this directory would fail with (strerror's text), or undefined when it would not. */
+function chdirError(dir: string): string | undefined {
+  try {
+    if (!fs.statSync(dir).isDirectory()) return errnoText('ENOTDIR');
+    fs.accessSync(dir, fs.constants.X_OK);
+    return undefined;
+  } catch (error) {
+    return strerrorText(error);
+  }
 }
 
 interface LocalCommand {
@@ -142,6 +154,14 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   const b = readBuiltins(ready.builtins);
   console.setVerbosity(b.verbose, b.quiet);
   const nodes = b.nodes ?? 1;
+  // salloc changes into -D's directory right after init_post_opt, and ends
+  // there when it cannot (salloc.c).
+  const unusable = b.chdir === undefined ? undefined : chdirError(path.resolve(cwd, b.chdir));
+  if (unusable !== undefined) {
+    console.log('error', `chdir(${b.chdir}): ${unusable}`);
+    client.exit(ready.errorExit);
+    return finish(ready.errorExit);
+  }
   // salloc catches its signals before it asks for the allocation.
   client.allocated();
   const job = requestJob(stack.cluster, 'salloc', b, nodes, console, { argv: ready.positional.length ? ready.positional : [env.SHELL || '/bin/sh'], cwd, env }, slurmdEnv(stack.hostEnv, stack.slurmConf?.path ?? env.SLURM_CONF));

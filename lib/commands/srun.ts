@@ -453,6 +453,32 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     timedOut = true;
     control.timeLimit();
   }, Math.max(0, job.endTime - Date.now()));
+  // What srun does as task exits come in (launch.c _task_finish): with
+  // -K (or slurm.conf's KillOnBadExit) the first task that ends badly has
+  // the step terminated (SIG_TERM_KILL: SIGTERM, SIGKILL after KillWait);
+  // with -W N the first task's end starts an alarm, which reports the
+  // tasks' states and kills the step (srun_job.c, SIGALRM).
+  const killOnBadExit = b.killOnBadExit ?? stack.slurmConf?.killOnBadExit ?? false;
+  const { stepSignalPrefix } = releaseRules(stack.slurmVersion).client;
+  let badExitSeen = false;
+  let maxWaitTimer: NodeJS.Timeout | undefined;
+  const taskEnded = (status: number) => {
+    if (status !== 0 && killOnBadExit && !badExitSeen) {
+      badExitSeen = true;
+      console.log('info', `${stepSignalPrefix}Terminating ${stepName}`);
+      control.terminateStep();
+    }
+    if (b.maxWait !== undefined && maxWaitTimer === undefined) {
+      console.log('verbose', `First task exited. Terminating job in ${b.maxWait}s`);
+      maxWaitTimer = setTimeout(() => {
+        if (!control.stepRunning) return;
+        console.log('info', `First task exited ${b.maxWait}s ago`);
+        for (const line of states.lines(stepName)) console.log('info', line);
+        console.log('info', `${stepSignalPrefix}Terminating ${stepName}`);
+        abort();
+      }, b.maxWait * 1000);
+    }
+  };
 
   const io = new Set<number>();
   let step: StepResult;
@@ -488,7 +514,10 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
           if (e.t === 'io') io.add(node.nodeId);
           else if (e.t === 'io_end') io.delete(node.nodeId);
           else if (e.t === 'launch' && e.rc === 0) states.launched(node.gtids);
-          else if (e.t === 'exit') states.exit(node.gtids[e.task]!, e.status);
+          else if (e.t === 'exit') {
+            states.exit(node.gtids[e.task]!, e.status);
+            taskEnded(e.status);
+          }
           else if (e.t === 'output') console.taskOutput(node.gtids[e.task]!, e.stream, hostStringToBytes(e.data), b.label);
           else if (e.t === 'log' && io.has(node.nodeId)) {
             console.stepdLog(e.level, e.msg, e.bare === true);
@@ -504,6 +533,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     );
   } finally {
     clearTimeout(limit);
+    clearTimeout(maxWaitTimer);
     console.flushTaskOutput(b.label);
   }
   result.steps.push(step);

@@ -51,6 +51,8 @@ export interface SlurmConf {
   slurmdSpoolDir?: string;
   /** The rlimits jobs get from srun and sbatch (PropagateResourceLimits, or all but PropagateResourceLimitsExcept's; default all), in Slurm's order. */
   propagatedLimits: string[];
+  /** KillOnBadExit: srun kills a step once one of its tasks ends badly (-K overrides it). */
+  killOnBadExit: boolean;
   /** PrologEpilogTimeout in seconds, when set (Slurm's default is no limit). */
   prologEpilogTimeout?: number;
   clusterName?: string;
@@ -149,6 +151,7 @@ export function readSlurmConf(file: string, slurmVersion: string): SlurmConf {
     prologFlags: flags(keys.PrologFlags),
     slurmdParameters: flags(keys.SlurmdParameters),
     propagatedLimits: [],
+    killOnBadExit: Number.parseInt(keys.KillOnBadExit ?? '0', 10) > 0,
     nodes,
     partitions,
     keys,

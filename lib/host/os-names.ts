@@ -38,6 +38,11 @@ const ERRNO_TEXT: Record<string, string> = {
   ENOMEM: 'Cannot allocate memory',
 };
 
+/** strerror's text for an errno name ('ENOENT'), where the table has it. */
+export function errnoText(code: string): string | undefined {
+  return ERRNO_TEXT[code];
+}
+
 /** strerror's text for a Node error (its code), else the error's own message. */
 export function strerrorText(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code ?? '';

@@ -47,7 +47,9 @@ class JobIds {
       .replace(/\b(StepId=)(\d+)/g, (_, k: string, id: string) => k + this.name(id))
       .replace(/\b(job |allocation |batch job )(\d+)\b/g, (_, k: string, id: string) => k + this.name(id))
       .replace(/\bslurm-(\d+)\.out\b/g, (_, id: string) => `slurm-${this.name(id)}.out`)
-      .replace(/(slurmstepd: \[)(\d+)\./g, (_, k: string, id: string) => `${k}${this.name(id)}.`);
+      .replace(/(slurmstepd: \[)(\d+)\./g, (_, k: string, id: string) => `${k}${this.name(id)}.`)
+      // slurmstepd's cancellation line: the job's id, and the time it was cancelled.
+      .replace(/(\*\*\* (?:STEP|JOB) )(\d+)(.* CANCELLED AT )\S+/g, (_, k: string, id: string, mid: string) => `${k}${this.name(id)}${mid}TIME`);
   }
 }
 

@@ -160,6 +160,12 @@ export const scenarios: Scenario[] = [
   { name: 'SLURM_EXIT_ERROR=7: sbatch /nonexistent/job.sh (no script)', stack: trace, command: 'sbatch', args: ['/nonexistent/job.sh'], env: { SLURM_EXIT_ERROR: '7' } },
   { name: 'SLURM_EXIT_ERROR=7: srun /nonexistent/cmd (the task\'s execve fails: 2 all the same)', stack: trace, command: 'srun', args: ['/nonexistent/cmd'], env: { SLURM_EXIT_ERROR: '7' } },
   { name: 'a task that dumps core', stack: trace, command: 'srun', args: ['sh', '-c', 'ulimit -c unlimited; kill -SEGV $$'] },
+  // srun killing its own step: -K at the first bad exit (SIG_TERM_KILL), -W's alarm after the first exit (SIGKILL).
+  { name: 'srun -K -n 2: the first task that ends badly has the step terminated', stack: trace, command: 'srun', args: ['-K', '-n', '2', '-O', 'sh', '-c', 'test $SLURM_PROCID = 0 && exit 3; sleep 2'] },
+  { name: 'srun -W 1 -n 2: the step killed a second after its first task ended', stack: trace, command: 'srun', args: ['-W', '1', '-n', '2', '-O', 'sh', '-c', 'test $SLURM_PROCID = 0 && exit 0; sleep 5'] },
+  // -D naming a directory that does not exist: salloc stops; slurmstepd runs the tasks in /tmp.
+  { name: 'SLURM_EXIT_ERROR=7: salloc -D /nonexistent/dir', stack: trace, command: 'salloc', args: ['-D', '/nonexistent/dir', 'pwd'], env: { SLURM_EXIT_ERROR: '7' } },
+  { name: 'srun -D /nonexistent/dir pwd', stack: trace, command: 'srun', args: ['-D', '/nonexistent/dir', 'pwd'] },
   { name: "salloc --x11 without DISPLAY", stack: trace, command: 'salloc', args: ['--x11', 'true'] },
   { name: "srun --x11 without DISPLAY, and a plugin's x11 option", stack: trace, fixture: 'x11_option.c', command: 'srun', args: ['--x11', 'true'] },
   { name: "srun --x11 with a display whose socket is missing", stack: trace, command: 'srun', args: ['--x11', 'true'], env: { DISPLAY: ':4242' } },
