@@ -98,6 +98,22 @@ describe('sbatch', () => {
     expect(result.job).toMatchObject({ state: 'FAILED', exitCode: 4 << 8 });
   });
 
+  it('--parsable prints the job id alone; --test-only prints slurmctld’s answer and runs nothing (sbatch’s exit callback still runs; srun’s does not)', async () => {
+    const parsable = await recordCommand('sbatch', [], ['--parsable', '-W', '--wrap', 'true']);
+    expect(parsable.result.stdout).toBe(`${parsable.result.job!.jobId}\n`);
+    const batch = await recordCommand('sbatch', [], ['--test-only', '-N', '2', '--wrap', 'true']);
+    expect(batch.result.exitCode).toBe(0);
+    expect(batch.result.stdout).toBe('');
+    expect(batch.result.stderr).toMatch(/^sbatch: Job \d+ to start at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d using 2 processors on nodes node\[0-1\] in partition debug\n$/);
+    expect(batch.result.steps).toHaveLength(0);
+    expect(batch.lines.map((l) => l.callback)).toEqual(['init', 'init_post_opt', 'exit']);
+    const step = await recordCommand('srun', [], ['--test-only', '-n', '3', 'true']);
+    expect(step.result.exitCode).toBe(0);
+    expect(step.result.stderr).toMatch(/^srun: Job \d+ to start at \S+ using 3 processors on nodes node0 in partition debug\n$/);
+    expect(step.result.steps).toHaveLength(0);
+    expect(step.lines.map((l) => l.callback)).toEqual(['init', 'init_post_opt']);
+  });
+
   it('-W exits 1 when a signal ended the script, as sbatch reads the job’s exit code (not 128+N)', async () => {
     const { result } = await recordCommand('sbatch', [], ['-W', '--wrap', 'echo killed; kill -USR1 $$']);
     expect(result.exitCode).toBe(1);

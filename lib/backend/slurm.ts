@@ -134,9 +134,9 @@ export async function runOnSlurm(command: CommandName, options: WordCommandOptio
     jobScripts: [],
   };
 
-  const id = Number(
-    (command === 'sbatch' ? /Submitted batch job (\d+)/.exec(run.stdout) : /(?:Granted job allocation|jobid) (\d+)/.exec(run.stderr))?.[1],
-  );
+  // sbatch says "Submitted batch job N", or with --parsable "N" (";cluster" after it with -M).
+  const submitted = command === 'sbatch' ? /^(?:Submitted batch job (\d+)|(\d+)(?:;\S*)?)$/m.exec(run.stdout) : /(?:Granted job allocation|jobid) (\d+)/.exec(run.stderr);
+  const id = Number(submitted?.[1] ?? submitted?.[2]);
   if (!Number.isInteger(id) || id <= 0) return result;
   let fields = jobFields(slurm, env, id);
   const stdoutFile = fields.StdOut;

@@ -11,6 +11,8 @@ import { CLUSTER_NAME, PARTITION } from './names.js';
 export interface Allocation {
   nodes: string[];
   partition: string;
+  /** The CPUs the job gets: all of its nodes' (slurm.conf's CPUs=, 1 when unset); absent on plugstack's own nodes. */
+  cpus?: number;
 }
 
 /** slurmctld's refusal: its error (slurm_strerror), and the message it sends along, which the command prints first. */
@@ -71,7 +73,8 @@ export function configuredCluster(conf: SlurmConf): ClusterShape {
       const cpus = p.nodes.reduce((sum, n) => sum + (conf.nodes.find((x) => x.name === n)?.cpus ?? 1), 0);
       if (minCpus > cpus) return { error: 'More processors requested than permitted' };
       if (count > p.nodes.length) return { error: 'Node count specification invalid' };
-      return { nodes: p.nodes.slice(0, count), partition: p.name };
+      const nodes = p.nodes.slice(0, count);
+      return { nodes, partition: p.name, cpus: nodes.reduce((sum, n) => sum + (conf.nodes.find((x) => x.name === n)?.cpus ?? 1), 0) };
     },
   };
 }

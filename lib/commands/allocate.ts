@@ -9,6 +9,7 @@ import { minCpusOf, type ClusterShape } from '../cluster/shape.js';
 import type { Builtins } from './builtins.js';
 import type { CommandConsole } from './console.js';
 import type { CommandName } from './types.js';
+import { compressHostlist } from '../step/layout.js';
 
 const REFUSED: Record<CommandName, string> = {
   srun: 'Unable to allocate resources',
@@ -56,4 +57,35 @@ export function requestJob(
     ...(request ? { description: describeJob({ command, ...request, ...b }) } : {}),
     ...(slurmdEnv ? { slurmdEnv } : {}),
   });
+}
+
+/** slurm_make_time_str's default form: local time, 2026-11-24T01:35:17. */
+function slurmTimeString(d: Date): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
+/**
+ * srun's and sbatch's --test-only (slurm_job_will_run): slurmctld answers
+ * when and where the job would start, taking a job id for the answer, and
+ * nothing runs. Returns the command's exit status: 0, or 1 after
+ * "allocation failure: ..." (slurm_perror).
+ */
+export function willRun(cluster: ClusterShape, b: Builtins, nodes: number, console: CommandConsole): number {
+  const minCpus = minCpusOf(b, nodes);
+  const allocation = cluster.allocate(nodes, b.partition, minCpus);
+  if ('error' in allocation) {
+    if (allocation.message) console.log('error', allocation.message);
+    console.log('error', `allocation failure: ${allocation.error}`);
+    return 1;
+  }
+  const answer = createJob({ nodes: allocation.nodes, partition: allocation.partition, clusterName: cluster.name });
+  removeJob(answer);
+  // select/linear gives a job all of its nodes' CPUs; plugstack's own nodes have as many as the job asks for.
+  const cpus = allocation.cpus ?? Math.max(minCpus, allocation.nodes.length);
+  console.log(
+    'info',
+    `Job ${answer.id} to start at ${slurmTimeString(new Date())} using ${cpus} processors on nodes ${compressHostlist(allocation.nodes)} in partition ${allocation.partition}`,
+  );
+  return 0;
 }

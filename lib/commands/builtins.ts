@@ -36,6 +36,10 @@ export interface Builtins {
   propagate?: string;
   /** sbatch --get-user-env: the job's limits are the user's login ones on the node, not sbatch's. */
   getUserEnv: boolean;
+  /** srun's and sbatch's --test-only: say when the job would start, run nothing. */
+  testOnly: boolean;
+  /** sbatch --parsable: the job id alone instead of "Submitted batch job N". */
+  parsable: boolean;
   /** srun -K/--kill-on-bad-exit[=0|1] (bare: 1); absent: slurm.conf's KillOnBadExit decides. */
   killOnBadExit?: boolean;
   /** srun -W/--wait=N: seconds after the first task's end before the step is killed (0: none). */
@@ -77,6 +81,8 @@ export function readBuiltins(settings: BuiltinOptionSetting[]): Builtins {
     wait: settings.some((s) => s.name === 'wait'),
     wrap: settings.some((s) => s.name === 'wrap'),
     getUserEnv: settings.some((s) => s.name === 'get-user-env'),
+    testOnly: settings.some((s) => s.name === 'test-only'),
+    parsable: settings.some((s) => s.name === 'parsable'),
     memZero: ['mem', 'mem-per-cpu'].some((name) => Number.parseInt(value(name) ?? '', 10) === 0),
   };
   const set = <K extends keyof Builtins>(k: K, v: Builtins[K] | undefined) => {

@@ -25,7 +25,7 @@ import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../clu
 import { BATCH_STEP, innerResults, srunShim } from '../cluster/jobs.js';
 import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { batchEnvInOrder, sbatchEnvInOrder } from '../cluster/env-order.js';
-import { requestJob } from './allocate.js';
+import { requestJob, willRun } from './allocate.js';
 import { NO_VAL } from '../cluster/job-info.js';
 import { jobRecordOf } from '../cluster/job-info.js';
 import type { CommandSignal } from '../cluster/control.js';
@@ -86,6 +86,11 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const nodes = b.nodes ?? 1;
   // The job's task count as sbatch sends it: -n, else --ntasks-per-node times the nodes.
   const batchNtasks = b.ntasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : undefined);
+  if (b.testOnly) {
+    const status = willRun(stack.cluster, { ...b, ...(batchNtasks !== undefined ? { ntasks: batchNtasks } : {}) }, nodes, console);
+    client.exit(status);
+    return finish(status);
+  }
   const job = requestJob(stack.cluster, 'sbatch', { ...b, ...(batchNtasks !== undefined ? { ntasks: batchNtasks } : {}) }, nodes, console, { argv: ready.positional, cwd, env }, slurmdEnv(stack.hostEnv, stack.slurmConf?.path ?? env.SLURM_CONF));
   if (!job) {
     client.exit(ready.errorExit);
@@ -95,7 +100,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   run.own(job);
   // The job exists: cli_filter post_submit (stepid NO_VAL), then the line.
   await client.postSubmit(job.id, NO_VAL);
-  console.stdout(`Submitted batch job ${job.id}\n`);
+  console.stdout(b.parsable ? `${job.id}\n` : `Submitted batch job ${job.id}\n`);
   // The job runs now; a signal to sbatch (which on a cluster would have
   // returned already) or plugstack's bound cancels it, as scancel would.
   let ended: 'CANCELLED' | 'TIMEOUT' | undefined;

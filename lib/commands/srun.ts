@@ -31,7 +31,7 @@ import { commandEnvRules, entriesOf, SLURM_AUTH_NOBODY, slurmdEnv, srunStepEnv, 
 import { launchEnvInOrder, srunEnvInOrder } from '../cluster/env-order.js';
 import { drainedBy, prestartEpilogs, prestartPrologs, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
-import { requestJob } from './allocate.js';
+import { requestJob, willRun } from './allocate.js';
 import { jobRecordOf } from '../cluster/job-info.js';
 import { MAX_TASKS_PER_NODE } from '../cluster/names.js';
 import { releaseRules } from '../releases.generated.js';
@@ -170,6 +170,13 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   }
   const existing = joinedJob(b.jobId, env);
   const nodes = b.nodes ?? (existing && b.ntasks === undefined ? existing.nodes.length : 1);
+  // --test-only: slurmctld's answer and srun's end, before its exit
+  // callbacks are armed (create_srun_job exits there).
+  if (b.testOnly) {
+    const status = willRun(stack.cluster, b, nodes, console);
+    client.exit(status);
+    return done(status);
+  }
   // -n (or SLURM_NTASKS, which a job's environment carries), else --ntasks-per-node times the nodes, else one a node.
   const ntasks = b.ntasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : nodes);
   const job = existing ?? requestJob(stack.cluster, 'srun', b, nodes, console, { argv: ready.positional, cwd, env }, slurmdEnv(stack.hostEnv, stack.slurmConf?.path ?? env.SLURM_CONF));

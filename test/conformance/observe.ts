@@ -48,6 +48,8 @@ class JobIds {
       .replace(/\b(job |allocation |batch job )(\d+)\b/g, (_, k: string, id: string) => k + this.name(id))
       .replace(/\bslurm-(\d+)\.out\b/g, (_, id: string) => `slurm-${this.name(id)}.out`)
       .replace(/(slurmstepd: \[)(\d+)\./g, (_, k: string, id: string) => `${k}${this.name(id)}.`)
+      // slurmctld's answer to --test-only: the id it took, and when the job would start.
+      .replace(/\b(Job )(\d+)( to start at )\S+/g, (_, k: string, id: string, mid: string) => `${k}${this.name(id)}${mid}TIME`)
       // slurmstepd's cancellation line: the job's id, and the time it was cancelled.
       .replace(/(\*\*\* (?:STEP|JOB) )(\d+)(.* CANCELLED AT )\S+/g, (_, k: string, id: string, mid: string) => `${k}${this.name(id)}${mid}TIME`);
   }

@@ -160,6 +160,10 @@ export const scenarios: Scenario[] = [
   { name: 'SLURM_EXIT_ERROR=7: sbatch /nonexistent/job.sh (no script)', stack: trace, command: 'sbatch', args: ['/nonexistent/job.sh'], env: { SLURM_EXIT_ERROR: '7' } },
   { name: 'SLURM_EXIT_ERROR=7: srun /nonexistent/cmd (the task\'s execve fails: 2 all the same)', stack: trace, command: 'srun', args: ['/nonexistent/cmd'], env: { SLURM_EXIT_ERROR: '7' } },
   { name: 'a task that dumps core', stack: trace, command: 'srun', args: ['sh', '-c', 'ulimit -c unlimited; kill -SEGV $$'] },
+  // --test-only: slurmctld's answer, nothing runs; --parsable: the job id alone.
+  { name: 'srun --test-only', stack: trace, command: 'srun', args: ['--test-only', 'true'] },
+  { name: 'sbatch --test-only', stack: trace, command: 'sbatch', args: ['--test-only', '--wrap', 'true'] },
+  { name: 'sbatch --parsable', stack: trace, command: 'sbatch', args: ['--parsable', '-o', '/dev/null', '--wrap', 'true'] },
   // srun killing its own step: -K at the first bad exit (SIG_TERM_KILL), -W's alarm after the first exit (SIGKILL).
   { name: 'srun -K -n 2: the first task that ends badly has the step terminated', stack: trace, command: 'srun', args: ['-K', '-n', '2', '-O', 'sh', '-c', 'test $SLURM_PROCID = 0 && exit 3; sleep 2'] },
   { name: 'srun -W 1 -n 2: the step killed a second after its first task ended', stack: trace, command: 'srun', args: ['-W', '1', '-n', '2', '-O', 'sh', '-c', 'test $SLURM_PROCID = 0 && exit 0; sleep 5'] },
