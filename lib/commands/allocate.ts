@@ -69,14 +69,15 @@ function slurmTimeString(d: Date): string {
  * srun's and sbatch's --test-only (slurm_job_will_run): slurmctld answers
  * when and where the job would start, taking a job id for the answer, and
  * nothing runs. Returns the command's exit status: 0, or 1 after
- * "allocation failure: ..." (slurm_perror).
+ * slurm_perror's "allocation failure: ...".
  */
 export function willRun(cluster: ClusterShape, b: Builtins, nodes: number, console: CommandConsole): number {
   const minCpus = minCpusOf(b, nodes);
   const allocation = cluster.allocate(nodes, b.partition, minCpus);
   if ('error' in allocation) {
     if (allocation.message) console.log('error', allocation.message);
-    console.log('error', `allocation failure: ${allocation.error}`);
+    // slurm_perror: the bare line, without the command's "error:" prefix.
+    console.stderr(`allocation failure: ${allocation.error}\n`);
     return 1;
   }
   const answer = createJob({ nodes: allocation.nodes, partition: allocation.partition, clusterName: cluster.name });
