@@ -178,6 +178,7 @@
         "native/core/step/task_env.cc",
         "native/core/step/task_process.cc",
         "native/core/step/task_scripts.cc",
+        "native/core/step/task_output.cc",
         "native/core/step/task_stdin.cc"
       ],
       "include_dirs": ["<@(core_include)"],

@@ -41,3 +41,23 @@ describe.each(['22.05', '24.11'] as const)('%s: sbatch -i', (release) => {
     expect(r.steps[0]!.log.map((l) => l.message)).toContain(`Could not open stdin file ${path.join(dir, 'missing.txt')}: No such file or directory`);
   });
 });
+
+describe.each(['22.05', '24.11'] as const)('%s: sbatch -o and -e in a directory that does not exist', (release) => {
+  it('24.11 makes the directory (slurmstepd mkdirpath), 22.05 fails the IO setup as for -i', async () => {
+    const dir = tempDir('plugstack-batch-output-');
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [], slurmVersion: release });
+    const r = await stack.sbatch({ args: ['-o', 'made/out-%j.txt', '-e', 'made/too/err.txt', '--wrap', 'echo out; echo err >&2'], cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: dir } });
+    expect(r.exitCode).toBe(0);
+    const out = path.join(dir, 'made', `out-${r.job!.jobId}.txt`);
+    if (release === '24.11') {
+      expect(r.job!.state).toBe('COMPLETED');
+      expect(fs.readFileSync(out, 'utf8')).toBe('out\n');
+      expect(fs.readFileSync(path.join(dir, 'made', 'too', 'err.txt'), 'utf8')).toBe('err\n');
+      expect(fs.statSync(path.join(dir, 'made')).mode & 0o777).toBe(0o755 & ~process.umask());
+    } else {
+      expect(r.job).toMatchObject({ state: 'FAILED', exitCode: ESLURMD_IO_ERROR, drained: [] });
+      expect(fs.existsSync(path.join(dir, 'made'))).toBe(false);
+      expect(r.steps[0]!.log.map((l) => l.message)).toContain(`Could not open stdout file ${out}: No such file or directory`);
+    }
+  });
+});

@@ -41,16 +41,6 @@ const SIG = os.constants.signals;
 /** Why slurmctld drains a node whose batch step could not start its script. */
 const DRAIN_REASON = 'batch job complete failure';
 
-/** Whether this process (the job's user) can open the file for reading. */
-function readable(file: string): boolean {
-  try {
-    fs.closeSync(fs.openSync(file, 'r'));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 
 export function runSbatch(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
   return withCommand(stack, 'sbatch', options, (run) => sbatch(stack, options, run));
@@ -202,12 +192,9 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const stdoutFile = outputPath(b.output ?? 'slurm-%j.out');
   const stderrFile = b.error ? outputPath(b.error) : stdoutFile;
   // -i: the script reads this file, which slurmstepd opens before it makes
-  // the output files (one that does not open leaves none and fails the job).
+  // the output files; slurmstepd makes those too (one that does not open
+  // leaves the rest unmade and fails the job).
   const inputFile = b.input !== undefined ? outputPath(b.input) : undefined;
-  if (inputFile === undefined || readable(inputFile)) {
-    fs.writeFileSync(stdoutFile, '');
-    if (stderrFile !== stdoutFile) fs.writeFileSync(stderrFile, '');
-  }
   const output = new BatchOutput(stdoutFile, stderrFile);
 
   let io = false;
@@ -248,6 +235,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
       job: jobRecordOf(job, stack.slurmVersion, { uid: process.getuid!(), gid: process.getgid!(), argv: [script], cwd: workdir }),
       cwd: workdir,
       ...(inputFile !== undefined ? { input: { kind: 'file', path: inputFile } as const } : {}),
+      outputFiles: [stdoutFile, stderrFile],
       recordCounts: { nnodes: 0, ntasks: ntasks ?? 0 },
       timeoutMs: run.timeoutMs,
       onEvent: (_node, e) => {

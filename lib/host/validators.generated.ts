@@ -1475,6 +1475,8 @@ const F: Valid[] = [
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["stdin"];
     if (x !== undefined && !(F[113]!(x))) return false;
+    x = v["output"];
+    if (x !== undefined && !(F[114]!(x))) return false;
     x = v["taskProlog"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["taskEpilog"];
@@ -1486,10 +1488,10 @@ const F: Valid[] = [
     x = v["job"];
     if (x !== undefined && !(F[81]!(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[114]!(x))) return false;
+    if (x !== undefined && !(F[115]!(x))) return false;
     x = v["mpi"];
-    if (x !== undefined && !(F[118]!(x))) return false;
-    for (const key in v) switch (key) { case "jobId": case "stepId": case "nnodes": case "nodeId": case "nodeName": case "ntasks": case "tasks": case "cpus": case "cpusPerTask": case "uid": case "gid": case "user": case "gids": case "argv": case "env": case "cwd": case "options": case "srunCommPort": case "launchNodeAddress": case "workingCluster": case "arrayJobId": case "arrayTaskId": case "jobMem": case "stepMem": case "jobAllocCores": case "stepAllocCores": case "oomKillStep": case "propagateLimits": case "stdin": case "taskProlog": case "taskEpilog": case "userTaskProlog": case "userTaskEpilog": case "job": case "jobContainer": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
+    if (x !== undefined && !(F[119]!(x))) return false;
+    for (const key in v) switch (key) { case "jobId": case "stepId": case "nnodes": case "nodeId": case "nodeName": case "ntasks": case "tasks": case "cpus": case "cpusPerTask": case "uid": case "gid": case "user": case "gids": case "argv": case "env": case "cwd": case "options": case "srunCommPort": case "launchNodeAddress": case "workingCluster": case "arrayJobId": case "arrayTaskId": case "jobMem": case "stepMem": case "jobAllocCores": case "stepAllocCores": case "oomKillStep": case "propagateLimits": case "stdin": case "output": case "taskProlog": case "taskEpilog": case "userTaskProlog": case "userTaskEpilog": case "job": case "jobContainer": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1561,19 +1563,27 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
-  return F[115]!(v);
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
+  return F[116]!(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["types"];
-    if (x === undefined || !(F[116]!(x))) return false;
+    if (x === undefined || !(F[117]!(x))) return false;
     x = v["file"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["line"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["prologFlags"];
-    if (x !== undefined && !(F[117]!(x))) return false;
+    if (x !== undefined && !(F[118]!(x))) return false;
     x = v["containSpank"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["spoolDir"];
@@ -1613,7 +1623,7 @@ const F: Valid[] = [
     x = v["nodeList"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["layout"];
-    if (x === undefined || !(F[119]!(x))) return false;
+    if (x === undefined || !(F[120]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["pmiTrace"];
@@ -1629,7 +1639,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[120]!(x))) return false;
+      if (!(F[121]!(x))) return false;
     }
     return true;
   },
@@ -1651,11 +1661,11 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[122]!(x))) return false;
+    if (x === undefined || !(F[123]!(x))) return false;
     x = v["command"];
     if (x === undefined || !(C[21]!.has(x))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[123]!(x))) return false;
+    if (x === undefined || !(F[124]!(x))) return false;
     x = v["checkOnly"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["allowSpecResources"];
@@ -1665,9 +1675,9 @@ const F: Valid[] = [
     x = v["multipleSharingGres"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["cliFilter"];
-    if (x !== undefined && !(F[124]!(x))) return false;
+    if (x !== undefined && !(F[125]!(x))) return false;
     x = v["mpi"];
-    if (x !== undefined && !(F[126]!(x))) return false;
+    if (x !== undefined && !(F[127]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "command": case "argv": case "checkOnly": case "allowSpecResources": case "memoryConsumable": case "multipleSharingGres": case "cliFilter": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1691,7 +1701,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["plugins"];
-    if (x === undefined || !(F[125]!(x))) return false;
+    if (x === undefined || !(F[126]!(x))) return false;
     x = v["slurmConf"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["file"];
@@ -1739,7 +1749,7 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[128]!(x))) return false;
+    if (x === undefined || !(F[129]!(x))) return false;
     x = v["mpiCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["mpiConf"];
@@ -1747,9 +1757,9 @@ const F: Valid[] = [
     x = v["jobContainerCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[114]!(x))) return false;
+    if (x !== undefined && !(F[115]!(x))) return false;
     x = v["jobContainerOp"];
-    if (x !== undefined && !(F[129]!(x))) return false;
+    if (x !== undefined && !(F[130]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mpiCheck": case "mpiConf": case "jobContainerCheck": case "jobContainer": case "jobContainerOp": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1783,11 +1793,11 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[131]!(x))) return false;
+    if (x === undefined || !(F[132]!(x))) return false;
     x = v["mode"];
     if (x === undefined || !(C[26]!.has(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[114]!(x))) return false;
+    if (x !== undefined && !(F[115]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mode": case "jobContainer": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1871,7 +1881,7 @@ export const COMMAND_VALIDATORS: Readonly<Record<string, Valid>> = {
 export const REQUEST_VALIDATORS: Readonly<Record<string, Valid>> = {
   "inspect": F[101]!,
   "stepd": F[103]!,
-  "client": F[121]!,
-  "slurmd": F[127]!,
-  "job_script": F[130]!,
+  "client": F[122]!,
+  "slurmd": F[128]!,
+  "job_script": F[131]!,
 };

@@ -343,6 +343,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
               ...(options.stepMem !== undefined ? { stepMem: options.stepMem } : {}),
               propagateLimits: (stack.propagatedLimits ?? rlimitNames(stack.slurmVersion)).join(','),
               ...(input ? { stdin: nodeStdin(input, node, { user, cwd }) } : {}),
+              ...(options.outputFiles ? { output: options.outputFiles } : {}),
               ...taskScriptFields(stack.taskScripts, options),
               job,
               ...(mpi ? { mpi } : {}),

@@ -92,6 +92,12 @@ export interface StepOptions {
   stdin?: string | Buffer | NodeJS.ReadableStream;
   /** Which tasks read `stdin`, or the files they read instead: srun's --input (lib/step/task-input.ts). Default: every task. */
   input?: TaskInputPlan;
+  /**
+   * A batch step's output files, stdout's then stderr's: slurmstepd opens
+   * them in its IO setup (after the input), and one that does not open
+   * fails the step as an input file does. Node writes the output into them.
+   */
+  outputFiles?: string[];
   /** Memory of the job and of the step on each node in MB, as the credential carries them (S_JOB_ALLOC_MEM, S_STEP_ALLOC_MEM). Default 0. */
   jobMem?: number;
   stepMem?: number;

@@ -172,6 +172,9 @@ export const scenarios: Scenario[] = [
   // -D naming a directory that does not exist: salloc stops; slurmstepd runs the tasks in /tmp.
   { name: 'SLURM_EXIT_ERROR=7: salloc -D /nonexistent/dir', stack: trace, command: 'salloc', args: ['-D', '/nonexistent/dir', 'pwd'], env: { SLURM_EXIT_ERROR: '7' } },
   { name: 'srun -D /nonexistent/dir pwd', stack: trace, command: 'srun', args: ['-D', '/nonexistent/dir', 'pwd'] },
+  // A batch step's output file in a directory that does not exist: 24.11's slurmstepd makes it, 22.05's fails the IO setup.
+  { name: 'sbatch -W -o into a directory that does not exist', stack: trace, command: 'sbatch', args: ['-W', '-o', 'made/by/stepd/out-%j.txt', '--wrap', 'echo hi'] },
+  { name: 'sbatch -W -e into a directory that does not exist', stack: trace, command: 'sbatch', args: ['-W', '-e', 'made/err-%j.txt', '--wrap', 'echo oops >&2; echo fine'] },
   { name: "salloc --x11 without DISPLAY", stack: trace, command: 'salloc', args: ['--x11', 'true'] },
   { name: "srun --x11 without DISPLAY, and a plugin's x11 option", stack: trace, fixture: 'x11_option.c', command: 'srun', args: ['--x11', 'true'] },
   { name: "srun --x11 with a display whose socket is missing", stack: trace, command: 'srun', args: ['--x11', 'true'], env: { DISPLAY: ':4242' } },

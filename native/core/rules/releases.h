@@ -111,11 +111,15 @@ struct Step {
   // it (plugin code reaped them, or set SIGCHLD to ignored) (24.11); 22.05's wait3 answers ECHILD
   // at once, forever, and the step never ends by itself.
   bool waitEndsWithoutChildren;
+  // A batch step's output file whose directory does not exist: slurmstepd makes the missing
+  // directories (mkdirpath, 0755) and opens it again (24.11); 22.05 fails the IO setup ('Could not
+  // open stdout file PATH: No such file or directory').
+  bool outputMakesParents;
 };
 
 constexpr Step kStep[kCount] = {
-    {true, true, true, true, true},  // 24.11
-    {false, false, false, false, false},  // 22.05
+    {true, true, true, true, true, true},  // 24.11
+    {false, false, false, false, false, false},  // 22.05
 };
 
 inline const Step& step(const SlurmVersion& v) { return kStep[releaseIndex(v)]; }

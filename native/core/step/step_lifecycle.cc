@@ -24,6 +24,7 @@
 #include "mpi/mpi_stepd.h"
 #include "step/remote_options.h"
 #include "step/task_env.h"
+#include "step/task_output.h"
 #include "step/task_scripts.h"
 #include "protocol/messages.h"
 
@@ -97,15 +98,22 @@ bool StepLifecycle::startStack(const ParsedConf& conf) {
 }
 
 // _setup_normal_io: each task's input (a pipe fed with srun's, or a file
-// opened as the user). A file that does not open fails the launch with
-// ESLURMD_IO_ERROR before user_init; what slurmstepd logs then stays in
-// slurmd's log (the step's IO never started), and the exit callbacks run.
+// opened as the user), then a batch step's output files. A file that does
+// not open fails the launch with ESLURMD_IO_ERROR before user_init; what
+// slurmstepd logs then stays in slurmd's log (the step's IO never
+// started), and the exit callbacks run.
 bool StepLifecycle::setupIo() {
   std::string path;
   int err = 0;
-  if (input_.setup(spec_, &path, &err)) return true;
+  OutputFailure output;
+  if (input_.setup(spec_, &path, &err)) {
+    // Then a batch step's output files (24.11 makes their directories).
+    if (openOutputFiles(spec_, releases::step(stack_.version()).outputMakesParents, &output)) return true;
+    slurmLog(LogLevel::Error, "Could not open " + output.stream + " file " + output.path + ": " + std::strerror(output.error));
+  } else {
+    slurmLog(LogLevel::Error, "Could not open stdin file " + path + ": " + std::strerror(err));
+  }
   outcome_.failedAt = "io";
-  slurmLog(LogLevel::Error, "Could not open stdin file " + path + ": " + std::strerror(err));
   slurmLog(LogLevel::Error, std::string("_fork_all_tasks: IO setup failed: ") + slurmErrorText(ESLURMD_IO_ERROR));
   outcome_.managerRc = ESLURMD_IO_ERROR;
   outcome_.launchRc = ESLURMD_IO_ERROR;

@@ -147,6 +147,14 @@ bool readStepSpec(const json::Value& step, StepSpec* out, std::string* error) {
     out->stdinSpec = std::move(each);
   }
 
+  for (const auto& v : step["output"].asArray()) {
+    if (!v.isString()) {
+      r.fail("step.output[] must be strings");
+      break;
+    }
+    out->outputFiles.push_back(v.asString());
+  }
+
   for (const auto& o : step["options"].asArray()) {
     if (!o["plugin"].isString() || !o["name"].isString()) {
       r.fail("step.options[] needs plugin and name strings");

@@ -44,6 +44,9 @@ struct StepSpec {
   // every task; else per task nullopt for a pipe fed with srun's input, or
   // the file it reads.
   std::optional<std::vector<std::optional<std::string>>> stdinSpec;
+  // A batch step's output files (task_output.h): stdout's, then stderr's;
+  // empty when the output goes to srun.
+  std::vector<std::string> outputFiles;
   // slurm.conf's TaskProlog/TaskEpilog and srun's --task-prolog/
   // --task-epilog (step/task_scripts.h); empty for none.
   std::string taskProlog, taskEpilog, userTaskProlog, userTaskEpilog;
