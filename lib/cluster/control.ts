@@ -9,6 +9,7 @@
  * from an AbortSignal given to the API, which counts as a SIGTERM; the
  * command decides what each means, as srun, sbatch and salloc do.
  */
+import os from 'node:os';
 import type { HostHandle, HostRun } from '../host/host-process.js';
 import type { HostRole, SignalCommand } from '../host/protocol.js';
 import { prestartHost, type SpareHost } from '../host/spare-host.js';
@@ -33,6 +34,7 @@ const CLOSE_WAIT_MS = 5_000;
  * task dies.
  */
 const TIME_LIMIT_TERM_AFTER_MS = 100;
+const { SIGCONT, SIGTERM, SIGKILL } = os.constants.signals;
 const KILL_WAIT_MS = 30_000;
 
 export class CommandControl {
@@ -130,9 +132,6 @@ export class CommandControl {
    * sends SIGCONT and SIGTERM, and SIGKILL after KillWait (req.c).
    */
   terminateStep(): void {
-    const SIGCONT = 18;
-    const SIGTERM = 15;
-    const SIGKILL = 9;
     this.signalStep(0, 'cancel');
     this.signalStep(SIGCONT);
     this.signalStep(SIGTERM);
@@ -141,8 +140,6 @@ export class CommandControl {
 
   /** The job's time limit has passed: the step is cancelled as slurmd does it. */
   timeLimit(): void {
-    const SIGTERM = 15;
-    const SIGKILL = 9;
     this.signalStep(0, 'time_limit');
     setTimeout(() => this.signalStep(SIGTERM), TIME_LIMIT_TERM_AFTER_MS).unref();
     setTimeout(() => this.signalStep(SIGKILL), KILL_WAIT_MS).unref();

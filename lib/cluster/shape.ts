@@ -57,6 +57,8 @@ export function configuredCluster(conf: SlurmConf): ClusterShape {
     const own = emulatedCluster();
     return { ...own, name: conf.clusterName ?? own.name };
   }
+  // The nodes' CPUs as slurm.conf gives them (1 for a node that says none).
+  const cpusOf = (names: string[]) => names.reduce((sum, n) => sum + (conf.nodes.find((x) => x.name === n)?.cpus ?? 1), 0);
   return {
     name: conf.clusterName ?? CLUSTER_NAME,
     ...(conf.defaultPartition ? { defaultPartition: conf.defaultPartition.name } : {}),
@@ -69,12 +71,10 @@ export function configuredCluster(conf: SlurmConf): ClusterShape {
       if (name === undefined) return { error: 'No partition specified or system default partition' };
       const p = conf.partitions.find((x) => x.name === name);
       if (!p) return invalidPartition(name);
-      // A node's CPUs as slurm.conf gives them (1 when it does not).
-      const cpus = p.nodes.reduce((sum, n) => sum + (conf.nodes.find((x) => x.name === n)?.cpus ?? 1), 0);
-      if (minCpus > cpus) return { error: 'More processors requested than permitted' };
+      if (minCpus > cpusOf(p.nodes)) return { error: 'More processors requested than permitted' };
       if (count > p.nodes.length) return { error: 'Node count specification invalid' };
       const nodes = p.nodes.slice(0, count);
-      return { nodes, partition: p.name, cpus: nodes.reduce((sum, n) => sum + (conf.nodes.find((x) => x.name === n)?.cpus ?? 1), 0) };
+      return { nodes, partition: p.name, cpus: cpusOf(nodes) };
     },
   };
 }
