@@ -132,7 +132,8 @@ describe('srun: exit statuses and messages', () => {
   });
 
   it('-K: the first task that ends badly has the step terminated (SIGTERM); slurm.conf KillOnBadExit does the same, -K=0 undoes it', async () => {
-    const script = 'test $SLURM_PROCID = 0 && exit 3; sleep 30';
+    // Task 0 ends once task 1 has exec'd: a 24.11 task child catches SIGTERM until its execve.
+    const script = 'test $SLURM_PROCID = 0 && { sleep 1; exit 3; }; sleep 30';
     for (const slurmVersion of ['24.11', '22.05']) {
       const { result, lines } = await recordCommand('srun', ['items'], ['-K', '-n', '2', '-O', 'sh', '-c', script], { slurmVersion });
       expect(result.exitCode).toBe(143);
