@@ -38,6 +38,8 @@ export interface ClientRules {
   readonly taskExitBeforeLaunchFailed: boolean;
   /** What comes before 'Terminating StepId=J.S' when srun kills its own step (-K's first bad exit, -W's alarm: launch.c _step_signal): 22.05's launch/slurm plugin logs its type and function ('launch/slurm: _step_signal: '), 24.11 nothing. */
   readonly stepSignalPrefix: string;
+  /** srun's -o/-e file (one srun opens itself) whose directory does not exist: srun makes the missing directories (mkdirpath, 0755) and opens it again (24.11's launch_common_set_stdio_fds); 22.05 ends with 'Could not open stdout file: No such file or directory'. */
+  readonly outputMakesParents: boolean;
 }
 
 /** What srun, sbatch and salloc write into their own environment and the job's, and what slurmd's environment gives slurmstepd (src/common/env.c setup_env, env_array_for_job, env_array_for_batch_job, set_env_from_opts; src/srun/srun_job.c, src/srun/launch.c). Read by lib/cluster/command-env.ts. */
@@ -135,7 +137,7 @@ export interface ReleaseRules {
 export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "24.11": {
     identity: {"libslurmSoname":42,"protocolVersion":10752},
-    client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true,"stepSignalPrefix":""},
+    client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true,"stepSignalPrefix":"","outputMakesParents":true},
     commandEnv: {"launcherVars":{"OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher","HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"sbatchNtasksFromPerNode":false,"launchEnvFromOptsFirst":true,"nodeAliasesNull":false,"exportKeeps":"SLURM,_SLURM_SPANK_OPTION_","sbatchExportNil":true},
     step: {"batchFileLetters":"aAbjJnNstux"},
     taskEnv: {"workingCluster":false},
@@ -145,7 +147,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   },
   "22.05": {
     identity: {"libslurmSoname":38,"protocolVersion":9728},
-    client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false,"stepSignalPrefix":"launch/slurm: _step_signal: "},
+    client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false,"stepSignalPrefix":"launch/slurm: _step_signal: ","outputMakesParents":false},
     commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"sbatchNtasksFromPerNode":true,"launchEnvFromOptsFirst":false,"nodeAliasesNull":true,"exportKeeps":"SLURM","sbatchExportNil":false},
     step: {"batchFileLetters":"aAjJnNstux"},
     taskEnv: {"workingCluster":true},

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Plugstack } from '../lib/plugstack.js';
-import { srunInput, taskInputFile } from '../lib/step/task-input.js';
+import { srunInput } from '../lib/step/task-input.js';
+import { taskFileName } from '../lib/step/file-names.js';
 import { compilePlugin, readLog, repoRoot, tempDir, writeFile } from './helpers/plugins.js';
 import { openDescriptors } from './helpers/processes.js';
 
@@ -37,7 +38,7 @@ describe('srun --input, as srun reads it', () => {
     expect(srunInput('in-%j.%s-%3J-%x%%', 2, ids)).toEqual({ kind: 'all', file: 'in-7.0-007.0-named%' });
     expect(srunInput('in-%3t-%N', 2, ids)).toEqual({ kind: 'perTask', pattern: 'in-%3t-%N' });
     expect(srunInput('in\\-%t', 2, ids)).toEqual({ kind: 'all', file: 'in-%t' });
-    expect(taskInputFile('in-%3t-%n-%N-%u', { gtid: 4, nodeId: 1, nodeName: 'node1', user: 'root', cwd: '/w/' })).toBe('/w/in-004-1-node1-root');
+    expect(taskFileName('in-%3t-%n-%N-%u', { gtid: 4, nodeId: 1, nodeName: 'node1', user: 'root', cwd: '/w/' })).toBe('/w/in-004-1-node1-root');
   });
 });
 

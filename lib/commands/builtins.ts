@@ -44,6 +44,17 @@ export interface Builtins {
   killOnBadExit?: boolean;
   /** srun -W/--wait=N: seconds after the first task's end before the step is killed (0: none). */
   maxWait?: number;
+  /** --open-mode: output files appended to or truncated; absent: slurm.conf's JobFileAppend decides. */
+  openMode?: 'append' | 'truncate';
+}
+
+/**
+ * Whether the job's output files are appended to: --open-mode, else
+ * slurm.conf's JobFileAppend (srun's launch_common_set_stdio_fds,
+ * slurmstepd's io_get_file_flags).
+ */
+export function appendsOutput(b: Pick<Builtins, 'openMode'>, conf: { jobFileAppend: boolean } | undefined): boolean {
+  return b.openMode ? b.openMode === 'append' : (conf?.jobFileAppend ?? false);
 }
 
 function last(settings: BuiltinOptionSetting[], name: string): BuiltinOptionSetting | undefined {
@@ -113,5 +124,8 @@ export function readBuiltins(settings: BuiltinOptionSetting[]): Builtins {
   const kill = last(settings, 'kill-on-bad-exit');
   if (kill) b.killOnBadExit = kill.value === null || kill.value === undefined || Number.parseInt(kill.value, 10) !== 0;
   set('maxWait', int(value('wait')));
+  // arg_set_open_mode: the first letter (the client refused anything else).
+  const mode = value('open-mode')?.[0]?.toLowerCase();
+  if (mode === 'a' || mode === 't') b.openMode = mode === 'a' ? 'append' : 'truncate';
   return b;
 }

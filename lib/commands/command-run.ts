@@ -37,6 +37,8 @@ export interface CommandRun {
   timeoutMs: number;
   /** A job this command created: removed when the command ends. */
   own(job: Job): void;
+  /** Done when the command ends, whatever happened (files it keeps open closed). */
+  atEnd(fn: () => void): void;
   /** The job_container life of the job this command created (job-container/command-job.ts): folded into the result, finished at the end whatever happened. */
   jobContainer?: JobContainerJob;
   /**
@@ -140,10 +142,12 @@ export async function withCommand(
       else result.exitCode = exitCode;
       return result;
     };
-    const run: CommandRun = { env, cwd, console, client, control, result, timeoutMs, own: (job) => owned.push(job), finish };
+    const endings: (() => void)[] = [];
+    const run: CommandRun = { env, cwd, console, client, control, result, timeoutMs, own: (job) => owned.push(job), atEnd: (fn) => endings.push(fn), finish };
     try {
       await body(run);
     } finally {
+      for (const end of endings.splice(0)) end();
       jobContainer = run.jobContainer;
       // Whatever happened, the job's extern steps and namespace end with it.
       await jobContainer?.finish();

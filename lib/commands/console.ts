@@ -1,7 +1,8 @@
 /**
  * What srun, sbatch and salloc print: their log lines at their default
  * level ("srun: error: ..."), slurmstepd's errors forwarded to srun, task
- * output (with -l labels), and srun's lines about task ends.
+ * output (srun-output.ts routes and labels it), and srun's lines about
+ * task ends.
  */
 import os from 'node:os';
 import type { HostEvent } from '../host/protocol.js';
@@ -79,44 +80,6 @@ export class CommandConsole {
   stepdLog(level: string, message: string, bare: boolean): void {
     if (bare) this.stderr(`${message}\n`);
     else if (level === 'error' || level === 'fatal') this.stderr(`slurmstepd: ${PREFIX[level]}${message}\n`);
-  }
-
-  /** Partial last lines of labelled output, per task and stream. */
-  private readonly partial = new Map<string, { task: number; stream: 'stdout' | 'stderr'; data: Buffer }>();
-
-  /**
-   * Task output as srun prints it. With --label every line is prefixed
-   * "N: ", so a line that arrives in pieces is held until its newline (or
-   * the end of the step) and labelled once.
-   */
-  taskOutput(task: number, stream: 'stdout' | 'stderr', data: Buffer, label: boolean): void {
-    const write = (b: Buffer) => (stream === 'stdout' ? this.stdout(b) : this.stderr(b));
-    if (!label) return write(data);
-    const key = `${task}\u0000${stream}`;
-    const held = this.partial.get(key);
-    const bytes = held ? Buffer.concat([held.data, data]) : data;
-    const end = bytes.lastIndexOf(0x0a) + 1;
-    if (end < bytes.length) this.partial.set(key, { task, stream, data: bytes.subarray(end) });
-    else this.partial.delete(key);
-    if (end === 0) return;
-    const out: Buffer[] = [];
-    let start = 0;
-    for (let nl = bytes.indexOf(0x0a); nl >= 0 && nl < end; nl = bytes.indexOf(0x0a, start)) {
-      out.push(Buffer.from(`${task}: `), bytes.subarray(start, nl + 1));
-      start = nl + 1;
-    }
-    write(Buffer.concat(out));
-  }
-
-  /** The step has ended: a labelled last line without a newline gets one, as srun gives it. */
-  flushTaskOutput(label: boolean): void {
-    if (!label) return;
-    for (const { task, stream, data } of this.partial.values()) {
-      const line = Buffer.concat([Buffer.from(`${task}: `), data, Buffer.from('\n')]);
-      if (stream === 'stdout') this.stdout(line);
-      else this.stderr(line);
-    }
-    this.partial.clear();
   }
 
   get stdoutText(): string {

@@ -16,7 +16,7 @@ import { batchFileName } from './batch-file-name.js';
 import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep } from '../step/launch.js';
 import type { StepResult } from '../step/types.js';
-import { readBuiltins } from './builtins.js';
+import { appendsOutput, readBuiltins } from './builtins.js';
 import { withCommand, type CommandRun } from './command-run.js';
 import { batchJobEnv, commandProcessEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
 import { commandRlimitEnv, loginRlimitEnv } from '../cluster/limits.js';
@@ -235,7 +235,8 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
       job: jobRecordOf(job, stack.slurmVersion, { uid: process.getuid!(), gid: process.getgid!(), argv: [script], cwd: workdir }),
       cwd: workdir,
       ...(inputFile !== undefined ? { input: { kind: 'file', path: inputFile } as const } : {}),
-      outputFiles: [stdoutFile, stderrFile],
+      output: { stdout: { kind: 'file', path: stdoutFile }, stderr: { kind: 'file', path: stderrFile }, errSharesOut: false },
+      ...(appendsOutput(b, stack.slurmConf) ? { outputAppend: true } : {}),
       recordCounts: { nnodes: 0, ntasks: ntasks ?? 0 },
       timeoutMs: run.timeoutMs,
       onEvent: (_node, e) => {

@@ -19,7 +19,10 @@ import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep, prestartStepHosts, type StackRef } from '../step/launch.js';
 import { blockLayout, compressHostlist } from '../step/layout.js';
 import type { StepResult } from '../step/types.js';
-import { readBuiltins } from './builtins.js';
+import { appendsOutput, readBuiltins } from './builtins.js';
+import { native } from '../native/binding.js';
+import { SrunOutput } from './srun-output.js';
+import { opensFiles, srunOutput } from '../step/task-output.js';
 import type { CommandStack } from './client.js';
 import type { CommandSignal } from '../cluster/control.js';
 import { withCommand, type CommandRun } from './command-run.js';
@@ -314,6 +317,37 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     }
     taskInput = opened;
   }
+  // Then the output's and the error's (-o, -e; the error follows the output
+  // without -e): a file srun writes itself is opened now, one each task
+  // writes is opened by its node's slurmstepd.
+  const stepLayout = blockLayout(ntasks, names);
+  const outputPlan = srunOutput(b.output, b.error, ntasks, { jobId: job.id, stepId, jobName: envRecord(lui.environ ?? ready.environ).SLURM_JOB_NAME });
+  const outputAppend = appendsOutput(b, stack.slurmConf);
+  const taskOutput = new SrunOutput(
+    outputPlan,
+    {
+      label: b.label,
+      ntasks,
+      cwd,
+      taskCwd: b.chdir ?? cwd,
+      user: native().userByUid(uid)?.name ?? String(uid),
+      nodeOf: (gtid) => {
+        const node = stepLayout.find((n) => n.gtids.includes(gtid))!;
+        return { nodeId: node.nodeId, name: node.name, tasks: node.gtids.length };
+      },
+      append: outputAppend,
+      makesParents: releaseRules(stack.slurmVersion).client.outputMakesParents,
+    },
+    console,
+  );
+  run.atEnd(() => taskOutput.end());
+  const notOpened = taskOutput.open();
+  if (notOpened) {
+    console.log('error', notOpened);
+    client.exit(ready.errorExit);
+    await done(ready.errorExit);
+    return endJob('FAILED', 1 << 8);
+  }
 
   const mpiType = ready.mpi ? ready.mpi.type : undefined;
   const stepStack: StackRef = {
@@ -335,7 +369,6 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   };
   // slurm_step_launch: the mpi plugin's client_prelaunch, on srun's side,
   // before any node hears of the step; what it sets goes to every task.
-  const stepLayout = blockLayout(ntasks, names);
   const prelaunch = await client.mpiPrelaunch({ jobId: job.id, stepId, ntasks, nodeList: compressHostlist(names), layout: stepLayout.map((n) => n.gtids) });
   if (signalled()) return endJob('CANCELLED', 0);
   if (!prelaunch.ok) {
@@ -517,6 +550,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         // srun's standard input (or the file --input named) to the tasks --input picks.
         input: inputPlan,
         ...(taskInput !== undefined ? { stdin: taskInput } : {}),
+        // The files each node's slurmstepd opens for its tasks' output.
+        ...(opensFiles(outputPlan) ? { output: outputPlan, ...(outputAppend ? { outputAppend } : {}) } : {}),
         onEvent: (node, e) => {
           if (e.t === 'io') io.add(node.nodeId);
           else if (e.t === 'io_end') io.delete(node.nodeId);
@@ -525,7 +560,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
             states.exit(node.gtids[e.task]!, e.status);
             taskEnded(e.status);
           }
-          else if (e.t === 'output') console.taskOutput(node.gtids[e.task]!, e.stream, hostStringToBytes(e.data), b.label);
+          else if (e.t === 'output') taskOutput.write(node.gtids[e.task]!, e.stream, hostStringToBytes(e.data));
           else if (e.t === 'log' && io.has(node.nodeId)) {
             console.stepdLog(e.level, e.msg, e.bare === true);
             // srun hears of the time limit as its step is cancelled.
@@ -541,7 +576,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   } finally {
     clearTimeout(limit);
     clearTimeout(maxWaitTimer);
-    console.flushTaskOutput(b.label);
+    taskOutput.end();
   }
   result.steps.push(step);
 

@@ -53,6 +53,8 @@ export interface SlurmConf {
   propagatedLimits: string[];
   /** KillOnBadExit: srun kills a step once one of its tasks ends badly (-K overrides it). */
   killOnBadExit: boolean;
+  /** JobFileAppend: a job's output files are appended to, not truncated (--open-mode overrides it). */
+  jobFileAppend: boolean;
   /** PrologEpilogTimeout in seconds, when set (Slurm's default is no limit). */
   prologEpilogTimeout?: number;
   clusterName?: string;
@@ -152,6 +154,7 @@ export function readSlurmConf(file: string, slurmVersion: string): SlurmConf {
     slurmdParameters: flags(keys.SlurmdParameters),
     propagatedLimits: [],
     killOnBadExit: Number.parseInt(keys.KillOnBadExit ?? '0', 10) > 0,
+    jobFileAppend: Number.parseInt(keys.JobFileAppend ?? '0', 10) > 0,
     nodes,
     partitions,
     keys,

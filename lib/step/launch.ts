@@ -24,6 +24,7 @@ import { slurmdEnv, stepdEnv } from '../cluster/command-env.js';
 import type { JobContainerSettings } from '../job-container/settings.js';
 import { JobContainerJob } from '../job-container/job.js';
 import { nodeIsFed, nodeStdin, type TaskInputPlan } from './task-input.js';
+import { nodeOutputFiles, opensFiles } from './task-output.js';
 import { fanOut } from './stdin-fanout.js';
 import { taskScriptFields, type TaskScripts } from './task-scripts.js';
 import { rlimitNames } from '../cluster/limits.js';
@@ -343,7 +344,8 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
               ...(options.stepMem !== undefined ? { stepMem: options.stepMem } : {}),
               propagateLimits: (stack.propagatedLimits ?? rlimitNames(stack.slurmVersion)).join(','),
               ...(input ? { stdin: nodeStdin(input, node, { user, cwd }) } : {}),
-              ...(options.outputFiles ? { output: options.outputFiles } : {}),
+              ...(options.output && opensFiles(options.output) ? { output: nodeOutputFiles(options.output, node, { user, cwd }) } : {}),
+              ...(options.outputAppend ? { outputAppend: true } : {}),
               ...taskScriptFields(stack.taskScripts, options),
               job,
               ...(mpi ? { mpi } : {}),

@@ -1,4 +1,5 @@
 import type { TaskInputPlan } from './task-input.js';
+import type { StepOutputPlan } from './task-output.js';
 /** A job step as slurmd receives it, and what came of it. */
 import type { Problem } from '../check/types.js';
 import type { JobInfo } from '../host/protocol.generated.js';
@@ -93,11 +94,16 @@ export interface StepOptions {
   /** Which tasks read `stdin`, or the files they read instead: srun's --input (lib/step/task-input.ts). Default: every task. */
   input?: TaskInputPlan;
   /**
-   * A batch step's output files, stdout's then stderr's: slurmstepd opens
-   * them in its IO setup (after the input), and one that does not open
-   * fails the step as an input file does. Node writes the output into them.
+   * The files slurmstepd opens for the tasks' output and error in its IO
+   * setup (after the input): srun's per-task -o/-e names
+   * (lib/step/task-output.ts), or a batch step's files. One that does not
+   * open fails the launch on its node as an input file does. The output
+   * still comes back as events; whoever asked (srun, sbatch) writes it into
+   * them. Default: none.
    */
-  outputFiles?: string[];
+  output?: StepOutputPlan;
+  /** --open-mode=append (or slurm.conf's JobFileAppend): those files are appended to, not truncated. */
+  outputAppend?: boolean;
   /** Memory of the job and of the step on each node in MB, as the credential carries them (S_JOB_ALLOC_MEM, S_STEP_ALLOC_MEM). Default 0. */
   jobMem?: number;
   stepMem?: number;

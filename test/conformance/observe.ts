@@ -4,6 +4,8 @@
  * appearance, pids and ports disappear, paths to the batch script keep only
  * their name.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Scenario } from './scenarios.js';
 
 export interface RawRun {
@@ -32,6 +34,8 @@ export interface Observation {
   taskEnv?: Record<string, Record<string, string>>;
   drained: string[];
   jobOutput?: string[];
+  /** The files the scenario's madeFiles names: "name: line", sorted; "name (empty)" for an empty one. */
+  madeFiles?: string[];
 }
 
 class JobIds {
@@ -107,6 +111,7 @@ export function observe(run: RawRun, scenario: Scenario, cwd: string): Observati
     drained: run.drained,
   };
   if (run.jobOutput !== undefined) obs.jobOutput = lines(run.jobOutput);
+  if (scenario.madeFiles) obs.madeFiles = madeFiles(cwd, scenario.madeFiles, jobs);
   if (scenario.stderrOrder) {
     const order = new RegExp(scenario.stderrOrder);
     obs.stderrOrder = run.stderr
@@ -129,4 +134,24 @@ export function observe(run: RawRun, scenario: Scenario, cwd: string): Observati
     obs.taskEnv = env;
   }
   return obs;
+}
+
+/** Every file below cwd whose relative path matches, with its lines (job ids normalised, in a name after "job"), sorted. */
+function madeFiles(cwd: string, pattern: RegExp, jobs: JobIds): string[] {
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (pattern.test(path.relative(cwd, full))) {
+        // A job id in the name ("job%j"); other numbers (%t, %n) stay.
+        const name = path.relative(cwd, full).replace(/\bjob(\d+)/g, (_, id: string) => `job${jobs.name(id)}`);
+        const text = fs.readFileSync(full, 'utf8');
+        if (!text) out.push(`${name} (empty)`);
+        for (const line of text.split('\n').filter((l) => l !== '')) out.push(`${name}: ${jobs.text(line)}`);
+      }
+    }
+  };
+  walk(cwd);
+  return out.sort();
 }

@@ -37,6 +37,12 @@ export interface Scenario {
   stderrOrder?: string;
   /** The fixture plugin the stack lines name (default trace.c; environ.c for the whole-environment scenarios). */
   fixture?: string;
+  /**
+   * Files the command makes in its working directory (or below it), by
+   * path relative to it: their names (job ids normalised) and lines are
+   * compared (srun's -o, -e).
+   */
+  madeFiles?: RegExp;
 }
 
 const trace: TraceLine[] = [{ keyword: 'required' }];
@@ -175,6 +181,23 @@ export const scenarios: Scenario[] = [
   // A batch step's output file in a directory that does not exist: 24.11's slurmstepd makes it, 22.05's fails the IO setup.
   { name: 'sbatch -W -o into a directory that does not exist', stack: trace, command: 'sbatch', args: ['-W', '-o', 'made/by/stepd/out-%j.txt', '--wrap', 'echo hi'] },
   { name: 'sbatch -W -e into a directory that does not exist', stack: trace, command: 'sbatch', args: ['-W', '-e', 'made/err-%j.txt', '--wrap', 'echo oops >&2; echo fine'] },
+  // srun's -o and -e: srun's own file (every task's output and error,
+  // labelled with -l), one task's alone, /dev/null, each task's file made
+  // by its node; --open-mode; -l's labels padded to the widest task id.
+  { name: 'srun -l -o FILE: every task output and error in the file srun opens, labelled', stack: trace, command: 'srun', args: ['-n', '2', '-O', '-l', '-o', 'out-job%j.txt', 'sh', '-c', 'echo task $SLURM_PROCID; echo err $SLURM_PROCID >&2'], madeFiles: /^out/ },
+  { name: 'srun -o and -e per task (%t, %2t): the files each node makes', stack: trace, command: 'srun', args: ['-n', '2', '-O', '-o', 'out-%t.txt', '-e', 'err-%2t.txt', 'sh', '-c', 'echo task $SLURM_PROCID; echo err $SLURM_PROCID >&2'], madeFiles: /^(out|err)/ },
+  { name: 'srun -o into a directory that does not exist', stack: trace, command: 'srun', args: ['-o', 'made/dir/out.txt', 'echo', 'hi'], madeFiles: /^made/ },
+  { name: 'srun -o under a file that is not a directory', stack: trace, command: 'srun', args: ['-o', 'afile/x.txt', 'echo', 'hi'], files: { afile: '' }, madeFiles: /^afile/ },
+  { name: 'srun -o N: that task output and error alone', stack: trace, command: 'srun', args: ['-n', '2', '-O', '-o', '1', 'sh', '-c', 'echo task $SLURM_PROCID; echo err $SLURM_PROCID >&2'] },
+  { name: 'srun -o N -e FILE', stack: trace, command: 'srun', args: ['-n', '2', '-O', '-o', '1', '-e', 'e.txt', 'sh', '-c', 'echo task $SLURM_PROCID; echo err $SLURM_PROCID >&2'], madeFiles: /^e\./ },
+  { name: 'srun -o none -e FILE', stack: trace, command: 'srun', args: ['-n', '2', '-O', '-o', 'none', '-e', 'err.txt', 'sh', '-c', 'echo task $SLURM_PROCID; echo err $SLURM_PROCID >&2'], madeFiles: /^err/ },
+  { name: 'srun -o and -e naming the same file', stack: trace, command: 'srun', args: ['-o', 'same.txt', '-e', 'same.txt', 'sh', '-c', 'echo out; echo err >&2'], madeFiles: /^same/ },
+  { name: 'srun --open-mode=append -o FILE', stack: trace, command: 'srun', args: ['--open-mode=append', '-o', 'app.txt', 'echo', 'two'], files: { 'app.txt': 'one\n' }, madeFiles: /^app/ },
+  { name: 'srun -o with %n, %u and %s', stack: trace, command: 'srun', args: ['-o', 'o-%n-%u-%s.txt', 'echo', 'hi'], madeFiles: /^o-/ },
+  { name: 'srun -o per task under a file: the launch fails on the node', stack: trace, command: 'srun', args: ['-o', 'afile/x-%t.txt', 'echo', 'hi'], files: { afile: '' }, madeFiles: /^afile/ },
+  { name: 'srun -o per task into a directory that does not exist', stack: trace, command: 'srun', args: ['-o', 'mk/x-%t.txt', 'echo', 'hi'], madeFiles: /^mk/ },
+  { name: 'srun -l -o per task: each file labelled', stack: trace, command: 'srun', args: ['-n', '2', '-O', '-l', '-o', 'lab-%t.txt', 'sh', '-c', 'echo task $SLURM_PROCID; printf partial'], madeFiles: /^lab/ },
+  { name: 'srun -l with 11 tasks: labels padded to the widest task id', stack: trace, command: 'srun', args: ['-n', '11', '-O', '-l', 'sh', '-c', 'echo task $SLURM_PROCID'] },
   { name: "salloc --x11 without DISPLAY", stack: trace, command: 'salloc', args: ['--x11', 'true'] },
   { name: "srun --x11 without DISPLAY, and a plugin's x11 option", stack: trace, fixture: 'x11_option.c', command: 'srun', args: ['--x11', 'true'] },
   { name: "srun --x11 with a display whose socket is missing", stack: trace, command: 'srun', args: ['--x11', 'true'], env: { DISPLAY: ':4242' } },

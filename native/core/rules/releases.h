@@ -111,9 +111,9 @@ struct Step {
   // it (plugin code reaped them, or set SIGCHLD to ignored) (24.11); 22.05's wait3 answers ECHILD
   // at once, forever, and the step never ends by itself.
   bool waitEndsWithoutChildren;
-  // A batch step's output file whose directory does not exist: slurmstepd makes the missing
-  // directories (mkdirpath, 0755) and opens it again (24.11); 22.05 fails the IO setup ('Could not
-  // open stdout file PATH: No such file or directory').
+  // A task's output file (a batch step's, srun's per-task -o/-e) whose directory does not exist:
+  // slurmstepd makes the missing directories (mkdirpath, 0755) and opens it again (24.11); 22.05
+  // fails the IO setup ('Could not open stdout file PATH: No such file or directory').
   bool outputMakesParents;
 };
 

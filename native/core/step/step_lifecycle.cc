@@ -98,7 +98,7 @@ bool StepLifecycle::startStack(const ParsedConf& conf) {
 }
 
 // _setup_normal_io: each task's input (a pipe fed with srun's, or a file
-// opened as the user), then a batch step's output files. A file that does
+// opened as the user), then the tasks' output files. A file that does
 // not open fails the launch with ESLURMD_IO_ERROR before user_init; what
 // slurmstepd logs then stays in slurmd's log (the step's IO never
 // started), and the exit callbacks run.
@@ -107,7 +107,7 @@ bool StepLifecycle::setupIo() {
   int err = 0;
   OutputFailure output;
   if (input_.setup(spec_, &path, &err)) {
-    // Then a batch step's output files (24.11 makes their directories).
+    // Then the tasks' output files (24.11 makes their directories).
     if (openOutputFiles(spec_, releases::step(stack_.version()).outputMakesParents, &output)) return true;
     slurmLog(LogLevel::Error, "Could not open " + output.stream + " file " + output.path + ": " + std::strerror(output.error));
   } else {

@@ -154,6 +154,9 @@ bool readStepSpec(const json::Value& step, StepSpec* out, std::string* error) {
     }
     out->outputFiles.push_back(v.asString());
   }
+  if (!out->outputFiles.empty() && out->outputFiles.size() != 2 * rec.tasks.size())
+    r.fail("step.output must have two entries per task of the node");
+  out->outputAppend = step["outputAppend"].isBool() && step["outputAppend"].asBool();
 
   for (const auto& o : step["options"].asArray()) {
     if (!o["plugin"].isString() || !o["name"].isString()) {

@@ -44,9 +44,12 @@ struct StepSpec {
   // every task; else per task nullopt for a pipe fed with srun's input, or
   // the file it reads.
   std::optional<std::vector<std::optional<std::string>>> stdinSpec;
-  // A batch step's output files (task_output.h): stdout's, then stderr's;
-  // empty when the output goes to srun.
+  // The files the IO setup opens for the tasks' output (task_output.h):
+  // two per local task, its stdout's then its stderr's, "" for a stream
+  // that goes to srun or to /dev/null; empty when none does. Appended to,
+  // not truncated, with outputAppend (--open-mode=append, JobFileAppend).
   std::vector<std::string> outputFiles;
+  bool outputAppend = false;
   // slurm.conf's TaskProlog/TaskEpilog and srun's --task-prolog/
   // --task-epilog (step/task_scripts.h); empty for none.
   std::string taskProlog, taskEpilog, userTaskProlog, userTaskEpilog;

@@ -21,11 +21,13 @@ void makeParentDirectories(const std::string& file) {
 
 // open() as slurmstepd retries it: on EINTR, and once after making the
 // directories when the first try says ENOENT.
-int openOutput(const std::string& path, bool makeParents) {
+int openOutput(const std::string& path, bool append, bool makeParents) {
+  // io_get_file_flags: O_APPEND always, O_TRUNC unless appending.
+  const int flags = O_WRONLY | O_CREAT | O_APPEND | (append ? 0 : O_TRUNC) | O_CLOEXEC;
   int fd;
   int tries = 0;
   do {
-    fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    fd = open(path.c_str(), flags, 0666);
     if (fd < 0 && tries == 0 && errno == ENOENT && makeParents) {
       makeParentDirectories(path);
       errno = EINTR;
@@ -44,10 +46,12 @@ bool openOutputFiles(const StepSpec& spec, bool makeParents, OutputFailure* fail
   bool ok = true;
   for (size_t i = 0; i < spec.outputFiles.size() && ok; i++) {
     const std::string& path = spec.outputFiles[i];
-    if (i > 0 && path == spec.outputFiles[0]) continue;  // stderr into stdout's file
-    int fd = openOutput(path, makeParents);
+    const bool isStderr = i % 2 == 1;
+    if (path.empty()) continue;                                  // to srun, or /dev/null
+    if (isStderr && path == spec.outputFiles[i - 1]) continue;  // stderr into stdout's file
+    int fd = openOutput(path, spec.outputAppend, makeParents);
     if (fd < 0) {
-      *failure = {i == 0 ? "stdout" : "stderr", path, errno};
+      *failure = {isStderr ? "stderr" : "stdout", path, errno};
       ok = false;
     } else {
       close(fd);

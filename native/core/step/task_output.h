@@ -1,7 +1,9 @@
-// A batch step's output files, opened as slurmstepd's IO setup opens them
-// (io.c _init_task_stdio_fds): after the input, as the user, created or
-// truncated. plugstack only opens them here, for the failure Slurm has
-// when one cannot be made; Node writes what the script prints into them.
+// The tasks' output files, opened as slurmstepd's IO setup opens them
+// (io.c _init_task_stdio_fds): after the input, as the user, task by task,
+// its stdout's then its stderr's, created and truncated (appended to with
+// --open-mode=append). plugstack only opens them here, for the failure
+// Slurm has when one cannot be made; Node writes what the tasks print into
+// them (a batch step's files, srun's per-task -o/-e names).
 #pragma once
 
 #include <string>
@@ -17,10 +19,10 @@ struct OutputFailure {
   int error = 0;
 };
 
-// Opens spec.outputFiles (stdout's, then stderr's when it differs) as the
-// job's user. makeParents: on ENOENT, make the missing directories (0755)
-// and try again, as 24.11's mkdirpath does. False with *failure set when
-// one does not open.
+// Opens spec.outputFiles as the job's user (a task's stderr that names
+// its stdout's file is that file). makeParents: on ENOENT, make the missing
+// directories (0755) and try again, as 24.11's mkdirpath does. False with
+// *failure set when one does not open.
 bool openOutputFiles(const StepSpec& spec, bool makeParents, OutputFailure* failure);
 
 }  // namespace plugstack
