@@ -115,6 +115,28 @@ describe('srun: where the tasks\' output goes', () => {
     expect(read(path.join(dir, 'app-0.txt'))).toBe('one\ntwo\n');
   });
 
+  it("slurm.conf's JobFileAppend appends, --open-mode=truncate undoes it; sbatch's files follow them too", async () => {
+    const dir = tempDir();
+    const slurmConf = writeFile(dir, 'slurm.conf', 'ClusterName=k\nJobFileAppend=1\nNodeName=node0 CPUs=4\nPartitionName=debug Nodes=node0 Default=YES\n');
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [], slurmConf });
+    const env = { PATH: '/usr/bin:/bin' };
+    writeFile(dir, 'o.txt', 'one\n');
+    await stack.srun({ args: ['-o', 'o.txt', 'echo', 'two'], cwd: dir, env });
+    expect(read(path.join(dir, 'o.txt'))).toBe('one\ntwo\n');
+    await stack.srun({ args: ['--open-mode=truncate', '-o', 'o.txt', 'echo', 'three'], cwd: dir, env });
+    expect(read(path.join(dir, 'o.txt'))).toBe('three\n');
+    writeFile(dir, 'b.txt', 'kept\n');
+    const batch = await stack.sbatch({ args: ['-W', '-o', 'b.txt', '--wrap', 'echo appended'], cwd: dir, env });
+    expect(batch.exitCode).toBe(0);
+    expect(read(path.join(dir, 'b.txt'))).toBe('kept\nappended\n');
+    const plain = await emptyStack();
+    writeFile(plain.dir, 'b.txt', 'gone\n');
+    await plain.stack.sbatch({ args: ['-W', '-o', 'b.txt', '--wrap', 'echo only'], cwd: plain.dir, env });
+    expect(read(path.join(plain.dir, 'b.txt'))).toBe('only\n');
+    await plain.stack.sbatch({ args: ['-W', '--open-mode=append', '-o', 'b.txt', '--wrap', 'echo more'], cwd: plain.dir, env });
+    expect(read(path.join(plain.dir, 'b.txt'))).toBe('only\nmore\n');
+  });
+
   it('-l pads every label to the widest task id, and ends a last line without a newline', async () => {
     const { stack, dir } = await emptyStack();
     const r = await stack.srun({ args: ['-n', '11', '-O', '-l', 'sh', '-c', 'printf "t$SLURM_PROCID"'], cwd: dir });

@@ -193,6 +193,7 @@ export const scenarios: Scenario[] = [
   { name: 'srun -o none -e FILE', stack: trace, command: 'srun', args: ['-n', '2', '-O', '-o', 'none', '-e', 'err.txt', 'sh', '-c', 'echo task $SLURM_PROCID; echo err $SLURM_PROCID >&2'], madeFiles: /^err/ },
   { name: 'srun -o and -e naming the same file', stack: trace, command: 'srun', args: ['-o', 'same.txt', '-e', 'same.txt', 'sh', '-c', 'echo out; echo err >&2'], madeFiles: /^same/ },
   { name: 'srun --open-mode=append -o FILE', stack: trace, command: 'srun', args: ['--open-mode=append', '-o', 'app.txt', 'echo', 'two'], files: { 'app.txt': 'one\n' }, madeFiles: /^app/ },
+  { name: 'sbatch -W --open-mode=append -o FILE', stack: trace, command: 'sbatch', args: ['-W', '--open-mode=append', '-o', 'app.out', '--wrap', 'echo two'], files: { 'app.out': 'one\n' }, madeFiles: /^app/ },
   { name: 'srun -o with %n, %u and %s', stack: trace, command: 'srun', args: ['-o', 'o-%n-%u-%s.txt', 'echo', 'hi'], madeFiles: /^o-/ },
   { name: 'srun -o per task under a file: the launch fails on the node', stack: trace, command: 'srun', args: ['-o', 'afile/x-%t.txt', 'echo', 'hi'], files: { afile: '' }, madeFiles: /^afile/ },
   { name: 'srun -o per task into a directory that does not exist', stack: trace, command: 'srun', args: ['-o', 'mk/x-%t.txt', 'echo', 'hi'], madeFiles: /^mk/ },
