@@ -102,6 +102,26 @@ describe('srun: where the tasks\' output goes', () => {
     }
   });
 
+  it('a relative -D is made full against srun\'s directory: the tasks run there, and their per-task files are made there', async () => {
+    const { stack, dir } = await emptyStack();
+    fs.mkdirSync(path.join(dir, 'sub'));
+    const r = await stack.srun({ args: ['-D', 'sub', '-o', 'out-%t.txt', 'sh', '-c', 'pwd'], cwd: dir });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(read(path.join(dir, 'sub', 'out-0.txt'))).toBe(`${fs.realpathSync(dir)}/sub\n`);
+  });
+
+  it('per task: a file that does not open ends that task\'s setup, the next task\'s is still made; with -l nothing is made past the first failure, and no directory', async () => {
+    const { stack, dir } = await emptyStack('24.11');
+    writeFile(dir, 'd0', '');
+    const r = await stack.srun({ args: ['-n', '2', '-o', 'd%t/x.txt', 'echo', 'hi'], cwd: dir });
+    expect(r.stderr).toContain('srun: error: task 0 launch failed: Slurmd could not connect IO');
+    expect(read(path.join(dir, 'd1', 'x.txt'))).toBe('');
+    const labelled = await stack.srun({ args: ['-l', '-o', 'mk/x-%t.txt', 'echo', 'hi'], cwd: dir });
+    expect(labelled.stderr).toContain('srun: error: task 0 launch failed: Slurmd could not connect IO');
+    expect(fs.existsSync(path.join(dir, 'mk'))).toBe(false);
+  });
+
   it('--open-mode=append keeps what the files had; nothing is left open', async () => {
     const { stack, dir } = await emptyStack();
     writeFile(dir, 'app.txt', 'one\n');

@@ -80,8 +80,12 @@ function verbosity(settings: BuiltinOptionSetting[]): number {
   return Number.parseInt(given[given.length - 1]!.value ?? '', 10) || 0;
 }
 
-/** Reads the options that change what plugstack does; the others are accepted and recorded only. */
-export function readBuiltins(settings: BuiltinOptionSetting[]): Builtins {
+/**
+ * Reads the options that change what plugstack does; the others are
+ * accepted and recorded only. cwd: the command's working directory, which
+ * a relative -D is made full against.
+ */
+export function readBuiltins(settings: BuiltinOptionSetting[], cwd?: string): Builtins {
   const value = (name: string) => last(settings, name)?.value ?? undefined;
   const nodes = value('nodes');
   const b: Builtins = {
@@ -109,7 +113,10 @@ export function readBuiltins(settings: BuiltinOptionSetting[]): Builtins {
   const time = value('time');
   const seconds = time === undefined ? null : native().timeStringSeconds(time);
   if (seconds !== null && seconds > 0) b.timeLimitMs = seconds * 1000;
-  set('chdir', value('chdir'));
+  // arg_set_chdir: a relative directory is made full (make_full_path: the
+  // working directory, "/", the name; nothing normalised).
+  const chdir = value('chdir');
+  if (chdir !== undefined) b.chdir = chdir.startsWith('/') || cwd === undefined ? chdir : `${cwd}/${chdir}`;
   set('jobId', int(value('jobid')));
   set('jobName', value('job-name'));
   set('cpusPerTask', int(value('cpus-per-task')));

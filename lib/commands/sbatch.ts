@@ -62,7 +62,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   }
   if (ready.t === 'commandExit') return finish(ready.status);
 
-  const b = readBuiltins(ready.builtins);
+  const b = readBuiltins(ready.builtins, cwd);
   console.setVerbosity(b.verbose, b.quiet);
   // _set_rlimit_env after init_post_opt, unless --get-user-env (slurmd then
   // adds the user's login limits, below); a bad --propagate ends sbatch here.

@@ -13,7 +13,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { strerrorText } from '../host/os-names.js';
-import { taskFileName } from '../step/file-names.js';
 import type { StepOutputPlan, TaskOutputPlan } from '../step/task-output.js';
 import type { CommandConsole } from './console.js';
 
@@ -46,11 +45,11 @@ export interface SrunOutputSettings {
   ntasks: number;
   /** srun's working directory: the files it opens itself are relative to it. */
   cwd: string;
-  /** The tasks' working directory (-D), where a per-task name is relative to. */
-  taskCwd: string;
-  user: string;
-  /** Each task's node: its id, its name and how many tasks it runs. */
-  nodeOf: (gtid: number) => { nodeId: number; name: string; tasks: number };
+  /**
+   * Each node's tasks and the files its slurmstepd opened for them
+   * (nodeOutputFiles: the names the step request carries).
+   */
+  nodes: { gtids: number[]; files: string[] }[];
   append: boolean;
   /** 24.11: srun makes the missing directories of a file it opens. */
   makesParents: boolean;
@@ -59,14 +58,20 @@ export interface SrunOutputSettings {
 export class SrunOutput {
   private readonly fds: number[] = [];
   private readonly local = new Map<Stream, Sink>();
-  private readonly perTask = new Map<string, Sink>();
+  /** Each task's files on its node (per-task names): [stdout's, stderr's], '' for none, and the node's task count. */
+  private readonly taskFiles = new Map<number, { files: [string, string]; nodeTasks: number }>();
+  private readonly fileSinks = new Map<string, Sink>();
   private readonly partial = new Map<string, { sink: Sink; gtid: number; data: Buffer }>();
+  private ended = false;
 
   constructor(
     private readonly plan: StepOutputPlan,
     private readonly settings: SrunOutputSettings,
     private readonly console: CommandConsole,
-  ) {}
+  ) {
+    for (const node of settings.nodes)
+      node.gtids.forEach((gtid, i) => this.taskFiles.set(gtid, { files: [node.files[2 * i] ?? '', node.files[2 * i + 1] ?? ''], nodeTasks: node.gtids.length }));
+  }
 
   /**
    * srun opens the files it writes itself (IO_ALL with a name): the output's,
@@ -116,6 +121,7 @@ export class SrunOutput {
 
   /** Bytes a task wrote on one of its streams. */
   write(gtid: number, stream: Stream, data: Buffer): void {
+    if (this.ended) return;
     const sink = this.sinkOf(gtid, stream);
     if (!sink) return;
     if (!this.settings.label) return sink.write(data);
@@ -136,12 +142,20 @@ export class SrunOutput {
     sink.write(Buffer.concat(out));
   }
 
-  /** The step has ended: a labelled last line without a newline gets one, and the files are closed. */
+  /** The step has ended: a labelled last line without a newline gets one, and the files are closed (once). */
   end(): void {
+    if (this.ended) return;
     for (const { sink, gtid, data } of this.partial.values())
       sink.write(Buffer.concat([Buffer.from(`${String(gtid).padStart(sink.labelWidth)}: `), data, Buffer.from('\n')]));
     this.partial.clear();
-    for (const fd of this.fds.splice(0)) fs.closeSync(fd);
+    this.ended = true;
+    for (const fd of this.fds.splice(0)) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // Its writes were checked as they went; a close cannot lose more here.
+      }
+    }
   }
 
   /** Where a task's stream goes: undefined for /dev/null. */
@@ -156,32 +170,33 @@ export class SrunOutput {
       case 'none':
         return undefined;
       case 'perTask':
-      case 'file':
-        return this.taskFile(p.kind === 'file' ? p.path : this.taskFileName(p.pattern, gtid), gtid);
+      case 'file': {
+        const task = this.taskFiles.get(gtid);
+        const file = task?.files[stream === 'stdout' ? 0 : 1];
+        return task && file ? this.taskFile(file, task.nodeTasks) : undefined;
+      }
     }
   }
 
-  private taskFileName(pattern: string, gtid: number): string {
-    const node = this.settings.nodeOf(gtid);
-    return taskFileName(pattern, { gtid, nodeId: node.nodeId, nodeName: node.name, user: this.settings.user, cwd: this.settings.taskCwd });
-  }
-
-  /** A file slurmstepd opened (created or truncated) for the task: written at its end from here on. */
-  private taskFile(file: string, gtid: number): Sink {
-    let sink = this.perTask.get(file);
+  /**
+   * A file the task's slurmstepd opened: written at its end from here on.
+   * slurmstepd's local client pads the labels to its node's task count.
+   */
+  private taskFile(file: string, nodeTasks: number): Sink {
+    const key = `${nodeTasks}\u0000${file}`;
+    let sink = this.fileSinks.get(key);
     if (!sink) {
-      // slurmstepd's local client pads the labels to its node's task count.
-      const width = labelWidth(this.settings.nodeOf(gtid).tasks);
+      const width = labelWidth(nodeTasks);
       try {
-        const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o666);
+        const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND);
         this.fds.push(fd);
         sink = this.fileSink(fd, file, width);
       } catch (error) {
-        // Gone since slurmstepd made it: what the task writes is lost, and said so once.
+        // Removed or replaced since slurmstepd opened it: what the task writes is lost, and said so once.
         this.lost(file, error);
         sink = { write: () => {}, labelWidth: width };
       }
-      this.perTask.set(file, sink);
+      this.fileSinks.set(key, sink);
     }
     return sink;
   }

@@ -22,7 +22,7 @@ import type { StepResult } from '../step/types.js';
 import { appendsOutput, readBuiltins } from './builtins.js';
 import { native } from '../native/binding.js';
 import { SrunOutput } from './srun-output.js';
-import { opensFiles, srunOutput } from '../step/task-output.js';
+import { nodeOutputFiles, opensFiles, srunOutput } from '../step/task-output.js';
 import type { CommandStack } from './client.js';
 import type { CommandSignal } from '../cluster/control.js';
 import { withCommand, type CommandRun } from './command-run.js';
@@ -160,7 +160,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   if (signalled()) return result;
   if (ready.t === 'commandExit') return done(ready.status);
 
-  const b = readBuiltins(ready.builtins);
+  const b = readBuiltins(ready.builtins, cwd);
   console.setVerbosity(b.verbose, b.quiet);
   // _set_rlimit_env, after init_post_opt and before the allocation: the
   // limits the tasks will get; a bad --propagate ends srun here.
@@ -307,6 +307,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const inputOption = ready.builtins.filter((o) => o.name === 'input').pop()?.value ?? undefined;
   const inputPlan: TaskInputPlan = srunInput(inputOption, ntasks, { jobId: job.id, stepId, jobName: envRecord(lui.environ ?? ready.environ).SLURM_JOB_NAME });
   let taskInput: string | Buffer | NodeJS.ReadableStream | undefined = options.stdin;
+  let openedInput: fs.ReadStream | undefined;
   if (inputPlan.kind === 'all' && inputPlan.file !== undefined) {
     const opened = openInputFile(inputPlan.file, cwd);
     if (typeof opened === 'string') {
@@ -315,7 +316,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
       await done(ready.errorExit);
       return endJob('FAILED', 1 << 8);
     }
-    taskInput = opened;
+    taskInput = openedInput = opened;
   }
   // Then the output's and the error's (-o, -e; the error follows the output
   // without -e): a file srun writes itself is opened now, one each task
@@ -329,12 +330,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
       label: b.label,
       ntasks,
       cwd,
-      taskCwd: b.chdir ?? cwd,
-      user: native().userByUid(uid)?.name ?? String(uid),
-      nodeOf: (gtid) => {
-        const node = stepLayout.find((n) => n.gtids.includes(gtid))!;
-        return { nodeId: node.nodeId, name: node.name, tasks: node.gtids.length };
-      },
+      // The names the step request gives each node's slurmstepd (launch.ts: the job's user, the tasks' directory).
+      nodes: stepLayout.map((node) => ({ gtids: node.gtids, files: nodeOutputFiles(outputPlan, node, { user: native().userByUid(uid)?.name ?? String(uid), cwd: b.chdir ?? cwd }) })),
       append: outputAppend,
       makesParents: releaseRules(stack.slurmVersion).client.outputMakesParents,
     },
@@ -343,6 +340,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   run.atEnd(() => taskOutput.end());
   const notOpened = taskOutput.open();
   if (notOpened) {
+    // The input file srun opened goes with it.
+    openedInput?.destroy();
     console.log('error', notOpened);
     client.exit(ready.errorExit);
     await done(ready.errorExit);
@@ -551,7 +550,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         input: inputPlan,
         ...(taskInput !== undefined ? { stdin: taskInput } : {}),
         // The files each node's slurmstepd opens for its tasks' output.
-        ...(opensFiles(outputPlan) ? { output: outputPlan, ...(outputAppend ? { outputAppend } : {}) } : {}),
+        ...(opensFiles(outputPlan) ? { output: outputPlan, ...(outputAppend ? { outputAppend } : {}), ...(b.label ? { outputLabelled: true } : {}) } : {}),
         onEvent: (node, e) => {
           if (e.t === 'io') io.add(node.nodeId);
           else if (e.t === 'io_end') io.delete(node.nodeId);

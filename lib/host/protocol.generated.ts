@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 20;
+export const PROTOCOL_VERSION = 21;
 
 /** Shared memory Node gives a host (a memfd on descriptor 'fd'), in which the host's process (slot 0) and its first count-1 task children (slot 1 + the task's index) keep the events they have not sent yet. Before the slots, headerBytes of counters, two 32-bit words per slot: the bytes the slot holds ('[' and comma-separated events, no closing bracket) and how many calls into plugin code its process has open. Node reads what a process could not send once the host has ended, and the open calls whenever it needs to know whether a host is inside plugin code. */
 export const EVENT_SLOTS = {"fd":5,"count":257,"headerBytes":4096,"slotBytes":16384} as const;
@@ -98,7 +98,7 @@ export interface InspectRequest extends StackRequest {
 }
 
 export interface StepdRequest extends StackRequest {
-  step: { jobId: number; stepId: number; nnodes?: number; nodeId?: number; nodeName?: string; ntasks: number; tasks: readonly { gtid: number }[]; cpus?: number; cpusPerTask?: number; uid: number; gid: number; user?: string; gids?: readonly number[]; argv: readonly string[]; env?: readonly string[]; cwd?: string; options?: readonly { plugin: string; name: string; value: string | null }[]; srunCommPort?: number; launchNodeAddress?: string; workingCluster?: string; arrayJobId?: number; arrayTaskId?: number; jobMem?: number; stepMem?: number; jobAllocCores?: string; stepAllocCores?: string; oomKillStep?: boolean; propagateLimits?: string; stdin?: readonly (string | null)[]; output?: readonly string[]; outputAppend?: boolean; taskProlog?: string; taskEpilog?: string; userTaskProlog?: string; userTaskEpilog?: string; job?: JobInfo; jobContainer?: JobContainerSettings; mpi?: { type: string | null; nodeList: string; layout: readonly (readonly number[])[]; taskDist?: number; pmiTrace?: boolean; conf?: string; slurmdFailed?: boolean } };
+  step: { jobId: number; stepId: number; nnodes?: number; nodeId?: number; nodeName?: string; ntasks: number; tasks: readonly { gtid: number }[]; cpus?: number; cpusPerTask?: number; uid: number; gid: number; user?: string; gids?: readonly number[]; argv: readonly string[]; env?: readonly string[]; cwd?: string; options?: readonly { plugin: string; name: string; value: string | null }[]; srunCommPort?: number; launchNodeAddress?: string; workingCluster?: string; arrayJobId?: number; arrayTaskId?: number; jobMem?: number; stepMem?: number; jobAllocCores?: string; stepAllocCores?: string; oomKillStep?: boolean; propagateLimits?: string; stdin?: readonly (string | null)[]; output?: readonly string[]; outputAppend?: boolean; outputLabelled?: boolean; taskProlog?: string; taskEpilog?: string; userTaskProlog?: string; userTaskEpilog?: string; job?: JobInfo; jobContainer?: JobContainerSettings; mpi?: { type: string | null; nodeList: string; layout: readonly (readonly number[])[]; taskDist?: number; pmiTrace?: boolean; conf?: string; slurmdFailed?: boolean } };
 }
 
 export interface ClientRequest extends StackRequest {
@@ -741,7 +741,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 20,
+  "version": 21,
   "roles": [
     "inspect",
     "stepd",
@@ -966,6 +966,7 @@ export const CATALOGUE = {
             "array": "string"
           },
           "outputAppend?": "bool",
+          "outputLabelled?": "bool",
           "taskProlog?": "string",
           "taskEpilog?": "string",
           "userTaskProlog?": "string",

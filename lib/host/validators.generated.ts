@@ -1479,6 +1479,8 @@ const F: Valid[] = [
     if (x !== undefined && !(F[114]!(x))) return false;
     x = v["outputAppend"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
+    x = v["outputLabelled"];
+    if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["taskProlog"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["taskEpilog"];
@@ -1493,7 +1495,7 @@ const F: Valid[] = [
     if (x !== undefined && !(F[115]!(x))) return false;
     x = v["mpi"];
     if (x !== undefined && !(F[119]!(x))) return false;
-    for (const key in v) switch (key) { case "jobId": case "stepId": case "nnodes": case "nodeId": case "nodeName": case "ntasks": case "tasks": case "cpus": case "cpusPerTask": case "uid": case "gid": case "user": case "gids": case "argv": case "env": case "cwd": case "options": case "srunCommPort": case "launchNodeAddress": case "workingCluster": case "arrayJobId": case "arrayTaskId": case "jobMem": case "stepMem": case "jobAllocCores": case "stepAllocCores": case "oomKillStep": case "propagateLimits": case "stdin": case "output": case "outputAppend": case "taskProlog": case "taskEpilog": case "userTaskProlog": case "userTaskEpilog": case "job": case "jobContainer": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
+    for (const key in v) switch (key) { case "jobId": case "stepId": case "nnodes": case "nodeId": case "nodeName": case "ntasks": case "tasks": case "cpus": case "cpusPerTask": case "uid": case "gid": case "user": case "gids": case "argv": case "env": case "cwd": case "options": case "srunCommPort": case "launchNodeAddress": case "workingCluster": case "arrayJobId": case "arrayTaskId": case "jobMem": case "stepMem": case "jobAllocCores": case "stepAllocCores": case "oomKillStep": case "propagateLimits": case "stdin": case "output": case "outputAppend": case "outputLabelled": case "taskProlog": case "taskEpilog": case "userTaskProlog": case "userTaskEpilog": case "job": case "jobContainer": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {

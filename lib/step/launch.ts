@@ -346,6 +346,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
               ...(input ? { stdin: nodeStdin(input, node, { user, cwd }) } : {}),
               ...(options.output && opensFiles(options.output) ? { output: nodeOutputFiles(options.output, node, { user, cwd }) } : {}),
               ...(options.outputAppend ? { outputAppend: true } : {}),
+              ...(options.outputLabelled ? { outputLabelled: true } : {}),
               ...taskScriptFields(stack.taskScripts, options),
               job,
               ...(mpi ? { mpi } : {}),

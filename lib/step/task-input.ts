@@ -62,7 +62,7 @@ export function nodeIsFed(plan: TaskInputPlan, gtids: number[]): boolean {
 }
 
 /** srun opening the file it sends (relative to its working directory): a stream of it, or strerror's text. */
-export function openInputFile(file: string, cwd: string): NodeJS.ReadableStream | string {
+export function openInputFile(file: string, cwd: string): fs.ReadStream | string {
   try {
     const fd = fs.openSync(path.resolve(cwd, file), 'r');
     return fs.createReadStream('', { fd });

@@ -104,6 +104,8 @@ export interface StepOptions {
   output?: StepOutputPlan;
   /** --open-mode=append (or slurm.conf's JobFileAppend): those files are appended to, not truncated. */
   outputAppend?: boolean;
+  /** srun's -l: slurmstepd opens those files to write labelled lines itself (no directory made, the first failure ends the setup). */
+  outputLabelled?: boolean;
   /** Memory of the job and of the step on each node in MB, as the credential carries them (S_JOB_ALLOC_MEM, S_STEP_ALLOC_MEM). Default 0. */
   jobMem?: number;
   stepMem?: number;

@@ -197,6 +197,8 @@ export const scenarios: Scenario[] = [
   { name: 'srun -o with %n, %u and %s', stack: trace, command: 'srun', args: ['-o', 'o-%n-%u-%s.txt', 'echo', 'hi'], madeFiles: /^o-/ },
   { name: 'srun -o per task under a file: the launch fails on the node', stack: trace, command: 'srun', args: ['-o', 'afile/x-%t.txt', 'echo', 'hi'], files: { afile: '' }, madeFiles: /^afile/ },
   { name: 'srun -o per task into a directory that does not exist', stack: trace, command: 'srun', args: ['-o', 'mk/x-%t.txt', 'echo', 'hi'], madeFiles: /^mk/ },
+  { name: 'srun -l -o per task into a directory that does not exist (slurmstepd writes the labels: no directory made)', stack: trace, command: 'srun', args: ['-l', '-o', 'mk/x-%t.txt', 'echo', 'hi'], madeFiles: /^mk/ },
+  { name: "srun -o per task: one task's file fails, the next task's is still made", stack: trace, command: 'srun', args: ['-n', '2', '-O', '-o', 'd%t/x.txt', 'echo', 'hi'], files: { d0: '' }, madeFiles: /^d\d/ },
   { name: 'srun -l -o per task: each file labelled', stack: trace, command: 'srun', args: ['-n', '2', '-O', '-l', '-o', 'lab-%t.txt', 'sh', '-c', 'echo task $SLURM_PROCID; printf partial'], madeFiles: /^lab/ },
   { name: 'srun -l with 11 tasks: labels padded to the widest task id', stack: trace, command: 'srun', args: ['-n', '11', '-O', '-l', 'sh', '-c', 'echo task $SLURM_PROCID'] },
   { name: "salloc --x11 without DISPLAY", stack: trace, command: 'salloc', args: ['--x11', 'true'] },

@@ -98,18 +98,16 @@ bool StepLifecycle::startStack(const ParsedConf& conf) {
 }
 
 // _setup_normal_io: each task's input (a pipe fed with srun's, or a file
-// opened as the user), then the tasks' output files. A file that does
-// not open fails the launch with ESLURMD_IO_ERROR before user_init; what
-// slurmstepd logs then stays in slurmd's log (the step's IO never
-// started), and the exit callbacks run.
+// opened as the user), then the tasks' output files (task_output.h). A
+// file that does not open fails the launch with ESLURMD_IO_ERROR before
+// user_init; what slurmstepd logs then stays in slurmd's log (the step's
+// IO never started), and the exit callbacks run.
 bool StepLifecycle::setupIo() {
   std::string path;
   int err = 0;
-  OutputFailure output;
   if (input_.setup(spec_, &path, &err)) {
     // Then the tasks' output files (24.11 makes their directories).
-    if (openOutputFiles(spec_, releases::step(stack_.version()).outputMakesParents, &output)) return true;
-    slurmLog(LogLevel::Error, "Could not open " + output.stream + " file " + output.path + ": " + std::strerror(output.error));
+    if (openOutputFiles(spec_, releases::step(stack_.version()).outputMakesParents)) return true;
   } else {
     slurmLog(LogLevel::Error, "Could not open stdin file " + path + ": " + std::strerror(err));
   }

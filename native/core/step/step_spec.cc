@@ -157,6 +157,7 @@ bool readStepSpec(const json::Value& step, StepSpec* out, std::string* error) {
   if (!out->outputFiles.empty() && out->outputFiles.size() != 2 * rec.tasks.size())
     r.fail("step.output must have two entries per task of the node");
   out->outputAppend = step["outputAppend"].isBool() && step["outputAppend"].asBool();
+  out->outputLabelled = step["outputLabelled"].isBool() && step["outputLabelled"].asBool();
 
   for (const auto& o : step["options"].asArray()) {
     if (!o["plugin"].isString() || !o["name"].isString()) {

@@ -50,6 +50,8 @@ struct StepSpec {
   // not truncated, with outputAppend (--open-mode=append, JobFileAppend).
   std::vector<std::string> outputFiles;
   bool outputAppend = false;
+  // srun's -l: slurmstepd writes the labelled lines into those files itself.
+  bool outputLabelled = false;
   // slurm.conf's TaskProlog/TaskEpilog and srun's --task-prolog/
   // --task-epilog (step/task_scripts.h); empty for none.
   std::string taskProlog, taskEpilog, userTaskProlog, userTaskEpilog;
