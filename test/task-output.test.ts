@@ -157,6 +157,17 @@ describe('srun: where the tasks\' output goes', () => {
     expect(read(path.join(plain.dir, 'b.txt'))).toBe('only\nmore\n');
   });
 
+  it('sbatch --open-mode reaches the sruns of its job (SLURM_OPEN_MODE: 22.05 sbatch\'s own, 24.11 slurmctld\'s)', async () => {
+    for (const release of ['22.05', '24.11'] as const) {
+      const { stack, dir } = await emptyStack(release);
+      writeFile(dir, 's.txt', 'one\n');
+      const r = await stack.sbatch({ args: ['-W', '--open-mode=append', '--wrap', 'echo mode=$SLURM_OPEN_MODE; srun -o s.txt echo two'], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+      expect(r.exitCode).toBe(0);
+      expect(r.output!.text).toBe('mode=a\n');
+      expect(read(path.join(dir, 's.txt'))).toBe('one\ntwo\n');
+    }
+  });
+
   it('-l pads every label to the widest task id, and ends a last line without a newline', async () => {
     const { stack, dir } = await emptyStack();
     const r = await stack.srun({ args: ['-n', '11', '-O', '-l', 'sh', '-c', 'printf "t$SLURM_PROCID"'], cwd: dir });

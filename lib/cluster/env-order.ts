@@ -163,12 +163,13 @@ const ENV_ARRAY_FOR_BATCH_JOB = [
  * The batch job's environment: sbatch's own (with 22.05's SLURM_JOB_NAME
  * where sbatch set it), what sbatch adds to the job's copy
  * (set_env_from_opts under 24.11, then set_envs' task shape: the task
- * count only when sbatch has one), 24.11's job name from slurmctld, then
- * env_array_for_batch_job's.
+ * count only when sbatch has one), 24.11's job name and open mode from
+ * slurmctld, then env_array_for_batch_job's.
  */
 function batchOrder(slurmVersion: string, sbatchHasNtasks: boolean): string[] {
   const sbatchShape = ['SLURM_CPUS_PER_TASK', ...(sbatchHasNtasks ? ['SLURM_NPROCS', 'SLURM_NTASKS'] : []), 'SLURM_NTASKS_PER_NODE'];
-  return [...sbatchOwn(slurmVersion), ...fromOpts(slurmVersion), ...sbatchShape, 'SLURM_JOB_NAME', ...ENV_ARRAY_FOR_BATCH_JOB];
+  // slurmctld's _set_job_env (24.11): the job's name, then its --open-mode.
+  return [...sbatchOwn(slurmVersion), ...fromOpts(slurmVersion), ...sbatchShape, 'SLURM_JOB_NAME', 'SLURM_OPEN_MODE', ...ENV_ARRAY_FOR_BATCH_JOB];
 }
 
 /** sbatch's own environment at its exit callbacks, in the order it writes it. */

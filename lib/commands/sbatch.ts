@@ -17,6 +17,7 @@ import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep } from '../step/launch.js';
 import type { StepResult } from '../step/types.js';
 import { appendsOutput, readBuiltins } from './builtins.js';
+import { releaseRules } from '../releases.generated.js';
 import { withCommand, type CommandRun } from './command-run.js';
 import { batchJobEnv, commandProcessEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
 import { commandRlimitEnv, loginRlimitEnv } from '../cluster/limits.js';
@@ -145,6 +146,8 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     ...taskShapeEnv(stack.slurmVersion, { ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, current),
     ...batchJobEnv({ job, jobName: envJobName, submitDir: cwd, tasksPerNode: batchPerNode, ...(batchNtasks !== undefined ? { ntasks: batchNtasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, batchHost),
     ...commandProcessEnv('sbatch', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, rlimits: rlimits.env }),
+    // --open-mode for the job's sruns: slurmctld's (24.11; 22.05's sbatch wrote it into its own environment).
+    ...(b.openMode && releaseRules(stack.slurmVersion).client.openModeEnvBy === 'slurmctld' ? { SLURM_OPEN_MODE: b.openMode === 'append' ? 'a' : 't' } : {}),
   }, stack.slurmVersion, { ...(ntasks !== undefined ? { ntasks } : {}), ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}) });
   let jobEnv = overlayEnv(exported, added);
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));

@@ -59,6 +59,8 @@ export const environScenarios: Scenario[] = [
   // A batch job's files reach its prolog and epilog through the job's credential.
   { name: "environ: sbatch -o job.out -e job.err --wrap 'srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['-o', 'job.out', '-e', 'job.err', '--wrap', 'srun -n 1 true'], env: CALLER },
   { name: 'environ: salloc -c 2 srun -n 1 -c 1 true', fixture: 'environ.c', stack: environ(), command: 'salloc', args: ['-c', '2', 'srun', '-n', '1', '-c', '1', 'true'], env: CALLER },
+  // sbatch --open-mode: SLURM_OPEN_MODE for the job's sruns (22.05: sbatch's own; 24.11: slurmctld's).
+  { name: "environ: sbatch --open-mode=append --wrap 'srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--open-mode=append', '--wrap', 'srun -n 1 true'], env: CALLER },
   // sbatch -i: the script reads the file, and the credential names it.
   { name: "environ: sbatch -i in.txt --wrap 'read line; srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['-i', 'in.txt', '--wrap', 'read line; srun -n 1 true'], env: CALLER },
 ];

@@ -196,6 +196,16 @@ void setSbatchJobName(const OptionStore& store) {
   if (name) setenv("SLURM_JOB_NAME", name->c_str(), 1);
 }
 
+// 22.05's _opt_verify, further on: --open-mode for the batch job's sruns.
+void setSbatchOpenMode(const OptionStore& store) {
+  const BuiltinOption* mode = store.find("open-mode");
+  if (!mode || !store.isSet(*mode)) return;
+  std::optional<std::string> value = store.get(*mode);
+  if (!value || value->empty()) return;
+  const char first = static_cast<char>(std::tolower(static_cast<unsigned char>((*value)[0])));
+  if (first == 'a' || first == 't') setenv("SLURM_OPEN_MODE", first == 'a' ? "a" : "t", 1);
+}
+
 // slurm_print_set_options, once the options are verified, with -v: every
 // set option and what its getter prints, in Slurm's table order.
 void printSetOptions(const OptionStore& store) {
@@ -572,6 +582,8 @@ int runClientRole(Channel& channel, const json::Value& request) {
   shared.memoryConsumable = request["memoryConsumable"].isBool() && request["memoryConsumable"].asBool();
   if (int status = validateSharedOptions(store, shared)) return finish(s, status, "options");
   if (s.command == Command::Sbatch && releases::client(settings.version).sbatchJobNameEnv) setSbatchJobName(store);
+  if (s.command == Command::Sbatch && std::strcmp(releases::client(settings.version).openModeEnvBy, "sbatch") == 0)
+    setSbatchOpenMode(store);
   options.verifyTaskCount();
   if (int x11 = options.verifyX11()) return finish(s, x11, "options");
   printSetOptions(store);

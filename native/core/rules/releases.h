@@ -55,6 +55,11 @@ struct Client {
   // set and the node count is not from the environment; the tasks are then --ntasks-per-node times
   // the nodes (24.11).
   bool envNtasksYieldsToNtasksPerNode;
+  // Who writes --open-mode into the batch job's environment as SLURM_OPEN_MODE (a or t), for the
+  // job's sruns: 'sbatch' into its own environment while checking its options, after
+  // SLURM_JOB_NAME (22.05, _opt_verify), or 'slurmctld' into the batch launch's, after
+  // SLURM_JOB_NAME (24.11, _set_job_env).
+  const char* openModeEnvBy;
   // sbatch writes its job name (-J, else 'wrap' with --wrap, else the script's base name) into its
   // own environment as SLURM_JOB_NAME while checking its options, after cli_filter's pre_submit
   // and before init_post_opt (22.05, _opt_verify).
@@ -84,8 +89,8 @@ struct Client {
 };
 
 constexpr Client kClient[kCount] = {
-    {true, true, true, false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary,gres-flags", true, true, true, true},  // 24.11
-    {false, false, false, true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false, false},  // 22.05
+    {true, true, true, "slurmctld", false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary,gres-flags", true, true, true, true},  // 24.11
+    {false, false, false, "sbatch", true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false, false},  // 22.05
 };
 
 inline const Client& client(const SlurmVersion& v) { return kClient[releaseIndex(v)]; }
