@@ -218,6 +218,18 @@ describe.each(['22.05', '24.11'] as Release[])('whole environments as the real S
     }
   });
 
+  it("sbatch: an --export other than ALL in its own environment from init_post_opt on (SLURM_EXPORT_ENV, a caller's kept); 22.05: --open-mode too", async () => {
+    const { rec } = await run(release, 'sbatch', ['--export=ALL,FOO=bar', '--open-mode=append', '--wrap', 'true']);
+    expect(rec.env.get('init@3')![0]!.env.SLURM_EXPORT_ENV).toBeUndefined();
+    const postOpt = rec.env.get('init_post_opt@3')![0]!.env;
+    expect(postOpt.SLURM_EXPORT_ENV).toBe('ALL,FOO=bar');
+    expect(postOpt.SLURM_OPEN_MODE).toBe(is2411 ? undefined : 'a');
+    const all = await run(release, 'sbatch', ['--export=all', '--wrap', 'true']);
+    expect(all.rec.env.get('init_post_opt@3')![0]!.env.SLURM_EXPORT_ENV).toBeUndefined();
+    const caller = await run(release, 'sbatch', ['--export=NONE', '--wrap', 'true'], [], { SLURM_EXPORT_ENV: 'mine' });
+    expect(caller.rec.env.get('init_post_opt@3')![0]!.env.SLURM_EXPORT_ENV).toBe('mine');
+  });
+
   it('an srun inside a job: its distribution, 22.05 PACK_GROUP_0, 24.11 user and group left as the job has them; no PWD from plugstack', async () => {
     const cases = [
       [['-n', '1'], 'cyclic'],

@@ -7,6 +7,7 @@
 // waits; Node may then ask for local_user_init (srun, with the job the
 // launcher got) and finally for exit.
 #include <fcntl.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -196,14 +197,19 @@ void setSbatchJobName(const OptionStore& store) {
   if (name) setenv("SLURM_JOB_NAME", name->c_str(), 1);
 }
 
-// 22.05's _opt_verify, further on: --open-mode for the batch job's sruns.
-void setSbatchOpenMode(const OptionStore& store) {
+// sbatch's _opt_verify, further on, writes what the batch job's sruns
+// read: 22.05 its --open-mode (24.11's slurmctld does that), then both an
+// --export other than ALL, unless the variable is set already.
+void setSbatchJobControlEnv(const OptionStore& store, bool openMode) {
   const BuiltinOption* mode = store.find("open-mode");
-  if (!mode || !store.isSet(*mode)) return;
-  std::optional<std::string> value = store.get(*mode);
-  if (!value || value->empty()) return;
-  const char first = static_cast<char>(std::tolower(static_cast<unsigned char>((*value)[0])));
-  if (first == 'a' || first == 't') setenv("SLURM_OPEN_MODE", first == 'a' ? "a" : "t", 1);
+  std::optional<std::string> value = openMode && mode && store.isSet(*mode) ? store.get(*mode) : std::nullopt;
+  if (value && !value->empty()) {
+    const char first = static_cast<char>(std::tolower(static_cast<unsigned char>((*value)[0])));
+    if (first == 'a' || first == 't') setenv("SLURM_OPEN_MODE", first == 'a' ? "a" : "t", 1);
+  }
+  const BuiltinOption* exportOption = store.find("export");
+  std::optional<std::string> exported = exportOption && store.isSet(*exportOption) ? store.get(*exportOption) : std::nullopt;
+  if (exported && strcasecmp(exported->c_str(), "ALL") != 0) setenv("SLURM_EXPORT_ENV", exported->c_str(), 0);
 }
 
 // slurm_print_set_options, once the options are verified, with -v: every
@@ -582,8 +588,8 @@ int runClientRole(Channel& channel, const json::Value& request) {
   shared.memoryConsumable = request["memoryConsumable"].isBool() && request["memoryConsumable"].asBool();
   if (int status = validateSharedOptions(store, shared)) return finish(s, status, "options");
   if (s.command == Command::Sbatch && releases::client(settings.version).sbatchJobNameEnv) setSbatchJobName(store);
-  if (s.command == Command::Sbatch && std::strcmp(releases::client(settings.version).openModeEnvBy, "sbatch") == 0)
-    setSbatchOpenMode(store);
+  if (s.command == Command::Sbatch)
+    setSbatchJobControlEnv(store, std::strcmp(releases::client(settings.version).openModeEnvBy, "sbatch") == 0);
   options.verifyTaskCount();
   if (int x11 = options.verifyX11()) return finish(s, x11, "options");
   printSetOptions(store);
