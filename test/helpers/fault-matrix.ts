@@ -64,7 +64,13 @@ async function runCell(callback: string, context: SpankContext, fault: Fault, ta
     const stop = await slurmd.stop();
     problems.push(...slurmd.record.problems, ...stop.problems);
   } else {
-    const r = await stack.srun({ args: ['-N', '2', '-n', '3', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' }, timeoutMs: 900 });
+    // A hang is ended at the command's bound; the other faults need none,
+    // and a tight one on a loaded machine (a sanitized build beside other
+    // suites) ends the command before the callback, the job epilog's
+    // above all, and leaves nothing to attribute. The job prolog's and
+    // epilog's hangs get a bound the whole step fits in.
+    const timeoutMs = fault !== 'hang' ? 20_000 : callback === 'job_prolog' || callback === 'job_epilog' ? 2500 : 900;
+    const r = await stack.srun({ args: ['-N', '2', '-n', '3', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' }, timeoutMs });
     problems.push(...r.client.problems, ...r.steps.flatMap((s) => s.problems), ...r.jobScripts.flatMap((s) => s.problems));
     stderr = r.stderr;
     jobId = r.job?.jobId;
