@@ -324,6 +324,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const stepLayout = blockLayout(ntasks, names);
   const outputPlan = srunOutput(b.output, b.error, ntasks, { jobId: job.id, stepId, jobName: envRecord(lui.environ ?? ready.environ).SLURM_JOB_NAME });
   const outputAppend = appendsOutput(b, stack.slurmConf);
+  // The job's user as launch.ts names it for %u (the step request's files).
+  const userName = native().userByUid(uid)?.name ?? String(uid);
   const taskOutput = new SrunOutput(
     outputPlan,
     {
@@ -331,7 +333,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
       ntasks,
       cwd,
       // The names the step request gives each node's slurmstepd (launch.ts: the job's user, the tasks' directory).
-      nodes: stepLayout.map((node) => ({ gtids: node.gtids, files: nodeOutputFiles(outputPlan, node, { user: native().userByUid(uid)?.name ?? String(uid), cwd: b.chdir ?? cwd }) })),
+      nodes: stepLayout.map((node) => ({ gtids: node.gtids, files: nodeOutputFiles(outputPlan, node, { user: userName, cwd: b.chdir ?? cwd }) })),
       append: outputAppend,
       makesParents: releaseRules(stack.slurmVersion).client.outputMakesParents,
     },

@@ -26,10 +26,8 @@ export type TaskInputPlan =
   /** Each task opens this file (a batch script's sbatch -i, its name already made by slurmstepd's rules). */
   | { kind: 'file'; path: string };
 
-export type InputIds = FileNameIds;
-
 /** srun's reading of --input (the option setter turns "none" into /dev/null first). */
-export function srunInput(given: string | undefined, ntasks: number, ids: InputIds): TaskInputPlan {
+export function srunInput(given: string | undefined, ntasks: number, ids: FileNameIds): TaskInputPlan {
   if (given === undefined) return { kind: 'all' };
   return srunFileName(given.toLowerCase() === 'none' ? '/dev/null' : given, ntasks, ids);
 }
