@@ -134,6 +134,7 @@
         "native/core/lifecycle/process_tree.cc",
         "native/core/lifecycle/slurm_signals.cc",
         "native/core/lifecycle/slurm_limits.cc",
+        "native/core/lifecycle/user_env.cc",
         "native/core/mpi/mpi_client.cc",
         "native/core/mpi/mpi_daemon.cc",
         "native/core/mpi/mpi_plugin.cc",

@@ -6,9 +6,23 @@
  * reads the list in order, ALL where it stands, and keeps the variables
  * Slurm always passes (24.11 also the remote option variables).
  */
+import { spawnSync } from 'node:child_process';
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { exportItems, sbatchExportEnv, srunExportEnv, withSbatchExportVar } from '../lib/cluster/export-env.js';
+import { exportItems, sbatchExportEnv, sbatchGetsUserEnv, srunExportEnv, withSbatchExportVar } from '../lib/cluster/export-env.js';
+import { overLoginEnv } from '../lib/daemon/user-env.js';
 import { recordCommand } from './helpers/command.js';
+
+const asRoot = process.getuid!() === 0;
+
+/** The oracle: what root's login shell prints, run the way slurmd runs it (su -, ENVIRONMENT=BATCH alone). */
+function loginShell(command: string): string {
+  const r = spawnSync('/bin/su', ['-', os.userInfo().username, '-c', command], { env: { ENVIRONMENT: 'BATCH' }, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`su: ${r.stderr}`);
+  return r.stdout;
+}
+
+const names = (text: string) => text.split('\n').filter((l) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(l)).map((l) => l.slice(0, l.indexOf('=')));
 
 const ENV = ['PATH=/bin', 'X=old', 'Y=y', 'SLURM_JOB_ID=7', '_SLURM_SPANK_OPTION_p_o=v', 'SLURMD_NODENAME=node0'];
 
@@ -45,6 +59,53 @@ describe('--export lists', () => {
     expect(withSbatchExportVar(['SLURM_EXPORT_ENV=X'], 'NONE', {})).toEqual(['SLURM_EXPORT_ENV=X']);
   });
 
+  it("sbatch asks slurmd for the user's login environment for --get-user-env and any --export other than ALL (24.11: not for NIL)", () => {
+    expect(sbatchGetsUserEnv(undefined, false, '24.11')).toBe(false);
+    expect(sbatchGetsUserEnv('all', false, '24.11')).toBe(false);
+    expect(sbatchGetsUserEnv(undefined, true, '22.05')).toBe(true);
+    for (const option of ['NONE', 'ALL,FOO=bar', 'PATH', 'FOO=1']) expect(sbatchGetsUserEnv(option, false, '22.05')).toBe(true);
+    expect(sbatchGetsUserEnv('NIL', false, '22.05')).toBe(true);
+    expect(sbatchGetsUserEnv('nil', false, '24.11')).toBe(false);
+  });
+
+  it("slurmd merges the job's environment over the login's: the login's names first, the job's values winning", () => {
+    expect(overLoginEnv(['HOME=/root', 'PATH=/login', 'SHELL=/bin/bash'], ['PATH=/job', 'SLURM_JOB_ID=7', 'HOME=/home'])).toEqual([
+      'HOME=/home',
+      'PATH=/job',
+      'SHELL=/bin/bash',
+      'SLURM_JOB_ID=7',
+    ]);
+  });
+
+  for (const slurmVersion of ['22.05', '24.11'])
+    it.skipIf(!asRoot)(`sbatch --export=NONE and --get-user-env: the batch job starts from the login environment su - gives, with its limits (${slurmVersion})`, async () => {
+      const login = loginShell('/usr/bin/env');
+      const expected = names(login).filter((n) => !['DISPLAY', 'ENVIRONMENT', 'HOSTNAME', '_'].includes(n));
+      const none = await recordCommand('sbatch', [], ['-W', '--export=NONE', '--wrap', '/usr/bin/env'], { slurmVersion, env: { KEEP: 'no' } });
+      expect(none.result.exitCode, none.result.stderr).toBe(0);
+      const text = none.result.output!.text;
+      // Every variable of the login's (the script's shell prints them in
+      // an order of its own; the conformance suite compares the order
+      // plugins see).
+      expect(names(text)).toEqual(expect.arrayContaining(expected));
+      expect(text).toMatch(/^SLURM_GET_USER_ENV=1$/m);
+      expect(text).not.toContain('KEEP=');
+      // The login shell ran `plugstack-host getenv`, as Slurm's runs `slurmstepd getenv`.
+      expect(text).toMatch(/^_=\S+\/plugstack-host$/m);
+      // The login's PATH, with plugstack's srun first.
+      expect(text).toMatch(new RegExp(`^PATH=\\S+/bin:${loginShell('printf %s "$PATH"').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+      // --get-user-env: the caller's variables stay, and the limits are the login's, not sbatch's.
+      const own = await recordCommand('sbatch', [], ['-W', '--get-user-env', '--wrap', 'ulimit -Sn; /usr/bin/env'], { slurmVersion, env: { KEEP: 'yes' } });
+      expect(own.result.exitCode, own.result.stderr).toBe(0);
+      const ownText = own.result.output!.text;
+      expect(ownText.split('\n')[0]).toBe(loginShell('ulimit -Sn').trim());
+      expect(ownText).toContain('KEEP=yes\n');
+      expect(names(ownText)).toEqual(expect.arrayContaining(expected));
+      // slurmd looks at the job's environment only: SLURM_GET_USER_ENV=1 from the caller counts too.
+      const asked = await recordCommand('sbatch', [], ['-W', '--wrap', '/usr/bin/env'], { slurmVersion, env: { SLURM_GET_USER_ENV: '1' } });
+      expect(names(asked.result.output!.text)).toContain('LOGNAME');
+    });
+
   it('srun reads SLURM_EXPORT_ENV and SRUN_EXPORT_ENV, the command line winning', async () => {
     const env = await recordCommand('srun', [], ['/usr/bin/env'], { env: { KEEP: 'no', SLURM_EXPORT_ENV: 'NONE' } });
     expect(env.result.stdout).not.toContain('KEEP=');
@@ -67,8 +128,11 @@ describe('--export lists', () => {
       expect(text).not.toContain('MINE=');
       expect(lines.filter((l) => l.callback === 'option' && l.fields.remote === '1')).toHaveLength(slurmVersion === '24.11' ? 2 : 1);
       // Neither the script nor the inner srun's task gets the caller's PATH:
-      // only the directory with plugstack's srun that every job has.
-      expect(text.match(/^PATH=.*$/gm)!.every((l) => !l.includes(':') && l.endsWith('/bin'))).toBe(true);
+      // the script has the directory with plugstack's srun that every job
+      // has, then the login's (as root, where slurmd can load it); the
+      // inner srun's task, none.
+      expect(text.match(/^PATH=.*$/gm)).toEqual([expect.stringMatching(asRoot ? /^PATH=[^:]*\/bin:/ : /^PATH=[^:]*\/bin$/)]);
+      expect(text).not.toContain('PATH=/usr/bin:/bin\n');
     });
 
     it(`srun --export=NONE with a plugin option: the option callback runs once remotely (${slurmVersion})`, async () => {

@@ -119,6 +119,18 @@ export function sbatchExportEnv(environ: readonly string[], option: string | und
 }
 
 /**
+ * sbatch: whether the job goes with SLURM_GET_USER_ENV=1, which makes
+ * slurmd load the user's login environment under it (daemon/user-env.ts):
+ * --get-user-env, or an --export other than ALL alone (under 24.11 NIL,
+ * which sends only Slurm's variables, does not).
+ */
+export function sbatchGetsUserEnv(option: string | undefined, getUserEnv: boolean, slurmVersion: string): boolean {
+  if (getUserEnv) return true;
+  const upper = option?.toUpperCase();
+  return upper !== undefined && upper !== 'ALL' && !(upper === 'NIL' && releaseRules(slurmVersion).commandEnv.sbatchExportNil);
+}
+
+/**
  * sbatch's own environment once its options are checked: an --export other
  * than ALL is also written there as SLURM_EXPORT_ENV (unless the caller set
  * one), so that the sruns of the batch job export the same. sbatch writes it

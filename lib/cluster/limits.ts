@@ -93,12 +93,3 @@ export function commandRlimitEnv(
   const parsed = parseRlimits(propagate, true, rlimitNames(slurmVersion));
   return 'bad' in parsed ? { bad: parsed.bad, value: propagate } : { env: rlimitEnv(limits, parsed.propagated, true) };
 }
-
-/**
- * sbatch --get-user-env: slurmd adds the user's login limits on the node,
- * every one of them and unmarked (slurmstepd getenv); plugstack, which
- * runs no login shell, takes sbatch's as the login's.
- */
-export function loginRlimitEnv(slurmVersion: string, limits: CommandLimits): Record<string, string> {
-  return rlimitEnv(limits, rlimitNames(slurmVersion), false);
-}

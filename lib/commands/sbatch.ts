@@ -20,8 +20,9 @@ import { appendsOutput, readBuiltins } from './builtins.js';
 import { releaseRules } from '../releases.generated.js';
 import { withCommand, type CommandRun } from './command-run.js';
 import { batchJobEnv, commandProcessEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
-import { commandRlimitEnv, loginRlimitEnv } from '../cluster/limits.js';
-import { sbatchExportEnv, withSbatchExportVar } from '../cluster/export-env.js';
+import { commandRlimitEnv } from '../cluster/limits.js';
+import { asksForUserEnv, loadUserEnv, overLoginEnv } from '../daemon/user-env.js';
+import { sbatchExportEnv, sbatchGetsUserEnv, withSbatchExportVar } from '../cluster/export-env.js';
 import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { BATCH_STEP, innerResults, srunShim } from '../cluster/jobs.js';
 import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
@@ -65,8 +66,9 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
 
   const b = readBuiltins(ready.builtins, cwd);
   console.setVerbosity(b.verbose, b.quiet);
-  // _set_rlimit_env after init_post_opt, unless --get-user-env (slurmd then
-  // adds the user's login limits, below); a bad --propagate ends sbatch here.
+  // _set_rlimit_env after init_post_opt, unless --get-user-env (the limits
+  // then come with the login environment slurmd loads, daemon/user-env.ts);
+  // a bad --propagate ends sbatch here.
   const rlimits = b.getUserEnv ? { env: {} } : commandRlimitEnv(stack.slurmVersion, ready.limits, stack.slurmConf?.propagatedLimits, b.propagate);
   if ('bad' in rlimits) {
     console.log('error', `Bad rlimit name: ${rlimits.bad}`);
@@ -132,7 +134,12 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const jobName = job.description?.name ?? b.jobName ?? 'sbatch';
   const namedBySbatch = b.jobName !== undefined || b.wrap || ready.positional.length > 0;
   const envJobName = namedBySbatch || commandEnvRules(stack.slurmVersion).batchJobNameFromController ? jobName : undefined;
-  const exported = sbatchExportEnv(withSbatchExportVar(ready.environ, b.export, env), b.export, stack.slurmVersion);
+  // The job's environment as sbatch sends it: its own environment by then
+  // (what it wrote there included) through --export, SLURM_GET_USER_ENV=1
+  // last when slurmd is to load the login environment under it.
+  const sbatchEnviron = overlayEnv(withSbatchExportVar(ready.environ, b.export, env), envRecord(ownEnv));
+  let exported = sbatchExportEnv(sbatchEnviron, b.export, stack.slurmVersion);
+  if (sbatchGetsUserEnv(b.export, b.getUserEnv, stack.slurmVersion)) exported = overlayEnv(exported, { SLURM_GET_USER_ENV: '1' });
   const current = envRecord(exported);
   const batchHost = { node: names[0]!, nodeAliasesNull: commandEnvRules(stack.slurmVersion).nodeAliasesNull };
   // env_array_for_batch_job: without -n, --ntasks-per-node times the nodes.
@@ -149,15 +156,11 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     // --open-mode for the job's sruns: slurmctld's (24.11; 22.05's sbatch wrote it into its own environment).
     ...(b.openMode && releaseRules(stack.slurmVersion).client.openModeEnvBy === 'slurmctld' ? { SLURM_OPEN_MODE: b.openMode === 'append' ? 'a' : 't' } : {}),
   }, stack.slurmVersion, { ...(ntasks !== undefined ? { ntasks } : {}), ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}) });
-  let jobEnv = overlayEnv(exported, added);
-  jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));
-  // --get-user-env: the login environment slurmd starts from comes first,
-  // with its limits (sbatch's stand in for them, limits.ts).
-  if (b.getUserEnv) {
-    const submitted = envRecord(jobEnv);
-    const login = entriesOf(loginRlimitEnv(stack.slurmVersion, ready.limits)).filter((e) => !(e.slice(0, e.indexOf('=')) in submitted));
-    jobEnv = [...login, ...jobEnv];
-  }
+  // What slurmd receives; plugstack's own variables go on top (the srun
+  // inside finds the same stack, and plugstack's srun first on PATH).
+  const submitted = overlayEnv(exported, added);
+  const withPlugstack = (list: string[]) => overlayEnv(list, plugstackEnv(stack, srunShim(job), envRecord(list).PATH));
+  let jobEnv = withPlugstack(submitted);
 
   // slurmd runs the job prolog on the batch host before the batch step.
   const scriptContext: JobScriptContext = {
@@ -189,8 +192,18 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     return finish(0);
   }
 
+  const jobUser = job.description?.userName ?? String(scriptContext.uid);
+  // The prolog done, slurmd loads the user's login environment when the job
+  // asks (daemon/user-env.ts), and merges the job's over it; when it cannot,
+  // the job runs with what it was sent.
+  if (asksForUserEnv(submitted)) {
+    const login = await loadUserEnv(stack, names[0]!, jobUser, control);
+    if (login.env) jobEnv = withPlugstack(overLoginEnv(login.env, submitted));
+    else for (const l of login.log.filter((l) => l.level === 'error')) console.log('error', `slurmd: ${l.message}`, 'plugstack');
+  }
+
   // slurmstepd names the files (%u the job's user, %x the job's SLURM_JOB_NAME, ...).
-  const fileIds = { jobId: job.id, nodeName: names[0]!, userName: job.description?.userName ?? String(scriptContext.uid), jobName: envRecord(jobEnv).SLURM_JOB_NAME };
+  const fileIds = { jobId: job.id, nodeName: names[0]!, userName: jobUser, jobName: envRecord(jobEnv).SLURM_JOB_NAME };
   const outputPath = (pattern: string) => batchFileName(pattern, fileIds, workdir, stack.slurmVersion);
   const stdoutFile = outputPath(b.output ?? 'slurm-%j.out');
   const stderrFile = b.error ? outputPath(b.error) : stdoutFile;

@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 21;
+export const PROTOCOL_VERSION = 22;
 
 /** Shared memory Node gives a host (a memfd on descriptor 'fd'), in which the host's process (slot 0) and its first count-1 task children (slot 1 + the task's index) keep the events they have not sent yet. Before the slots, headerBytes of counters, two 32-bit words per slot: the bytes the slot holds ('[' and comma-separated events, no closing bracket) and how many calls into plugin code its process has open. Node reads what a process could not send once the host has ended, and the open calls whenever it needs to know whether a host is inside plugin code. */
 export const EVENT_SLOTS = {"fd":5,"count":257,"headerBytes":4096,"slotBytes":16384} as const;
@@ -118,6 +118,7 @@ export interface SlurmdRequest extends StackRequest {
   jobContainerCheck?: boolean;
   jobContainer?: JobContainerSettings;
   jobContainerOp?: { op: "restore" | "create" | "delete" | "send_stepd"; jobId: number; uid: number };
+  userEnvOp?: { user: string; timeoutSec: number };
 }
 
 export interface JobScriptRequest extends StackRequest {
@@ -605,6 +606,13 @@ export interface PrintEvent {
   what?: string;
 }
 
+/** slurmd's _get_user_env: the user's login environment su's shell printed (ok false: none could be loaded, and env is empty). */
+export interface UserEnvEvent {
+  t: "userEnv";
+  ok: boolean;
+  env: string[];
+}
+
 /** The step's process group (task 0's pid). */
 export interface PgidEvent {
   t: "pgid";
@@ -725,6 +733,7 @@ export type HostEvent =
   | BuiltinEvent
   | ConsoleEvent
   | PrintEvent
+  | UserEnvEvent
   | PgidEvent
   | TaskEvent
   | ExecEvent
@@ -741,7 +750,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 21,
+  "version": 22,
   "roles": [
     "inspect",
     "stepd",
@@ -1053,6 +1062,12 @@ export const CATALOGUE = {
           },
           "jobId": "uint",
           "uid": "uint"
+        }
+      },
+      "userEnvOp?": {
+        "object": {
+          "user": "string",
+          "timeoutSec": "uint"
         }
       }
     },
@@ -1811,6 +1826,17 @@ export const CATALOGUE = {
         "stream": "stream",
         "text": "string",
         "what?": "string"
+      }
+    },
+    "userEnv": {
+      "roles": [
+        "slurmd"
+      ],
+      "fields": {
+        "ok": "bool",
+        "env": {
+          "array": "string"
+        }
       }
     },
     "pgid": {

@@ -890,6 +890,24 @@ const F: Valid[] = [
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
+    x = v["ok"];
+    if (x === undefined || !(typeof x === 'boolean')) return false;
+    x = v["env"];
+    if (x === undefined || !(F[65]!(x))) return false;
+    for (const key in v) switch (key) { case "t": case "ok": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
     x = v["pgid"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     for (const key in v) switch (key) { case "t": case "pgid": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -981,7 +999,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["tasks"];
-    if (x === undefined || !(F[74]!(x))) return false;
+    if (x === undefined || !(F[76]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "tasks": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -989,7 +1007,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[75]!(x))) return false;
+      if (!(F[77]!(x))) return false;
     }
     return true;
   },
@@ -1029,7 +1047,7 @@ const F: Valid[] = [
     x = v["exitRc"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
     x = v["step"];
-    if (x !== undefined && !(F[77]!(x))) return false;
+    if (x !== undefined && !(F[79]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "ok": case "status": case "initRc": case "anyJobProlog": case "anyJobEpilog": case "stoppedAt": case "killed": case "exitRc": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1053,11 +1071,11 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["job"];
-    if (x === undefined || !(F[79]!(x))) return false;
+    if (x === undefined || !(F[81]!(x))) return false;
     x = v["record"];
-    if (x !== undefined && !(F[81]!(x))) return false;
+    if (x !== undefined && !(F[83]!(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[84]!(x))) return false;
+    if (x !== undefined && !(F[86]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "job": case "record": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1077,7 +1095,7 @@ const F: Valid[] = [
     x = v["tasks"];
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[80]!(x))) return false;
+    if (x === undefined || !(F[82]!(x))) return false;
     for (const key in v) switch (key) { case "uid": case "gid": case "jobId": case "stepId": case "nodes": case "tasks": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1090,7 +1108,7 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
-  return F[82]!(v);
+  return F[84]!(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
@@ -1146,7 +1164,7 @@ const F: Valid[] = [
     x = v["nice"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["node_inx"];
-    if (x !== undefined && !(F[83]!(x))) return false;
+    if (x !== undefined && !(F[85]!(x))) return false;
     x = v["nodes"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["ntasks_per_node"];
@@ -1240,7 +1258,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["step"];
-    if (x === undefined || !(F[88]!(x))) return false;
+    if (x === undefined || !(F[90]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1256,7 +1274,7 @@ const F: Valid[] = [
     x = v["nodeList"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["layout"];
-    if (x === undefined || !(F[89]!(x))) return false;
+    if (x === undefined || !(F[91]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     for (const key in v) switch (key) { case "jobId": case "stepId": case "ntasks": case "nodeList": case "layout": case "taskDist": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -1266,7 +1284,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[90]!(x))) return false;
+      if (!(F[92]!(x))) return false;
     }
     return true;
   },
@@ -1290,7 +1308,7 @@ const F: Valid[] = [
     x = v["status"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[93]!(x))) return false;
+    if (x !== undefined && !(F[95]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "status": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1312,7 +1330,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["argv"];
-    if (x === undefined || !(F[96]!(x))) return false;
+    if (x === undefined || !(F[98]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1348,7 +1366,7 @@ const F: Valid[] = [
     x = v["role"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["env"];
-    if (x === undefined || !(F[100]!(x))) return false;
+    if (x === undefined || !(F[102]!(x))) return false;
     x = v["cwd"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["stdin"];
@@ -1376,7 +1394,7 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[102]!(x))) return false;
+    if (x === undefined || !(F[104]!(x))) return false;
     x = v["scanOnly"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "scanOnly": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -1400,9 +1418,9 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[104]!(x))) return false;
+    if (x === undefined || !(F[106]!(x))) return false;
     x = v["step"];
-    if (x === undefined || !(F[105]!(x))) return false;
+    if (x === undefined || !(F[107]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1430,7 +1448,7 @@ const F: Valid[] = [
     x = v["ntasks"];
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["tasks"];
-    if (x === undefined || !(F[106]!(x))) return false;
+    if (x === undefined || !(F[108]!(x))) return false;
     x = v["cpus"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["cpusPerTask"];
@@ -1442,15 +1460,15 @@ const F: Valid[] = [
     x = v["user"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["gids"];
-    if (x !== undefined && !(F[108]!(x))) return false;
-    x = v["argv"];
-    if (x === undefined || !(F[109]!(x))) return false;
-    x = v["env"];
     if (x !== undefined && !(F[110]!(x))) return false;
+    x = v["argv"];
+    if (x === undefined || !(F[111]!(x))) return false;
+    x = v["env"];
+    if (x !== undefined && !(F[112]!(x))) return false;
     x = v["cwd"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["options"];
-    if (x !== undefined && !(F[111]!(x))) return false;
+    if (x !== undefined && !(F[113]!(x))) return false;
     x = v["srunCommPort"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["launchNodeAddress"];
@@ -1474,9 +1492,9 @@ const F: Valid[] = [
     x = v["propagateLimits"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["stdin"];
-    if (x !== undefined && !(F[113]!(x))) return false;
+    if (x !== undefined && !(F[115]!(x))) return false;
     x = v["output"];
-    if (x !== undefined && !(F[114]!(x))) return false;
+    if (x !== undefined && !(F[116]!(x))) return false;
     x = v["outputAppend"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["outputLabelled"];
@@ -1490,11 +1508,11 @@ const F: Valid[] = [
     x = v["userTaskEpilog"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["job"];
-    if (x !== undefined && !(F[81]!(x))) return false;
+    if (x !== undefined && !(F[83]!(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[115]!(x))) return false;
+    if (x !== undefined && !(F[117]!(x))) return false;
     x = v["mpi"];
-    if (x !== undefined && !(F[119]!(x))) return false;
+    if (x !== undefined && !(F[121]!(x))) return false;
     for (const key in v) switch (key) { case "jobId": case "stepId": case "nnodes": case "nodeId": case "nodeName": case "ntasks": case "tasks": case "cpus": case "cpusPerTask": case "uid": case "gid": case "user": case "gids": case "argv": case "env": case "cwd": case "options": case "srunCommPort": case "launchNodeAddress": case "workingCluster": case "arrayJobId": case "arrayTaskId": case "jobMem": case "stepMem": case "jobAllocCores": case "stepAllocCores": case "oomKillStep": case "propagateLimits": case "stdin": case "output": case "outputAppend": case "outputLabelled": case "taskProlog": case "taskEpilog": case "userTaskProlog": case "userTaskEpilog": case "job": case "jobContainer": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1502,7 +1520,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[107]!(x))) return false;
+      if (!(F[109]!(x))) return false;
     }
     return true;
   },
@@ -1542,7 +1560,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[112]!(x))) return false;
+      if (!(F[114]!(x))) return false;
     }
     return true;
   },
@@ -1575,19 +1593,19 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
-  return F[116]!(v);
+  return F[118]!(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["types"];
-    if (x === undefined || !(F[117]!(x))) return false;
+    if (x === undefined || !(F[119]!(x))) return false;
     x = v["file"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["line"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["prologFlags"];
-    if (x !== undefined && !(F[118]!(x))) return false;
+    if (x !== undefined && !(F[120]!(x))) return false;
     x = v["containSpank"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["spoolDir"];
@@ -1627,7 +1645,7 @@ const F: Valid[] = [
     x = v["nodeList"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["layout"];
-    if (x === undefined || !(F[120]!(x))) return false;
+    if (x === undefined || !(F[122]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["pmiTrace"];
@@ -1643,7 +1661,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[121]!(x))) return false;
+      if (!(F[123]!(x))) return false;
     }
     return true;
   },
@@ -1665,11 +1683,11 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[123]!(x))) return false;
+    if (x === undefined || !(F[125]!(x))) return false;
     x = v["command"];
     if (x === undefined || !(C[21]!.has(x))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[124]!(x))) return false;
+    if (x === undefined || !(F[126]!(x))) return false;
     x = v["checkOnly"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["allowSpecResources"];
@@ -1679,9 +1697,9 @@ const F: Valid[] = [
     x = v["multipleSharingGres"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["cliFilter"];
-    if (x !== undefined && !(F[125]!(x))) return false;
-    x = v["mpi"];
     if (x !== undefined && !(F[127]!(x))) return false;
+    x = v["mpi"];
+    if (x !== undefined && !(F[129]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "command": case "argv": case "checkOnly": case "allowSpecResources": case "memoryConsumable": case "multipleSharingGres": case "cliFilter": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1705,7 +1723,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["plugins"];
-    if (x === undefined || !(F[126]!(x))) return false;
+    if (x === undefined || !(F[128]!(x))) return false;
     x = v["slurmConf"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["file"];
@@ -1753,7 +1771,7 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[129]!(x))) return false;
+    if (x === undefined || !(F[131]!(x))) return false;
     x = v["mpiCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["mpiConf"];
@@ -1761,10 +1779,12 @@ const F: Valid[] = [
     x = v["jobContainerCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[115]!(x))) return false;
+    if (x !== undefined && !(F[117]!(x))) return false;
     x = v["jobContainerOp"];
-    if (x !== undefined && !(F[130]!(x))) return false;
-    for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mpiCheck": case "mpiConf": case "jobContainerCheck": case "jobContainer": case "jobContainerOp": continue; default: if (Object.hasOwn(v, key)) return false; }
+    if (x !== undefined && !(F[132]!(x))) return false;
+    x = v["userEnvOp"];
+    if (x !== undefined && !(F[133]!(x))) return false;
+    for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mpiCheck": case "mpiConf": case "jobContainerCheck": case "jobContainer": case "jobContainerOp": case "userEnvOp": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1790,6 +1810,16 @@ const F: Valid[] = [
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
+    x = v["user"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["timeoutSec"];
+    if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
+    for (const key in v) switch (key) { case "user": case "timeoutSec": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
     x = v["conf"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["context"];
@@ -1797,11 +1827,11 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[132]!(x))) return false;
+    if (x === undefined || !(F[135]!(x))) return false;
     x = v["mode"];
     if (x === undefined || !(C[26]!.has(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[115]!(x))) return false;
+    if (x !== undefined && !(F[117]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mode": case "jobContainer": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1853,39 +1883,40 @@ export const EVENT_VALIDATORS: Readonly<Record<string, Valid>> = {
   "builtin": F[60]!,
   "console": F[61]!,
   "print": F[63]!,
-  "pgid": F[64]!,
-  "task": F[65]!,
-  "exec": F[66]!,
-  "output": F[67]!,
-  "exit": F[68]!,
-  "cloneExit": F[69]!,
-  "io": F[70]!,
-  "io_end": F[71]!,
-  "launch": F[72]!,
-  "tasks": F[73]!,
-  "done": F[76]!,
+  "userEnv": F[64]!,
+  "pgid": F[66]!,
+  "task": F[67]!,
+  "exec": F[68]!,
+  "output": F[69]!,
+  "exit": F[70]!,
+  "cloneExit": F[71]!,
+  "io": F[72]!,
+  "io_end": F[73]!,
+  "launch": F[74]!,
+  "tasks": F[75]!,
+  "done": F[78]!,
 };
 
 /** Whether a command of this type is well formed (its "t" is not tested). */
 export const COMMAND_VALIDATORS: Readonly<Record<string, Valid>> = {
-  "local_user_init": F[78]!,
-  "allocated": F[85]!,
-  "post_submit": F[86]!,
-  "mpi_prelaunch": F[87]!,
-  "mpi_fini": F[91]!,
-  "exit": F[92]!,
-  "launching": F[94]!,
-  "adopt": F[95]!,
-  "stop": F[97]!,
-  "signal": F[98]!,
-  "fork": F[99]!,
+  "local_user_init": F[80]!,
+  "allocated": F[87]!,
+  "post_submit": F[88]!,
+  "mpi_prelaunch": F[89]!,
+  "mpi_fini": F[93]!,
+  "exit": F[94]!,
+  "launching": F[96]!,
+  "adopt": F[97]!,
+  "stop": F[99]!,
+  "signal": F[100]!,
+  "fork": F[101]!,
 };
 
 /** Whether a role's request is well formed. */
 export const REQUEST_VALIDATORS: Readonly<Record<string, Valid>> = {
-  "inspect": F[101]!,
-  "stepd": F[103]!,
-  "client": F[122]!,
-  "slurmd": F[128]!,
-  "job_script": F[131]!,
+  "inspect": F[103]!,
+  "stepd": F[105]!,
+  "client": F[124]!,
+  "slurmd": F[130]!,
+  "job_script": F[134]!,
 };

@@ -63,6 +63,10 @@ export const environScenarios: Scenario[] = [
   { name: "environ: sbatch --open-mode=append --wrap 'srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--open-mode=append', '--wrap', 'srun -n 1 true'], env: CALLER },
   // sbatch -i: the script reads the file, and the credential names it.
   { name: "environ: sbatch -i in.txt --wrap 'read line; srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['-i', 'in.txt', '--wrap', 'read line; srun -n 1 true'], env: CALLER },
+  // An --export other than ALL, or --get-user-env: slurmd loads the user's login environment under the job's.
+  { name: "environ: sbatch --export=NONE --wrap 'srun -n 1 /bin/true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--export=NONE', '--wrap', 'srun -n 1 /bin/true'], env: CALLER },
+  { name: "environ: sbatch --export=ALL,FOO=bar --wrap 'srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--export=ALL,FOO=bar', '--wrap', 'srun -n 1 true'], env: CALLER },
+  { name: "environ: sbatch --get-user-env --wrap 'srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--get-user-env', '--wrap', 'srun -n 1 true'], env: CALLER },
 ];
 
 /** Files a scenario's commands expect in their working directory. */

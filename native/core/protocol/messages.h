@@ -8,7 +8,7 @@
 
 namespace plugstack::msg {
 
-constexpr unsigned kProtocolVersion = 21;
+constexpr unsigned kProtocolVersion = 22;
 
 // Shared memory Node gives a host (a memfd on descriptor 'fd'), in which the host's process (slot 0) and its first count-1 task children (slot 1 + the task's index) keep the events they have not sent yet. Before the slots, headerBytes of counters, two 32-bit words per slot: the bytes the slot holds ('[' and comma-separated events, no closing bracket) and how many calls into plugin code its process has open. Node reads what a process could not send once the host has ended, and the open calls whenever it needs to know whether a host is inside plugin code.
 constexpr int kEventSlotsFd = 5;
@@ -89,6 +89,8 @@ constexpr char kBuiltin[] = "builtin";
 constexpr char kConsole[] = "console";
 // The command's --help text (the plugin block; the usage precedes it).
 constexpr char kPrint[] = "print";
+// slurmd's _get_user_env: the user's login environment su's shell printed (ok false: none could be loaded, and env is empty).
+constexpr char kUserEnv[] = "userEnv";
 // The step's process group (task 0's pid).
 constexpr char kPgid[] = "pgid";
 // A task was forked (at: when, as for enter).

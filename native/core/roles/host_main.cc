@@ -1,6 +1,7 @@
 // plugstack-host: one executable for every Slurm process plugstack plays.
 //
 //   plugstack-host <role> --fd <events>[:<commands>] [--parent <pid>]
+//   plugstack-host getenv <rlimit names>   (slurmstepd getenv, for su's login shell)
 //
 // The role is chosen at start; the request arrives as the first frame on the
 // socket <n> (Node's end is the other half of the socketpair); <pid> is
@@ -19,6 +20,7 @@
 #include "common/event_slots.h"
 #include "lifecycle/containment.h"
 #include "lifecycle/mount_namespace.h"
+#include "lifecycle/user_env.h"
 #include "lifecycle/zygote.h"
 #include "spank/stack.h"
 #include "roles/role.h"
@@ -138,6 +140,9 @@ extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
   using namespace plugstack;
   if (argc == 2 && std::strcmp(argv[1], "--mount-namespace") == 0) return runMountNamespaceHolder();
   if (argc >= 2 && std::strcmp(argv[1], "zygote") == 0) return zygote::run(argc, argv, zygoteRole);
+  // `slurmstepd getenv`, which the user's login shell runs for slurmd's
+  // _get_user_env (lifecycle/user_env.h): the limits of argv[2]'s table.
+  if (argc == 3 && std::strcmp(argv[1], "getenv") == 0) return user_env::printLoginEnv(argv[2]);
   if ((argc != 4 && argc != 6) || std::strcmp(argv[2], "--fd") != 0) return usage();
   long parent = 0;
   if (argc == 6) {

@@ -3,6 +3,8 @@
 // start; the process then waits until Node stops it, when slurmd_exit
 // runs. Whether job prologs and epilogs run SPANK at all is decided here,
 // by the scan of the whole plugstack.conf.
+#include <unistd.h>
+
 #include <string>
 
 #include "common/events.h"
@@ -10,6 +12,7 @@
 #include "job_container/jc_daemon.h"
 #include "lifecycle/slurm_limits.h"
 #include "lifecycle/slurm_signals.h"
+#include "lifecycle/user_env.h"
 #include "mpi/mpi_daemon.h"
 #include "rules/releases.h"
 #include "rules/slurm_errors.h"
@@ -44,6 +47,29 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
     bool ok = jc.op(op["op"].asString(), static_cast<uint32_t>(op["jobId"].asNumber()),
                     static_cast<uid_t>(op["uid"].asNumber()));
     emitEvent({{"t", msg::kDone}, {"ok", ok}, {"status", ok ? 0 : 1}});
+    return 0;
+  }
+  // _get_user_env for a batch job (lifecycle/user_env.h), with slurmd's
+  // limits and signals, which su and the login shell inherit.
+  if (request["userEnvOp"].isObject()) {
+    slurm_limits::raiseAsSlurmd(releases::limits(settings.version).slurmdRaised);
+    slurm_signals::block(signals.slurmdBlockedAfterInit);
+    slurm_signals::catchIgnoring(signals.slurmdCaughtAfterInit);
+    const json::Value& op = request["userEnvOp"];
+    const std::string user = op["user"].asString();
+    slurmLog(LogLevel::Verbose, "_get_user_env: get env for user " + user + " here");
+    // slurmstepd's path, or env's where there is none: here, this program.
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = '\0';
+    user_env::Loaded loaded = user_env::loadDefault(
+        user, {self, "getenv", releases::limits(settings.version).propagated}, static_cast<int>(op["timeoutSec"].asNumber()));
+    if (!loaded.ok)
+      slurmLog(LogLevel::Error, "_get_user_env: Unable to get user's local environment, running only with passed environment");
+    json::Array env;
+    for (const std::string& e : loaded.env) env.push_back(e);
+    emitEvent({{"t", msg::kUserEnv}, {"ok", loaded.ok}, {"env", std::move(env)}});
+    emitEvent({{"t", msg::kDone}, {"ok", loaded.ok}, {"status", loaded.ok ? 0 : 1}});
     return 0;
   }
   // plugstack check: only the job_container plugins, loaded as slurmd loads them.
