@@ -76,6 +76,20 @@ describe('job prolog and epilog in commands', () => {
     expect(result.job).toMatchObject({ state: 'FAILED', reason: 'Prolog failure', drained: [{ node: 'node0', reason: 'Prolog error' }] });
   });
 
+  it("the epilog's SLURM_JOB_DERIVED_EC: the highest exit code of the job's srun steps, each its node's last task's", async () => {
+    // srun's own job: its step; tasks 0 and 1 exit 2 and 3, so the node's slurmstepd reports the last one's.
+    const own = await recordCommand('srun', [], ['-n', '2', 'sh', '-c', 'exit $((SLURM_PROCID + 2))']);
+    expect(own.result.exitCode).toBe(3);
+    expect(own.result.jobScripts.find((r) => r.mode === 'epilog')!.environment).toMatchObject({ SLURM_JOB_EXIT_CODE: '768', SLURM_JOB_DERIVED_EC: '768' });
+    // A batch job: the sruns inside count, its batch script (which exits 0) does not.
+    const batch = await recordCommand('sbatch', [], ['-W', '--wrap', 'srun -n 2 sh -c "exit $SLURM_PROCID"; srun -n 1 sh -c "exit 5"; srun -n 1 true']);
+    expect(batch.result.exitCode).toBe(0);
+    expect(batch.result.jobScripts.find((r) => r.mode === 'epilog')!.environment).toMatchObject({ SLURM_JOB_EXIT_CODE: '0', SLURM_JOB_DERIVED_EC: String(5 << 8) });
+    // salloc's job: its sruns.
+    const alloc = await recordCommand('salloc', [], ['srun', 'sh', '-c', 'exit 4']);
+    expect(alloc.result.jobScripts.find((r) => r.mode === 'epilog')!.environment.SLURM_JOB_DERIVED_EC).toBe(String(4 << 8));
+  });
+
   it('the helpers’ environment carries the job’s credential: its task count, times, files, and slurmd’s SLURM_CONF', async () => {
     const env = { SLURM_CONF: '/etc/slurm-elsewhere/slurm.conf' };
     // sbatch's task count from --ntasks-per-node, its files, one end time for both epilogs.

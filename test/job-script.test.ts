@@ -63,6 +63,8 @@ describe('stack.prolog / stack.epilog', () => {
     expect(prolog.environment.SLURM_JOB_EXIT_CODE).toBeUndefined();
     const epilog = await stack.epilog({ jobId: 7, exitStatus: (3 << 8) });
     expect(epilog.environment).toMatchObject({ SLURM_SCRIPT_CONTEXT: 'epilog_slurmd', SLURM_JOB_EXIT_CODE: '768', SLURM_JOB_EXIT_CODE2: '3:0', SLURM_JOB_DERIVED_EC: '0' });
+    expect((await stack.epilog({ jobId: 7, exitStatus: 0, derivedExitCode: 512 })).environment.SLURM_JOB_DERIVED_EC).toBe('512');
+    await expect(stack.epilog({ jobId: 7, derivedExitCode: -1 })).rejects.toThrow(/derivedExitCode/);
     const killed = await stack.epilog({ jobId: 7, exitStatus: 9 });
     expect(killed.environment.SLURM_JOB_EXIT_CODE2).toBe('0:9');
   });

@@ -16,6 +16,28 @@ import type { SpareHost } from '../host/spare-host.js';
 import { scanStack, type SlurmdScan } from './slurmd-scan.js';
 import type { CommandStack } from '../commands/srun.js';
 import type { Job } from './jobs.js';
+import type { StepResult } from '../step/types.js';
+
+/**
+ * How a job ended, as slurmctld tells slurmd for its epilog: the job's raw
+ * exit status (the batch script's, srun's own job's step's) and its derived
+ * exit code, the highest of its srun steps' (jobEnd).
+ */
+export interface JobEnd {
+  exitStatus: number;
+  derivedExitCode: number;
+}
+
+/**
+ * The job's end, its srun steps given (not the batch step): each step's exit
+ * code is the highest its nodes' slurmstepds reported (_step_partial_comp),
+ * and the job's derived exit code the highest of its steps' (step_mgr.c).
+ */
+export function jobEnd(exitStatus: number, sruns: readonly StepResult[]): JobEnd {
+  let derivedExitCode = 0;
+  for (const step of sruns) for (const node of step.nodes) derivedExitCode = Math.max(derivedExitCode, node.exitCode >>> 0);
+  return { exitStatus, derivedExitCode };
+}
 
 export const PROLOG_DRAIN_REASON = 'Prolog error';
 export const EPILOG_DRAIN_REASON = 'Epilog error';
@@ -82,7 +104,7 @@ export interface JobScriptContext {
 }
 
 /** When each job ended, as its first epilog fixed it. */
-const jobEnds = new WeakMap<Job, number>();
+const jobEndTimes = new WeakMap<Job, number>();
 
 /**
  * When the job ended, in seconds (the end time an epilog's credential
@@ -90,9 +112,9 @@ const jobEnds = new WeakMap<Job, number>();
  * fixes it, so every node's epilog gets the same. The epilogs all run in
  * the command that made the job (an srun inside a job runs none).
  */
-function jobEnd(job: Job): number {
-  let end = jobEnds.get(job);
-  if (end === undefined) jobEnds.set(job, (end = Math.floor(Date.now() / 1000)));
+function jobEndTime(job: Job): number {
+  let end = jobEndTimes.get(job);
+  if (end === undefined) jobEndTimes.set(job, (end = Math.floor(Date.now() / 1000)));
   return end;
 }
 
@@ -104,7 +126,7 @@ function credential(job: Job, mode: JobScriptMode): JobCredential {
   return {
     batch: d.batch,
     startTime: start,
-    endTime: mode === 'epilog' ? jobEnd(job) : end,
+    endTime: mode === 'epilog' ? jobEndTime(job) : end,
     stdIn: d.stdIn,
     stdOut: d.stdOut,
     stdErr: d.stdErr,
@@ -137,13 +159,13 @@ function options(job: Job, node: string, ctx: JobScriptContext, mode: JobScriptM
  * same, and the environment is not built twice.
  */
 const helperOptionsMade = new WeakMap<JobScriptContext, Map<string, { stack: CommandStack; options: JobScriptOptions }>>();
-function helperOptions(stack: CommandStack, job: Job, node: string, ctx: JobScriptContext, mode: JobScriptMode, exitStatus?: number): JobScriptOptions {
+function helperOptions(stack: CommandStack, job: Job, node: string, ctx: JobScriptContext, mode: JobScriptMode, end?: JobEnd): JobScriptOptions {
   let made = helperOptionsMade.get(ctx);
   if (!made) helperOptionsMade.set(ctx, (made = new Map()));
-  const key = `${job.id} ${mode} ${node} ${exitStatus ?? ''}`;
+  const key = `${job.id} ${mode} ${node} ${end ? `${end.exitStatus} ${end.derivedExitCode}` : ''}`;
   const kept = made.get(key);
   if (kept && kept.stack === stack) return kept.options;
-  const o = { ...options(job, node, ctx, mode), ...(exitStatus !== undefined ? { exitStatus } : {}) };
+  const o = { ...options(job, node, ctx, mode), ...(end ? { exitStatus: end.exitStatus, derivedExitCode: end.derivedExitCode } : {}) };
   o.environment = jobScriptEnvironment(stack, mode, o);
   made.set(key, { stack, options: o });
   return o;
@@ -176,15 +198,15 @@ export async function prestartPrologs(stack: CommandStack, job: Job, nodes: stri
 }
 
 /** Starts the processes of the job's epilogs (spare-host.ts), for runEpilogs with the same exit status. */
-export async function prestartEpilogs(stack: CommandStack, job: Job, exitStatus: number, ctx: JobScriptContext, spares: SpareOwner): Promise<void> {
+export async function prestartEpilogs(stack: CommandStack, job: Job, end: JobEnd, ctx: JobScriptContext, spares: SpareOwner): Promise<void> {
   if (!(await slurmdScan(stack, job, ctx.owner)).epilog) return;
-  for (const node of job.nodes) prestartJobScript(stack, 'epilog', helperOptions(stack, job, node, ctx, 'epilog', exitStatus), spares);
+  for (const node of job.nodes) prestartJobScript(stack, 'epilog', helperOptions(stack, job, node, ctx, 'epilog', end), spares);
 }
 
-/** Epilogs on every node of the job, with its raw exit status. */
-export async function runEpilogs(stack: CommandStack, job: Job, exitStatus: number, ctx: JobScriptContext): Promise<JobScriptResult[]> {
+/** Epilogs on every node of the job, once it has ended so. */
+export async function runEpilogs(stack: CommandStack, job: Job, end: JobEnd, ctx: JobScriptContext): Promise<JobScriptResult[]> {
   if (!(await slurmdScan(stack, job, ctx.owner)).epilog) return [];
-  return Promise.all(job.nodes.map((node) => runJobScript(stack, 'epilog', helperOptions(stack, job, node, ctx, 'epilog', exitStatus), ctx.owner)));
+  return Promise.all(job.nodes.map((node) => runJobScript(stack, 'epilog', helperOptions(stack, job, node, ctx, 'epilog', end), ctx.owner)));
 }
 
 /** The nodes slurmctld drains for these runs, with its reasons. */

@@ -15,7 +15,7 @@ import { readBuiltins } from './builtins.js';
 import { withCommand, type CommandRun } from './command-run.js';
 import { CommandConsole } from './console.js';
 import { allocationEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
-import { drainedBy, runEpilogs } from '../cluster/job-scripts.js';
+import { drainedBy, jobEnd, runEpilogs } from '../cluster/job-scripts.js';
 import { innerResults, srunShim } from '../cluster/jobs.js';
 import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { sallocEnvInOrder } from '../cluster/env-order.js';
@@ -250,7 +250,7 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   }
   const context = { owner: control, uid: process.getuid!(), gid: process.getgid!(), workDir: b.chdir ?? cwd, jobControlEnv: client.record.jobControlEnv };
   await jc?.stopExtern();
-  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, status, context)));
+  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(status, result.steps), context)));
   await jc?.finish();
   const prologFailed = result.jobScripts.some((r) => r.mode === 'prolog' && !r.ok);
   result.job = {

@@ -23,7 +23,7 @@ import { batchJobEnv, commandProcessEnv, envRecord, overlayEnv, plugstackEnv } f
 import { commandRlimitEnv } from '../cluster/limits.js';
 import { asksForUserEnv, loadUserEnv, overLoginEnv } from '../daemon/user-env.js';
 import { sbatchExportEnv, sbatchGetsUserEnv, withSbatchExportVar } from '../cluster/export-env.js';
-import { drainedBy, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
+import { drainedBy, jobEnd, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { BATCH_STEP, innerResults, srunShim } from '../cluster/jobs.js';
 import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { batchEnvInOrder, sbatchEnvInOrder } from '../cluster/env-order.js';
@@ -182,7 +182,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   if (prologs.some((p) => !p.ok)) {
     // The launch fails; slurmctld requeues the job and holds it. plugstack
     // does not keep jobs, so the job ends here, with its epilogs.
-    result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, 0, scriptContext)));
+    result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(0, []), scriptContext)));
     await jc?.finish();
     result.job = { jobId: job.id, state: 'FAILED', exitCode: 0, nodes: names, drained: drainedBy(result.jobScripts), reason: 'launch failed requeued held' };
     if (b.wait) {
@@ -304,7 +304,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   // The job has ended: the epilog on each of its nodes (unless plugstack's
   // own bound has passed: then nothing new starts).
   await jc?.stopExtern();
-  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, status, scriptContext)));
+  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(status, result.steps.filter((s) => s !== batch)), scriptContext)));
   await jc?.finish();
   result.job.drained.push(...drainedBy(result.jobScripts));
   if (result.jobScripts.some((r) => r.mode === 'prolog' && !r.ok)) {

@@ -32,7 +32,7 @@ import { commandRlimitEnv } from '../cluster/limits.js';
 import { srunExportEnv } from '../cluster/export-env.js';
 import { commandEnvRules, entriesOf, SLURM_AUTH_NOBODY, slurmdEnv, srunStepEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { launchEnvInOrder, srunEnvInOrder } from '../cluster/env-order.js';
-import { drainedBy, prestartEpilogs, prestartPrologs, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
+import { drainedBy, jobEnd, prestartEpilogs, prestartPrologs, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
 import { requestJob, willRun } from './allocate.js';
 import { jobRecordOf } from '../cluster/job-info.js';
@@ -215,7 +215,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     // The job's extern steps end (stepd_delete), then its epilogs (past
     // plugstack's own bound nothing new starts: none), then 22.05's delete.
     await jc?.stopExtern();
-    if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, exitCode, scriptContext)));
+    if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(exitCode, result.steps), scriptContext)));
     await jc?.finish();
     result.job = { jobId: job.id, state, exitCode, nodes: names, drained: drainedBy(result.jobScripts), ...(reason ? { reason } : {}) };
     return result;
@@ -669,7 +669,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   client.exit(exitCode);
   // The job's epilog helpers start their processes while srun ends; they
   // run once it has (spare-host.ts).
-  if (!existing && !jc && !control.timedOut) await prestartEpilogs(stack, job, raw, scriptContext, control);
+  if (!existing && !jc && !control.timedOut) await prestartEpilogs(stack, job, jobEnd(raw, result.steps), scriptContext, control);
   await done(exitCode);
   if (job.endTime !== undefined && Date.now() >= job.endTime) timedOut = true;
   const state: JobRecord['state'] = timedOut ? 'TIMEOUT' : cancelled ? 'CANCELLED' : raw === 0 ? 'COMPLETED' : 'FAILED';

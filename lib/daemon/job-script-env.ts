@@ -30,6 +30,7 @@ export interface JobScriptEnvInput {
   options: { plugin: string; name: string; value: string | null }[];
   ntasks?: number;
   exitStatus?: number;
+  derivedExitCode?: number;
   /** SLURM_CONF of slurmd, when there is one. */
   slurmConf?: string;
   /** The cluster's name and the job's partition (default: plugstack's own). */
@@ -95,7 +96,7 @@ export function jobScriptEnv(input: JobScriptEnvInput): Record<string, string> {
   if (input.mode === 'epilog' && input.exitStatus !== undefined) {
     const s = input.exitStatus;
     const exited = (s & 0x7f) === 0;
-    env.SLURM_JOB_DERIVED_EC = '0';
+    env.SLURM_JOB_DERIVED_EC = String(input.derivedExitCode ?? 0);
     env.SLURM_JOB_EXIT_CODE = String(s);
     env.SLURM_JOB_EXIT_CODE2 = `${exited ? (s >> 8) & 0xff : 0}:${exited ? 0 : s & 0x7f}`;
   }

@@ -59,6 +59,7 @@ function helperRun(stack: JobScriptStack, mode: JobScriptMode, options: JobScrip
   const uid = uint32('uid', options.uid, process.getuid!());
   const gid = uint32('gid', options.gid, process.getgid!());
   const jobStatus = options.exitStatus === undefined ? undefined : uint32('exitStatus', options.exitStatus, 0);
+  const derivedExitCode = options.derivedExitCode === undefined ? undefined : uint32('derivedExitCode', options.derivedExitCode, 0);
   const ntasks = options.ntasks === undefined ? undefined : uint32('ntasks', options.ntasks, 0);
   const timeoutMs = uint32('timeoutMs', options.timeoutMs, stack.prologEpilogTimeoutMs ?? DEFAULT_TIMEOUT_MS);
   const node = options.node ?? 'node0';
@@ -87,6 +88,7 @@ function helperRun(stack: JobScriptStack, mode: JobScriptMode, options: JobScrip
       options: options.options ?? [],
       ...(ntasks !== undefined ? { ntasks } : {}),
       ...(jobStatus !== undefined ? { exitStatus: jobStatus } : {}),
+      ...(derivedExitCode !== undefined ? { derivedExitCode } : {}),
       ...(slurmConf !== undefined ? { slurmConf } : {}),
       ...(stack.cluster ? { clusterName: stack.cluster.name } : {}),
       ...(partition !== undefined ? { partition } : {}),

@@ -41,6 +41,8 @@ export interface JobScriptOptions {
   partition?: string;
   /** Epilog: the job's raw exit status (SLURM_JOB_EXIT_CODE, SLURM_JOB_EXIT_CODE2). */
   exitStatus?: number;
+  /** Epilog: slurmctld's derived exit code, the highest exit code of the job's srun steps (SLURM_JOB_DERIVED_EC). Default: 0. */
+  derivedExitCode?: number;
   /** SLURM_CONF: the slurm.conf slurmd read (null: none). Default: the stack's, else the SLURM_CONF of its `env`; none without either. */
   slurmConf?: string | null;
   /**

@@ -67,6 +67,9 @@ export const environScenarios: Scenario[] = [
   { name: "environ: sbatch --export=NONE --wrap 'srun -n 1 /bin/true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--export=NONE', '--wrap', 'srun -n 1 /bin/true'], env: CALLER },
   { name: "environ: sbatch --export=ALL,FOO=bar --wrap 'srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--export=ALL,FOO=bar', '--wrap', 'srun -n 1 true'], env: CALLER },
   { name: "environ: sbatch --get-user-env --wrap 'srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--get-user-env', '--wrap', 'srun -n 1 true'], env: CALLER },
+  // The epilog's SLURM_JOB_DERIVED_EC: the highest exit code of the job's srun steps (each its last task's, per node).
+  { name: "environ: srun -n 2 sh -c 'exit $((SLURM_PROCID + 2))'", fixture: 'environ.c', stack: environ(), command: 'srun', args: ['-n', '2', 'sh', '-c', 'exit $((SLURM_PROCID + 2))'], env: CALLER },
+  { name: "environ: sbatch --wrap 'srun -n 2 sh -c \"exit $SLURM_PROCID\"; srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--wrap', 'srun -n 2 sh -c "exit $SLURM_PROCID"; srun -n 1 true'], env: CALLER },
 ];
 
 /** Files a scenario's commands expect in their working directory. */
