@@ -7,11 +7,14 @@
  * Slurm always passes (24.11 also the remote option variables).
  */
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportItems, sbatchExportEnv, sbatchGetsUserEnv, srunExportEnv, withSbatchExportVar } from '../lib/cluster/export-env.js';
 import { overLoginEnv } from '../lib/daemon/user-env.js';
 import { recordCommand } from './helpers/command.js';
+import { repoRoot, tempDir, writeFile } from './helpers/plugins.js';
 
 const asRoot = process.getuid!() === 0;
 
@@ -105,6 +108,39 @@ describe('--export lists', () => {
       const asked = await recordCommand('sbatch', [], ['-W', '--wrap', '/usr/bin/env'], { slurmVersion, env: { SLURM_GET_USER_ENV: '1' } });
       expect(names(asked.result.output!.text)).toContain('LOGNAME');
     });
+
+  it.skipIf(!asRoot)("--get-user-env: the job's limits are the login shell's, which inherits slurmd's raised CPU limit, not sbatch's", () => {
+    const dir = tempDir();
+    const conf = writeFile(dir, 'plugstack.conf', '');
+    // sbatch with a CPU time soft limit of its own, which it sends unless --get-user-env.
+    const cpuLimit = (extra: string[]) => {
+      const out = path.join(dir, `cpu${extra.length}.txt`);
+      const r = spawnSync('prlimit', ['--cpu=1000:unlimited', process.execPath, path.join(repoRoot, 'bin', 'plugstack.cjs'), 'batch', '--conf', conf, '-W', ...extra, '-o', out, '--wrap', 'ulimit -St'], { cwd: dir, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      return fs.readFileSync(out, 'utf8').trim();
+    };
+    const login = loginShell('ulimit -St').trim();
+    expect(login).not.toBe('1000');
+    expect(cpuLimit([])).toBe('1000');
+    expect(cpuLimit(['--get-user-env'])).toBe(login);
+  });
+
+  // As another user: where this checkout is readable by nobody.
+  const asNobody = asRoot && spawnSync('runuser', ['-u', 'nobody', '--', 'test', '-r', path.join(repoRoot, 'bin', 'plugstack.cjs')]).status === 0;
+  it.skipIf(!asNobody)('without root, a batch job that asks for the login environment runs with what it was sent, and sbatch says so once', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plugstack-nobody-'));
+    try {
+      fs.chmodSync(dir, 0o777);
+      const conf = writeFile(dir, 'plugstack.conf', '');
+      fs.chmodSync(conf, 0o644);
+      const r = spawnSync('runuser', ['-u', 'nobody', '--', process.execPath, path.join(repoRoot, 'bin', 'plugstack.cjs'), 'batch', '--conf', conf, '-W', '--export=NONE', '-o', 'out.txt', '--wrap', 'echo "HOME=$HOME LOGNAME=$LOGNAME"'], { cwd: dir, encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' } });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr.trim().split('\n')).toEqual(["plugstack: error: slurmd: the batch job runs without the user's login environment (SLURM_GET_USER_ENV=1): slurmd loads it as root only"]);
+      expect(fs.readFileSync(path.join(dir, 'out.txt'), 'utf8')).toBe('HOME= LOGNAME=\n');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('srun reads SLURM_EXPORT_ENV and SRUN_EXPORT_ENV, the command line winning', async () => {
     const env = await recordCommand('srun', [], ['/usr/bin/env'], { env: { KEEP: 'no', SLURM_EXPORT_ENV: 'NONE' } });

@@ -21,7 +21,7 @@ import { releaseRules } from '../releases.generated.js';
 import { withCommand, type CommandRun } from './command-run.js';
 import { batchJobEnv, commandProcessEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
 import { commandRlimitEnv } from '../cluster/limits.js';
-import { asksForUserEnv, loadUserEnv, overLoginEnv } from '../daemon/user-env.js';
+import { asksForUserEnv, LOADS_USER_ENV, loadUserEnv, overLoginEnv } from '../daemon/user-env.js';
 import { sbatchExportEnv, sbatchGetsUserEnv, withSbatchExportVar } from '../cluster/export-env.js';
 import { drainedBy, jobEnd, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { BATCH_STEP, innerResults, srunShim } from '../cluster/jobs.js';
@@ -196,10 +196,12 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   // The prolog done, slurmd loads the user's login environment when the job
   // asks (daemon/user-env.ts), and merges the job's over it; when it cannot,
   // the job runs with what it was sent.
-  if (asksForUserEnv(submitted)) {
+  if (asksForUserEnv(submitted) && !LOADS_USER_ENV)
+    console.log('error', "slurmd: the batch job runs without the user's login environment (SLURM_GET_USER_ENV=1): slurmd loads it as root only", 'plugstack');
+  else if (asksForUserEnv(submitted)) {
     const login = await loadUserEnv(stack, names[0]!, jobUser, control);
     if (login.env) jobEnv = withPlugstack(overLoginEnv(login.env, submitted));
-    else for (const l of login.log.filter((l) => l.level === 'error')) console.log('error', `slurmd: ${l.message}`, 'plugstack');
+    else for (const l of login.log.filter((l) => l.level === 'error' || l.level === 'fatal')) console.log('error', `slurmd: ${l.message}`, 'plugstack');
   }
 
   // slurmstepd names the files (%u the job's user, %x the job's SLURM_JOB_NAME, ...).

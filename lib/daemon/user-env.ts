@@ -6,8 +6,10 @@
  * prints the login shell's limits (SLURM_RLIMIT_*) and environment
  * (native/core/lifecycle/user_env.cc, in a slurmd host, as root only), for
  * up to 120 seconds, then merges the job's environment over it: the job's
- * values win, and the login's variables come first. When that fails the
- * job runs with the environment it was sent.
+ * values win, and the login's variables come first. The login's limits
+ * count only where the job sent none (--get-user-env: for any other
+ * --export sbatch has put its own among the SLURM_* variables it always
+ * passes). When that fails the job runs with the environment it was sent.
  */
 import { startHost, type HostHandle } from '../host/host-process.js';
 import { processRecord } from '../host/process-record.js';
@@ -18,9 +20,12 @@ const SU_TIMEOUT_SEC = 120;
 export interface UserEnvLoad {
   /** The login environment, in su's shell's order; undefined when none could be loaded. */
   env: string[] | undefined;
-  /** slurmd's log lines about it (Slurm's own), verbose ones included. */
+  /** slurmd's log lines about it (Slurm's own), verbose ones included, and a host that ended without an answer. */
   log: { level: string; message: string }[];
 }
+
+/** slurmd loads it as root only ("SlurmdUser must be root"): plugstack without root does not try. */
+export const LOADS_USER_ENV = process.geteuid?.() === 0;
 
 /** The variable that asks slurmd for the login environment, exactly as slurmd looks for it. */
 export function asksForUserEnv(jobEnv: readonly string[]): boolean {
@@ -44,17 +49,18 @@ export async function loadUserEnv(
   const run = await handle.finished;
   const loaded = run.events.find((e) => e.t === 'userEnv');
   const log = processRecord(run, 'slurmd').log.map((l) => ({ level: l.level, message: l.message }));
+  if (!loaded) log.push({ level: 'error', message: run.fault?.message ?? `${run.label} ended without an answer` });
   return { env: loaded && loaded.t === 'userEnv' && loaded.ok ? loaded.env : undefined, log };
 }
 
 /** env_array_merge of the job's environment over the login's: values replaced in place, new names appended. */
 export function overLoginEnv(login: readonly string[], job: readonly string[]): string[] {
   const merged = new Map<string, string>();
-  for (const list of [login, job])
-    for (const e of list) {
-      const eq = e.indexOf('=');
-      // _env_array_entry_splitter into a 256-byte name.
-      if (eq > 0 && eq < 256) merged.set(e.slice(0, eq), e.slice(eq + 1));
-    }
+  for (const e of login) merged.set(e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1));
+  for (const e of job) {
+    const eq = e.indexOf('=');
+    // _env_array_entry_splitter: an '=', and a name that fits in 256 bytes.
+    if (eq >= 0 && eq < 256) merged.set(e.slice(0, eq), e.slice(eq + 1));
+  }
   return [...merged].map(([k, v]) => `${k}=${v}`);
 }

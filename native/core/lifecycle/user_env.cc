@@ -63,8 +63,10 @@ int openBraces(const std::string& value) {
   return count;
 }
 
-// strtok_r(buffer, "\n"): the lines, empty ones skipped.
-std::vector<std::string> lines(const std::string& text) {
+// strtok_r(buffer, "\n"): the lines, empty ones skipped, up to the first
+// NUL (where Slurm's string ends).
+std::vector<std::string> lines(const std::string& output) {
+  const std::string text = output.substr(0, output.find('\0'));
   std::vector<std::string> out;
   size_t at = 0;
   while (at < text.size()) {
@@ -96,10 +98,14 @@ bool parse(const std::string& output, EnvArray* env) {
     std::string value = line.substr(eq + 1);
     if (discarded(name)) continue;
     // A bash function (BASH_FUNC_f%%=() {...}) goes on over the next lines
-    // until its braces close.
+    // until its braces close; a line that would overflow the value is
+    // taken and dropped, and ends it.
     if (!value.empty() && value[0] == '(')
-      while (openBraces(value) > 0 && i + 1 < all.size() && value.size() + all[i + 1].size() <= kBufSize - 2)
-        value += "\n" + all[++i];
+      while (openBraces(value) > 0 && i + 1 < all.size()) {
+        const std::string& next = all[++i];
+        if (value.size() + next.size() > kBufSize - 2) break;
+        value += "\n" + next;
+      }
     env->set(name, value);
   }
   slurmLog(LogLevel::Error, "Failed to get all user environment variables");

@@ -3,9 +3,11 @@
 // start; the process then waits until Node stops it, when slurmd_exit
 // runs. Whether job prologs and epilogs run SPANK at all is decided here,
 // by the scan of the whole plugstack.conf.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 #include "common/events.h"
 #include "common/slurm_log.h"
@@ -58,12 +60,23 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
     const json::Value& op = request["userEnvOp"];
     const std::string user = op["user"].asString();
     slurmLog(LogLevel::Verbose, "_get_user_env: get env for user " + user + " here");
-    // slurmstepd's path, or env's where there is none: here, this program.
+    // `slurmstepd getenv` (here this program's), or env where that is not
+    // there (then without the limits); slurmd ends when neither is.
+    std::vector<std::string> getenv;
     char self[4096];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    self[n > 0 ? n : 0] = '\0';
-    user_env::Loaded loaded = user_env::loadDefault(
-        user, {self, "getenv", releases::limits(settings.version).propagated}, static_cast<int>(op["timeoutSec"].asNumber()));
+    struct stat st;
+    if (n > 0 && (self[n] = '\0', stat(self, &st) == 0))
+      getenv = {self, "getenv", releases::limits(settings.version).propagated};
+    else if (stat("/bin/env", &st) == 0)
+      getenv = {"/bin/env"};
+    else if (stat("/usr/bin/env", &st) == 0)
+      getenv = {"/usr/bin/env"};
+    user_env::Loaded loaded;
+    if (getenv.empty())
+      slurmLog(LogLevel::Error, "Could not locate command: env", true);
+    else
+      loaded = user_env::loadDefault(user, getenv, static_cast<int>(op["timeoutSec"].asNumber()));
     if (!loaded.ok)
       slurmLog(LogLevel::Error, "_get_user_env: Unable to get user's local environment, running only with passed environment");
     json::Array env;
