@@ -36,8 +36,8 @@ export interface ClientRules {
   readonly launchFailedStatus: number;
   /** When the step fails before its tasks ran (user_init), srun's 'task N: Exited with exit code 1' line comes before the 'task N launch failed' lines (24.11, whose slurmstepd marks task 0 exited); after them otherwise. */
   readonly taskExitBeforeLaunchFailed: boolean;
-  /** Who writes --open-mode into the batch job's environment as SLURM_OPEN_MODE (a or t), for the job's sruns: 'sbatch' into its own environment while checking its options, after SLURM_JOB_NAME (22.05, _opt_verify), or 'slurmctld' into the batch launch's, after SLURM_JOB_NAME (24.11, _set_job_env). */
-  readonly openModeEnvBy: string;
+  /** Who writes sbatch's --open-mode, --profile and --acctg-freq into the batch job's environment (SLURM_OPEN_MODE a or t, SLURM_PROFILE as Slurm prints the kinds, SLURM_ACCTG_FREQ), for the job's sruns: 'sbatch' into its own environment while checking its options (22.05, _opt_verify: SLURM_OPEN_MODE after SLURM_JOB_NAME, then SLURM_JOB_DEPENDENCY and SLURM_EXPORT_ENV, then the other two), or 'slurmctld' into the batch launch's (24.11, _set_job_env: after SLURM_JOB_NAME, SLURM_OPEN_MODE, SLURM_JOB_DEPENDENCY, SLURM_PROFILE, SLURM_ACCTG_FREQ). Both releases' sbatch writes SLURM_JOB_DEPENDENCY into its own environment. */
+  readonly jobOptionsEnvBy: string;
   /** What comes before 'Terminating StepId=J.S' when srun kills its own step (-K's first bad exit, -W's alarm: launch.c _step_signal): 22.05's launch/slurm plugin logs its type and function ('launch/slurm: _step_signal: '), 24.11 nothing. */
   readonly stepSignalPrefix: string;
   /** srun's -o/-e file (one srun opens itself) whose directory does not exist: srun makes the missing directories (mkdirpath, 0755) and opens it again (24.11's launch_common_set_stdio_fds); 22.05 ends with 'Could not open stdout file: No such file or directory'. */
@@ -139,7 +139,7 @@ export interface ReleaseRules {
 export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "24.11": {
     identity: {"libslurmSoname":42,"protocolVersion":10752},
-    client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true,"openModeEnvBy":"slurmctld","stepSignalPrefix":"","outputMakesParents":true},
+    client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true,"jobOptionsEnvBy":"slurmctld","stepSignalPrefix":"","outputMakesParents":true},
     commandEnv: {"launcherVars":{"OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher","HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"sbatchNtasksFromPerNode":false,"launchEnvFromOptsFirst":true,"nodeAliasesNull":false,"exportKeeps":"SLURM,_SLURM_SPANK_OPTION_","sbatchExportNil":true},
     step: {"batchFileLetters":"aAbjJnNstux"},
     taskEnv: {"workingCluster":false},
@@ -149,7 +149,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   },
   "22.05": {
     identity: {"libslurmSoname":38,"protocolVersion":9728},
-    client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false,"openModeEnvBy":"sbatch","stepSignalPrefix":"launch/slurm: _step_signal: ","outputMakesParents":false},
+    client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false,"jobOptionsEnvBy":"sbatch","stepSignalPrefix":"launch/slurm: _step_signal: ","outputMakesParents":false},
     commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"sbatchNtasksFromPerNode":true,"launchEnvFromOptsFirst":false,"nodeAliasesNull":true,"exportKeeps":"SLURM","sbatchExportNil":false},
     step: {"batchFileLetters":"aAjJnNstux"},
     taskEnv: {"workingCluster":true},

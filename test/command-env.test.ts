@@ -230,6 +230,22 @@ describe.each(['22.05', '24.11'] as Release[])('whole environments as the real S
     expect(caller.rec.env.get('init_post_opt@3')![0]!.env.SLURM_EXPORT_ENV).toBe('mine');
   });
 
+  it("sbatch --dependency, --profile and --acctg-freq reach the batch job (22.05: through sbatch's own environment, in _opt_verify's order; 24.11: slurmctld's, sbatch keeping the dependency)", async () => {
+    const { result, rec } = await run(release, 'sbatch', ['-W', '--dependency=singleton', '--profile=task,energy', '--acctg-freq=30', '--export=ALL', '--open-mode=append', '--wrap', 'true']);
+    expect(result.exitCode).toBe(0);
+    const own = rec.env.get('init_post_opt@3')![0]!.env;
+    const ownNames = Object.keys(own).filter((n) => /^SLURM_(OPEN_MODE|JOB_DEPENDENCY|PROFILE|ACCTG_FREQ)$/.test(n));
+    expect(ownNames).toEqual(is2411 ? ['SLURM_JOB_DEPENDENCY'] : ['SLURM_OPEN_MODE', 'SLURM_JOB_DEPENDENCY', 'SLURM_PROFILE', 'SLURM_ACCTG_FREQ']);
+    // The kinds as Slurm prints them, whatever order and case they were given in.
+    const job = rec.env.get('init@2')![0]!.job;
+    expect({ dep: job.SLURM_JOB_DEPENDENCY, profile: job.SLURM_PROFILE, freq: job.SLURM_ACCTG_FREQ }).toEqual({ dep: 'singleton', profile: 'Energy,Task', freq: '30' });
+    const none = await run(release, 'sbatch', ['-W', '--profile=NONE', '--wrap', 'true']);
+    expect(none.rec.env.get('init@2')![0]!.job.SLURM_PROFILE).toBe('None');
+    const bad = await run(release, 'sbatch', ['--profile=bogus', '--wrap', 'true']);
+    expect(bad.result.exitCode).not.toBe(0);
+    expect(bad.result.stderr).toContain('invalid --profile=bogus option');
+  });
+
   it('an srun inside a job: its distribution, 22.05 PACK_GROUP_0, 24.11 user and group left as the job has them; no PWD from plugstack', async () => {
     const cases = [
       [['-n', '1'], 'cyclic'],

@@ -168,8 +168,8 @@ const ENV_ARRAY_FOR_BATCH_JOB = [
  */
 function batchOrder(slurmVersion: string, sbatchHasNtasks: boolean): string[] {
   const sbatchShape = ['SLURM_CPUS_PER_TASK', ...(sbatchHasNtasks ? ['SLURM_NPROCS', 'SLURM_NTASKS'] : []), 'SLURM_NTASKS_PER_NODE'];
-  // slurmctld's _set_job_env (24.11): the job's name, then its --open-mode.
-  return [...sbatchOwn(slurmVersion), ...fromOpts(slurmVersion), ...sbatchShape, 'SLURM_JOB_NAME', 'SLURM_OPEN_MODE', ...ENV_ARRAY_FOR_BATCH_JOB];
+  // slurmctld's _set_job_env (24.11): the job's name, its --open-mode, dependency, --profile and --acctg-freq.
+  return [...sbatchOwn(slurmVersion), ...fromOpts(slurmVersion), ...sbatchShape, 'SLURM_JOB_NAME', 'SLURM_OPEN_MODE', 'SLURM_JOB_DEPENDENCY', 'SLURM_PROFILE', 'SLURM_ACCTG_FREQ', ...ENV_ARRAY_FOR_BATCH_JOB];
 }
 
 /** sbatch's own environment at its exit callbacks, in the order it writes it. */

@@ -154,7 +154,9 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     ...batchJobEnv({ job, jobName: envJobName, submitDir: cwd, tasksPerNode: batchPerNode, ...(batchNtasks !== undefined ? { ntasks: batchNtasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, batchHost),
     ...commandProcessEnv('sbatch', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, rlimits: rlimits.env }),
     // --open-mode for the job's sruns: slurmctld's (24.11; 22.05's sbatch wrote it into its own environment).
-    ...(b.openMode && releaseRules(stack.slurmVersion).client.openModeEnvBy === 'slurmctld' ? { SLURM_OPEN_MODE: b.openMode === 'append' ? 'a' : 't' } : {}),
+    ...(b.openMode && releaseRules(stack.slurmVersion).client.jobOptionsEnvBy === 'slurmctld' ? { SLURM_OPEN_MODE: b.openMode === 'append' ? 'a' : 't' } : {}),
+    // And the job's dependency, --profile and --acctg-freq (24.11's slurmctld; the client read them).
+    ...(releaseRules(stack.slurmVersion).client.jobOptionsEnvBy === 'slurmctld' ? envRecord(ready.jobOptionsEnv ?? []) : {}),
   }, stack.slurmVersion, { ...(ntasks !== undefined ? { ntasks } : {}), ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}) });
   // What slurmd receives; plugstack's own variables go on top (the srun
   // inside finds the same stack, and plugstack's srun first on PATH).

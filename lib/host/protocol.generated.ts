@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 22;
+export const PROTOCOL_VERSION = 23;
 
 /** Shared memory Node gives a host (a memfd on descriptor 'fd'), in which the host's process (slot 0) and its first count-1 task children (slot 1 + the task's index) keep the events they have not sent yet. Before the slots, headerBytes of counters, two 32-bit words per slot: the bytes the slot holds ('[' and comma-separated events, no closing bracket) and how many calls into plugin code its process has open. Node reads what a process could not send once the host has ended, and the open calls whenever it needs to know whether a host is inside plugin code. */
 export const EVENT_SLOTS = {"fd":5,"count":257,"headerBytes":4096,"slotBytes":16384} as const;
@@ -562,6 +562,7 @@ export interface ReadyEvent {
   mpi?: { type: string | null; pluginId?: number };
   limits: { name: string; soft: string }[];
   errorExit: number;
+  jobOptionsEnv?: string[];
 }
 
 /** The command ends here with this status; reason says where it stopped ('done' when it ran through). */
@@ -750,7 +751,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 22,
+  "version": 23,
   "roles": [
     "inspect",
     "stepd",
@@ -1759,7 +1760,10 @@ export const CATALOGUE = {
             }
           }
         },
-        "errorExit": "int"
+        "errorExit": "int",
+        "jobOptionsEnv?": {
+          "array": "string"
+        }
       }
     },
     "commandExit": {

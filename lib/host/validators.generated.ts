@@ -705,7 +705,9 @@ const F: Valid[] = [
     if (x === undefined || !(F[54]!(x))) return false;
     x = v["errorExit"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
-    for (const key in v) switch (key) { case "t": case "positional": case "builtins": case "options": case "jobControlEnv": case "script": case "environ": case "mpi": case "limits": case "errorExit": continue; default: if (Object.hasOwn(v, key)) return false; }
+    x = v["jobOptionsEnv"];
+    if (x !== undefined && !(F[56]!(x))) return false;
+    for (const key in v) switch (key) { case "t": case "positional": case "builtins": case "options": case "jobControlEnv": case "script": case "environ": case "mpi": case "limits": case "errorExit": case "jobOptionsEnv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -805,6 +807,14 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["status"];
@@ -826,9 +836,9 @@ const F: Valid[] = [
     x = v["status"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[58]!(x))) return false;
-    x = v["environ"];
     if (x !== undefined && !(F[59]!(x))) return false;
+    x = v["environ"];
+    if (x !== undefined && !(F[60]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "hook": case "rc": case "failed": case "status": case "env": case "environ": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -864,7 +874,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["stream"];
-    if (x === undefined || !(F[62]!(x))) return false;
+    if (x === undefined || !(F[63]!(x))) return false;
     x = v["text"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["what"];
@@ -879,7 +889,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["stream"];
-    if (x === undefined || !(F[62]!(x))) return false;
+    if (x === undefined || !(F[63]!(x))) return false;
     x = v["text"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["what"];
@@ -893,7 +903,7 @@ const F: Valid[] = [
     x = v["ok"];
     if (x === undefined || !(typeof x === 'boolean')) return false;
     x = v["env"];
-    if (x === undefined || !(F[65]!(x))) return false;
+    if (x === undefined || !(F[66]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "ok": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -943,7 +953,7 @@ const F: Valid[] = [
     x = v["task"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["stream"];
-    if (x === undefined || !(F[62]!(x))) return false;
+    if (x === undefined || !(F[63]!(x))) return false;
     x = v["data"];
     if (x === undefined || !(typeof x === 'string')) return false;
     for (const key in v) switch (key) { case "t": case "task": case "stream": case "data": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -999,7 +1009,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["tasks"];
-    if (x === undefined || !(F[76]!(x))) return false;
+    if (x === undefined || !(F[77]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "tasks": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1007,7 +1017,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[77]!(x))) return false;
+      if (!(F[78]!(x))) return false;
     }
     return true;
   },
@@ -1047,7 +1057,7 @@ const F: Valid[] = [
     x = v["exitRc"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
     x = v["step"];
-    if (x !== undefined && !(F[79]!(x))) return false;
+    if (x !== undefined && !(F[80]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "ok": case "status": case "initRc": case "anyJobProlog": case "anyJobEpilog": case "stoppedAt": case "killed": case "exitRc": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1071,11 +1081,11 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["job"];
-    if (x === undefined || !(F[81]!(x))) return false;
+    if (x === undefined || !(F[82]!(x))) return false;
     x = v["record"];
-    if (x !== undefined && !(F[83]!(x))) return false;
+    if (x !== undefined && !(F[84]!(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[86]!(x))) return false;
+    if (x !== undefined && !(F[87]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "job": case "record": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1095,7 +1105,7 @@ const F: Valid[] = [
     x = v["tasks"];
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[82]!(x))) return false;
+    if (x === undefined || !(F[83]!(x))) return false;
     for (const key in v) switch (key) { case "uid": case "gid": case "jobId": case "stepId": case "nodes": case "tasks": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1108,7 +1118,7 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
-  return F[84]!(v);
+  return F[85]!(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
@@ -1164,7 +1174,7 @@ const F: Valid[] = [
     x = v["nice"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["node_inx"];
-    if (x !== undefined && !(F[85]!(x))) return false;
+    if (x !== undefined && !(F[86]!(x))) return false;
     x = v["nodes"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["ntasks_per_node"];
@@ -1258,7 +1268,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["step"];
-    if (x === undefined || !(F[90]!(x))) return false;
+    if (x === undefined || !(F[91]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1274,7 +1284,7 @@ const F: Valid[] = [
     x = v["nodeList"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["layout"];
-    if (x === undefined || !(F[91]!(x))) return false;
+    if (x === undefined || !(F[92]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     for (const key in v) switch (key) { case "jobId": case "stepId": case "ntasks": case "nodeList": case "layout": case "taskDist": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -1284,7 +1294,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[92]!(x))) return false;
+      if (!(F[93]!(x))) return false;
     }
     return true;
   },
@@ -1308,7 +1318,7 @@ const F: Valid[] = [
     x = v["status"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[95]!(x))) return false;
+    if (x !== undefined && !(F[96]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "status": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1330,7 +1340,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["argv"];
-    if (x === undefined || !(F[98]!(x))) return false;
+    if (x === undefined || !(F[99]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1366,7 +1376,7 @@ const F: Valid[] = [
     x = v["role"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["env"];
-    if (x === undefined || !(F[102]!(x))) return false;
+    if (x === undefined || !(F[103]!(x))) return false;
     x = v["cwd"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["stdin"];
@@ -1394,7 +1404,7 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[104]!(x))) return false;
+    if (x === undefined || !(F[105]!(x))) return false;
     x = v["scanOnly"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "scanOnly": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -1418,9 +1428,9 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[106]!(x))) return false;
-    x = v["step"];
     if (x === undefined || !(F[107]!(x))) return false;
+    x = v["step"];
+    if (x === undefined || !(F[108]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1448,7 +1458,7 @@ const F: Valid[] = [
     x = v["ntasks"];
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["tasks"];
-    if (x === undefined || !(F[108]!(x))) return false;
+    if (x === undefined || !(F[109]!(x))) return false;
     x = v["cpus"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["cpusPerTask"];
@@ -1460,15 +1470,15 @@ const F: Valid[] = [
     x = v["user"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["gids"];
-    if (x !== undefined && !(F[110]!(x))) return false;
+    if (x !== undefined && !(F[111]!(x))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[111]!(x))) return false;
+    if (x === undefined || !(F[112]!(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[112]!(x))) return false;
+    if (x !== undefined && !(F[113]!(x))) return false;
     x = v["cwd"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["options"];
-    if (x !== undefined && !(F[113]!(x))) return false;
+    if (x !== undefined && !(F[114]!(x))) return false;
     x = v["srunCommPort"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["launchNodeAddress"];
@@ -1492,9 +1502,9 @@ const F: Valid[] = [
     x = v["propagateLimits"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["stdin"];
-    if (x !== undefined && !(F[115]!(x))) return false;
-    x = v["output"];
     if (x !== undefined && !(F[116]!(x))) return false;
+    x = v["output"];
+    if (x !== undefined && !(F[117]!(x))) return false;
     x = v["outputAppend"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["outputLabelled"];
@@ -1508,11 +1518,11 @@ const F: Valid[] = [
     x = v["userTaskEpilog"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["job"];
-    if (x !== undefined && !(F[83]!(x))) return false;
+    if (x !== undefined && !(F[84]!(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[117]!(x))) return false;
+    if (x !== undefined && !(F[118]!(x))) return false;
     x = v["mpi"];
-    if (x !== undefined && !(F[121]!(x))) return false;
+    if (x !== undefined && !(F[122]!(x))) return false;
     for (const key in v) switch (key) { case "jobId": case "stepId": case "nnodes": case "nodeId": case "nodeName": case "ntasks": case "tasks": case "cpus": case "cpusPerTask": case "uid": case "gid": case "user": case "gids": case "argv": case "env": case "cwd": case "options": case "srunCommPort": case "launchNodeAddress": case "workingCluster": case "arrayJobId": case "arrayTaskId": case "jobMem": case "stepMem": case "jobAllocCores": case "stepAllocCores": case "oomKillStep": case "propagateLimits": case "stdin": case "output": case "outputAppend": case "outputLabelled": case "taskProlog": case "taskEpilog": case "userTaskProlog": case "userTaskEpilog": case "job": case "jobContainer": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1520,7 +1530,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[109]!(x))) return false;
+      if (!(F[110]!(x))) return false;
     }
     return true;
   },
@@ -1560,7 +1570,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[114]!(x))) return false;
+      if (!(F[115]!(x))) return false;
     }
     return true;
   },
@@ -1593,19 +1603,19 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
-  return F[118]!(v);
+  return F[119]!(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["types"];
-    if (x === undefined || !(F[119]!(x))) return false;
+    if (x === undefined || !(F[120]!(x))) return false;
     x = v["file"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["line"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["prologFlags"];
-    if (x !== undefined && !(F[120]!(x))) return false;
+    if (x !== undefined && !(F[121]!(x))) return false;
     x = v["containSpank"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["spoolDir"];
@@ -1645,7 +1655,7 @@ const F: Valid[] = [
     x = v["nodeList"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["layout"];
-    if (x === undefined || !(F[122]!(x))) return false;
+    if (x === undefined || !(F[123]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["pmiTrace"];
@@ -1661,7 +1671,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[123]!(x))) return false;
+      if (!(F[124]!(x))) return false;
     }
     return true;
   },
@@ -1683,11 +1693,11 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[125]!(x))) return false;
+    if (x === undefined || !(F[126]!(x))) return false;
     x = v["command"];
     if (x === undefined || !(C[21]!.has(x))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[126]!(x))) return false;
+    if (x === undefined || !(F[127]!(x))) return false;
     x = v["checkOnly"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["allowSpecResources"];
@@ -1697,9 +1707,9 @@ const F: Valid[] = [
     x = v["multipleSharingGres"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["cliFilter"];
-    if (x !== undefined && !(F[127]!(x))) return false;
+    if (x !== undefined && !(F[128]!(x))) return false;
     x = v["mpi"];
-    if (x !== undefined && !(F[129]!(x))) return false;
+    if (x !== undefined && !(F[130]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "command": case "argv": case "checkOnly": case "allowSpecResources": case "memoryConsumable": case "multipleSharingGres": case "cliFilter": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1723,7 +1733,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["plugins"];
-    if (x === undefined || !(F[128]!(x))) return false;
+    if (x === undefined || !(F[129]!(x))) return false;
     x = v["slurmConf"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["file"];
@@ -1771,7 +1781,7 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[131]!(x))) return false;
+    if (x === undefined || !(F[132]!(x))) return false;
     x = v["mpiCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["mpiConf"];
@@ -1779,11 +1789,11 @@ const F: Valid[] = [
     x = v["jobContainerCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[117]!(x))) return false;
+    if (x !== undefined && !(F[118]!(x))) return false;
     x = v["jobContainerOp"];
-    if (x !== undefined && !(F[132]!(x))) return false;
-    x = v["userEnvOp"];
     if (x !== undefined && !(F[133]!(x))) return false;
+    x = v["userEnvOp"];
+    if (x !== undefined && !(F[134]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mpiCheck": case "mpiConf": case "jobContainerCheck": case "jobContainer": case "jobContainerOp": case "userEnvOp": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1827,11 +1837,11 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[135]!(x))) return false;
+    if (x === undefined || !(F[136]!(x))) return false;
     x = v["mode"];
     if (x === undefined || !(C[26]!.has(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[117]!(x))) return false;
+    if (x !== undefined && !(F[118]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mode": case "jobContainer": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1878,45 +1888,45 @@ export const EVENT_VALIDATORS: Readonly<Record<string, Valid>> = {
   "fd_left": F[43]!,
   "started": F[44]!,
   "ready": F[45]!,
-  "commandExit": F[56]!,
-  "result": F[57]!,
-  "builtin": F[60]!,
-  "console": F[61]!,
-  "print": F[63]!,
-  "userEnv": F[64]!,
-  "pgid": F[66]!,
-  "task": F[67]!,
-  "exec": F[68]!,
-  "output": F[69]!,
-  "exit": F[70]!,
-  "cloneExit": F[71]!,
-  "io": F[72]!,
-  "io_end": F[73]!,
-  "launch": F[74]!,
-  "tasks": F[75]!,
-  "done": F[78]!,
+  "commandExit": F[57]!,
+  "result": F[58]!,
+  "builtin": F[61]!,
+  "console": F[62]!,
+  "print": F[64]!,
+  "userEnv": F[65]!,
+  "pgid": F[67]!,
+  "task": F[68]!,
+  "exec": F[69]!,
+  "output": F[70]!,
+  "exit": F[71]!,
+  "cloneExit": F[72]!,
+  "io": F[73]!,
+  "io_end": F[74]!,
+  "launch": F[75]!,
+  "tasks": F[76]!,
+  "done": F[79]!,
 };
 
 /** Whether a command of this type is well formed (its "t" is not tested). */
 export const COMMAND_VALIDATORS: Readonly<Record<string, Valid>> = {
-  "local_user_init": F[80]!,
-  "allocated": F[87]!,
-  "post_submit": F[88]!,
-  "mpi_prelaunch": F[89]!,
-  "mpi_fini": F[93]!,
-  "exit": F[94]!,
-  "launching": F[96]!,
-  "adopt": F[97]!,
-  "stop": F[99]!,
-  "signal": F[100]!,
-  "fork": F[101]!,
+  "local_user_init": F[81]!,
+  "allocated": F[88]!,
+  "post_submit": F[89]!,
+  "mpi_prelaunch": F[90]!,
+  "mpi_fini": F[94]!,
+  "exit": F[95]!,
+  "launching": F[97]!,
+  "adopt": F[98]!,
+  "stop": F[100]!,
+  "signal": F[101]!,
+  "fork": F[102]!,
 };
 
 /** Whether a role's request is well formed. */
 export const REQUEST_VALIDATORS: Readonly<Record<string, Valid>> = {
-  "inspect": F[103]!,
-  "stepd": F[105]!,
-  "client": F[124]!,
-  "slurmd": F[130]!,
-  "job_script": F[134]!,
+  "inspect": F[104]!,
+  "stepd": F[106]!,
+  "client": F[125]!,
+  "slurmd": F[131]!,
+  "job_script": F[135]!,
 };

@@ -70,6 +70,8 @@ export const environScenarios: Scenario[] = [
   // The epilog's SLURM_JOB_DERIVED_EC: the highest exit code of the job's srun steps (each its last task's, per node).
   { name: "environ: srun -n 2 sh -c 'exit $((SLURM_PROCID + 2))'", fixture: 'environ.c', stack: environ(), command: 'srun', args: ['-n', '2', 'sh', '-c', 'exit $((SLURM_PROCID + 2))'], env: CALLER },
   { name: "environ: sbatch --wrap 'srun -n 2 sh -c \"exit $SLURM_PROCID\"; srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--wrap', 'srun -n 2 sh -c "exit $SLURM_PROCID"; srun -n 1 true'], env: CALLER },
+  // --dependency, --profile and --acctg-freq for the job's sruns: 22.05's sbatch writes them, 24.11's slurmctld (sbatch the dependency too).
+  { name: "environ: sbatch --dependency=singleton --profile=task,energy --acctg-freq=30 --wrap 'srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--dependency=singleton', '--profile=task,energy', '--acctg-freq=30', '--wrap', 'srun -n 1 true'], env: CALLER },
 ];
 
 /** Files a scenario's commands expect in their working directory. */

@@ -264,4 +264,5 @@ export const scenarios: Scenario[] = [
   { name: 'salloc with SALLOC_MEM_PER_CPU it cannot read', stack: trace, command: 'salloc', args: ['true'], env: { SALLOC_MEM_PER_CPU: 'xyz' } },
   { name: 'sbatch --nodefile naming a file that does not exist', stack: trace, command: 'sbatch', args: ['--nodefile=no-such-hosts', '--wrap', 'true'] },
   { name: 'salloc --tres-per-task=mem=1 (24.11: fatal)', stack: trace, command: 'salloc', args: ['--tres-per-task=mem=1', 'true'], releases: ['24.11'] },
+  { name: 'sbatch --profile naming no kind of profile', stack: trace, command: 'sbatch', args: ['--profile=bogus', '--wrap', 'true'] },
 ];

@@ -6,6 +6,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -176,6 +177,11 @@ std::optional<OptionSetOutcome> intLikeValue(const BuiltinOption& o, const char*
 // The custom getters whose printed value differs from what was given.
 std::optional<OptionSetOutcome> customValue(const BuiltinOption& o, const char* arg) {
   std::string name = o.name;
+  if (name == "profile") {
+    std::optional<std::string> text = acctGatherProfileText(arg ? arg : "");
+    if (!text) return refused(std::string("invalid --profile=") + (arg ? arg : "") + " option");
+    return shows(*text);
+  }
   if (name == "nodes") {
     // verify_node_count: "N", "MIN-MAX"; printed as "N" or "MIN-MAX".
     std::string text = arg ? arg : "";
@@ -223,6 +229,21 @@ const char* fieldClearedBySetter(const BuiltinOption& option, Command command) {
   for (const auto& c : kClearingSetters)
     if (c.command == command && std::strcmp(c.option, option.name) == 0) return c.clears;
   return nullptr;
+}
+
+std::optional<std::string> acctGatherProfileText(const std::string& arg) {
+  // Substrings, case-insensitive, as xstrcasestr finds them: "none" first,
+  // then "all", then each kind.
+  std::string lower;
+  for (char c : arg) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto has = [&lower](const char* word) { return lower.find(word) != std::string::npos; };
+  if (has("none")) return "None";
+  const bool all = has("all");
+  std::string text;
+  for (const auto& [word, shown] : {std::pair{"energy", "Energy"}, {"lustre", "Lustre"}, {"network", "Network"}, {"task", "Task"}})
+    if (all || has(word)) text += (text.empty() ? "" : ",") + std::string(shown);
+  if (text.empty()) return std::nullopt;
+  return text;
 }
 
 std::string minutesText(long minutes) {

@@ -61,4 +61,9 @@ const char* fieldClearedBySetter(const BuiltinOption& option, Command command);
 // Slurm's mins2time_str: "UNLIMITED", "hh:mm:ss" or "d-hh:mm:ss".
 std::string minutesText(long minutes);
 
+// --profile as Slurm keeps it (acct_gather_profile_from_string) and prints
+// it (acct_gather_profile_to_string): "None", or the chosen ones of
+// "Energy,Lustre,Network,Task"; nullopt for a value naming none.
+std::optional<std::string> acctGatherProfileText(const std::string& arg);
+
 }  // namespace plugstack

@@ -197,19 +197,47 @@ void setSbatchJobName(const OptionStore& store) {
   if (name) setenv("SLURM_JOB_NAME", name->c_str(), 1);
 }
 
+// An sbatch option's value as its getter prints it, when it was given.
+std::optional<std::string> givenValue(const OptionStore& store, const char* name) {
+  const BuiltinOption* option = store.find(name);
+  return option && store.isSet(*option) ? store.get(*option) : std::nullopt;
+}
+
+// What --profile and --acctg-freq write for the batch job's sruns, in
+// order: SLURM_PROFILE (its kinds as Slurm prints them), SLURM_ACCTG_FREQ.
+std::vector<std::pair<const char*, std::string>> sbatchAccountingEnv(const OptionStore& store) {
+  std::vector<std::pair<const char*, std::string>> env;
+  if (auto profile = givenValue(store, "profile")) env.emplace_back("SLURM_PROFILE", *profile);
+  if (auto freq = givenValue(store, "acctg-freq")) env.emplace_back("SLURM_ACCTG_FREQ", *freq);
+  return env;
+}
+
 // sbatch's _opt_verify, further on, writes what the batch job's sruns
-// read: 22.05 its --open-mode (24.11's slurmctld does that), then both an
-// --export other than ALL, unless the variable is set already.
-void setSbatchJobControlEnv(const OptionStore& store, bool openMode) {
-  const BuiltinOption* mode = store.find("open-mode");
-  std::optional<std::string> value = openMode && mode && store.isSet(*mode) ? store.get(*mode) : std::nullopt;
-  if (value && !value->empty()) {
-    const char first = static_cast<char>(std::tolower(static_cast<unsigned char>((*value)[0])));
+// read: 22.05 its --open-mode, then both its --dependency and an --export
+// other than ALL (unless that variable is set already), then 22.05 its
+// --profile and --acctg-freq; under 24.11 slurmctld writes those three
+// into the batch launch's environment instead (jobOptionsEnv).
+void setSbatchJobControlEnv(const OptionStore& store, bool bySbatch) {
+  std::optional<std::string> mode = bySbatch ? givenValue(store, "open-mode") : std::nullopt;
+  if (mode && !mode->empty()) {
+    const char first = static_cast<char>(std::tolower(static_cast<unsigned char>((*mode)[0])));
     if (first == 'a' || first == 't') setenv("SLURM_OPEN_MODE", first == 'a' ? "a" : "t", 1);
   }
-  const BuiltinOption* exportOption = store.find("export");
-  std::optional<std::string> exported = exportOption && store.isSet(*exportOption) ? store.get(*exportOption) : std::nullopt;
+  if (auto dependency = givenValue(store, "dependency")) setenv("SLURM_JOB_DEPENDENCY", dependency->c_str(), 1);
+  std::optional<std::string> exported = givenValue(store, "export");
   if (exported && strcasecmp(exported->c_str(), "ALL") != 0) setenv("SLURM_EXPORT_ENV", exported->c_str(), 0);
+  if (bySbatch)
+    for (const auto& [name, value] : sbatchAccountingEnv(store)) setenv(name, value.c_str(), 1);
+}
+
+// 24.11's slurmctld's _set_job_env for the batch launch, after the job's
+// name and --open-mode (which Node writes): the job's dependency, then
+// --profile and --acctg-freq.
+json::Array sbatchJobOptionsEnv(const OptionStore& store) {
+  json::Array env;
+  if (auto dependency = givenValue(store, "dependency")) env.emplace_back("SLURM_JOB_DEPENDENCY=" + *dependency);
+  for (const auto& [name, value] : sbatchAccountingEnv(store)) env.emplace_back(std::string(name) + "=" + value);
+  return env;
 }
 
 // slurm_print_set_options, once the options are verified, with -v: every
@@ -359,6 +387,7 @@ void reportReady(ClientSession& s, const ClientOptions& options, const std::stri
                      {"jobControlEnv", stringArray(s.stack->jobControlEnv().entries())},
                      {"script", script},
                      {"environ", environArray()}};
+  if (s.command == Command::Sbatch) ready.emplace_back("jobOptionsEnv", sbatchJobOptionsEnv(s.options->store));
   // srun: the mpi plugin it loaded (type null: none).
   json::Value mpi = mpiReady(s);
   if (!mpi.isNull()) ready.emplace_back("mpi", std::move(mpi));
@@ -589,7 +618,7 @@ int runClientRole(Channel& channel, const json::Value& request) {
   if (int status = validateSharedOptions(store, shared)) return finish(s, status, "options");
   if (s.command == Command::Sbatch && releases::client(settings.version).sbatchJobNameEnv) setSbatchJobName(store);
   if (s.command == Command::Sbatch)
-    setSbatchJobControlEnv(store, std::strcmp(releases::client(settings.version).openModeEnvBy, "sbatch") == 0);
+    setSbatchJobControlEnv(store, std::strcmp(releases::client(settings.version).jobOptionsEnvBy, "sbatch") == 0);
   options.verifyTaskCount();
   if (int x11 = options.verifyX11()) return finish(s, x11, "options");
   printSetOptions(store);

@@ -55,11 +55,14 @@ struct Client {
   // set and the node count is not from the environment; the tasks are then --ntasks-per-node times
   // the nodes (24.11).
   bool envNtasksYieldsToNtasksPerNode;
-  // Who writes --open-mode into the batch job's environment as SLURM_OPEN_MODE (a or t), for the
-  // job's sruns: 'sbatch' into its own environment while checking its options, after
-  // SLURM_JOB_NAME (22.05, _opt_verify), or 'slurmctld' into the batch launch's, after
-  // SLURM_JOB_NAME (24.11, _set_job_env).
-  const char* openModeEnvBy;
+  // Who writes sbatch's --open-mode, --profile and --acctg-freq into the batch job's environment
+  // (SLURM_OPEN_MODE a or t, SLURM_PROFILE as Slurm prints the kinds, SLURM_ACCTG_FREQ), for the
+  // job's sruns: 'sbatch' into its own environment while checking its options (22.05, _opt_verify:
+  // SLURM_OPEN_MODE after SLURM_JOB_NAME, then SLURM_JOB_DEPENDENCY and SLURM_EXPORT_ENV, then the
+  // other two), or 'slurmctld' into the batch launch's (24.11, _set_job_env: after SLURM_JOB_NAME,
+  // SLURM_OPEN_MODE, SLURM_JOB_DEPENDENCY, SLURM_PROFILE, SLURM_ACCTG_FREQ). Both releases' sbatch
+  // writes SLURM_JOB_DEPENDENCY into its own environment.
+  const char* jobOptionsEnvBy;
   // sbatch writes its job name (-J, else 'wrap' with --wrap, else the script's base name) into its
   // own environment as SLURM_JOB_NAME while checking its options, after cli_filter's pre_submit
   // and before init_post_opt (22.05, _opt_verify).
