@@ -241,6 +241,9 @@ describe.each(['22.05', '24.11'] as Release[])('whole environments as the real S
     expect({ dep: job.SLURM_JOB_DEPENDENCY, profile: job.SLURM_PROFILE, freq: job.SLURM_ACCTG_FREQ }).toEqual({ dep: 'singleton', profile: 'Energy,Task', freq: '30' });
     const none = await run(release, 'sbatch', ['-W', '--profile=NONE', '--wrap', 'true']);
     expect(none.rec.env.get('init@2')![0]!.job.SLURM_PROFILE).toBe('None');
+    // srun writes its --dependency into its own environment too, which its tasks inherit.
+    const srun = await run(release, 'srun', ['--dependency=singleton', 'true']);
+    expect(srun.rec.env.get('init_post_opt@1')![0]!.env.SLURM_JOB_DEPENDENCY).toBe('singleton');
     const bad = await run(release, 'sbatch', ['--profile=bogus', '--wrap', 'true']);
     expect(bad.result.exitCode).not.toBe(0);
     expect(bad.result.stderr).toContain('invalid --profile=bogus option');

@@ -619,6 +619,9 @@ int runClientRole(Channel& channel, const json::Value& request) {
   if (s.command == Command::Sbatch && releases::client(settings.version).sbatchJobNameEnv) setSbatchJobName(store);
   if (s.command == Command::Sbatch)
     setSbatchJobControlEnv(store, std::strcmp(releases::client(settings.version).jobOptionsEnvBy, "sbatch") == 0);
+  // srun's _opt_verify writes its --dependency for what it starts.
+  if (s.command == Command::Srun)
+    if (auto dependency = givenValue(store, "dependency")) setenv("SLURM_JOB_DEPENDENCY", dependency->c_str(), 1);
   options.verifyTaskCount();
   if (int x11 = options.verifyX11()) return finish(s, x11, "options");
   printSetOptions(store);
