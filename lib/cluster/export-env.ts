@@ -24,7 +24,7 @@
 import { releaseRules } from '../releases.generated.js';
 
 /** A list as an ordered map: NAME -> value, overwriting in place. */
-class EnvArray {
+export class EnvArray {
   private readonly entries = new Map<string, string>();
   overwrite(name: string, value: string): void {
     this.entries.set(name, value);

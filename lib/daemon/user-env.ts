@@ -11,6 +11,7 @@
  * --export sbatch has put its own among the SLURM_* variables it always
  * passes). When that fails the job runs with the environment it was sent.
  */
+import { EnvArray } from '../cluster/export-env.js';
 import { startHost, type HostHandle } from '../host/host-process.js';
 import { processRecord } from '../host/process-record.js';
 
@@ -55,12 +56,9 @@ export async function loadUserEnv(
 
 /** env_array_merge of the job's environment over the login's: values replaced in place, new names appended. */
 export function overLoginEnv(login: readonly string[], job: readonly string[]): string[] {
-  const merged = new Map<string, string>();
-  for (const e of login) merged.set(e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1));
-  for (const e of job) {
-    const eq = e.indexOf('=');
-    // _env_array_entry_splitter: an '=', and a name that fits in 256 bytes.
-    if (eq >= 0 && eq < 256) merged.set(e.slice(0, eq), e.slice(eq + 1));
-  }
-  return [...merged].map(([k, v]) => `${k}=${v}`);
+  const merged = new EnvArray();
+  for (const e of login) merged.overwrite(e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1));
+  // _env_array_entry_splitter: a name that fits in 256 bytes.
+  merged.merge(job, (name) => name.length < 256);
+  return merged.list();
 }

@@ -181,26 +181,23 @@ void setOwnEnvironment(const json::Value& entries) {
   }
 }
 
+// An option's value as its getter prints it, when it was given.
+std::optional<std::string> givenValue(const OptionStore& store, const char* name) {
+  const BuiltinOption* option = store.find(name);
+  return option && store.isSet(*option) ? store.get(*option) : std::nullopt;
+}
+
 // 22.05's sbatch checking its options (_opt_verify): its job name (-J, else
 // "wrap", else the script's base name) goes into its own environment.
 void setSbatchJobName(const OptionStore& store) {
-  std::optional<std::string> name;
-  const BuiltinOption* jobName = store.find("job-name");
-  const BuiltinOption* wrap = store.find("wrap");
-  if (jobName && store.isSet(*jobName)) name = store.get(*jobName);
-  if (!name && wrap && store.isSet(*wrap)) name = "wrap";
+  std::optional<std::string> name = givenValue(store, "job-name");
+  if (!name && givenValue(store, "wrap")) name = "wrap";
   if (!name && !store.argv.empty()) {
     const std::string& script = store.argv[0];
     size_t slash = script.rfind('/');
     name = slash == std::string::npos ? script : script.substr(slash + 1);
   }
   if (name) setenv("SLURM_JOB_NAME", name->c_str(), 1);
-}
-
-// An sbatch option's value as its getter prints it, when it was given.
-std::optional<std::string> givenValue(const OptionStore& store, const char* name) {
-  const BuiltinOption* option = store.find(name);
-  return option && store.isSet(*option) ? store.get(*option) : std::nullopt;
 }
 
 // What --profile and --acctg-freq write for the batch job's sruns, in
@@ -329,12 +326,7 @@ MpiClientSettings readMpiSettings(const json::Value& request, const StackSetting
 }
 
 // srun's --mpi (or SLURM_MPI_TYPE), when given.
-std::optional<std::string> mpiOption(const OptionStore& store) {
-  const BuiltinOption* o = store.find("mpi");
-  if (!o || !store.isSet(*o)) return std::nullopt;
-  OptionValue v = store.get(*o);
-  return v ? std::optional<std::string>(*v) : std::nullopt;
-}
+std::optional<std::string> mpiOption(const OptionStore& store) { return givenValue(store, "mpi"); }
 
 // mpi_g_client_init where srun calls it; false when srun ended there.
 bool initMpi(ClientSession& s, int* status) {

@@ -37,13 +37,16 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
     emitEvent({{"t", msg::kFatal}, {"message", error}});
     return 2;
   }
-  // One of slurmd's job_container calls for a job, in a process of its own:
-  // slurmd is past its start-up then.
+  // A one-off call of slurmd's for a job, in a process of its own: slurmd
+  // is past its start-up then, with its raised limits and its signals.
   const releases::Signals& signals = releases::signals(settings.version);
-  if (request["jobContainerOp"].isObject()) {
+  const auto pastStartUp = [&] {
     slurm_limits::raiseAsSlurmd(releases::limits(settings.version).slurmdRaised);
     slurm_signals::block(signals.slurmdBlockedAfterInit);
     slurm_signals::catchIgnoring(signals.slurmdCaughtAfterInit);
+  };
+  if (request["jobContainerOp"].isObject()) {
+    pastStartUp();
     const json::Value& op = request["jobContainerOp"];
     JcDaemon jc(std::move(jcSettings), settings.pluginDirs, settings.version, true);
     bool ok = jc.op(op["op"].asString(), static_cast<uint32_t>(op["jobId"].asNumber()),
@@ -51,12 +54,10 @@ int runSlurmdRole(Channel& channel, const json::Value& request) {
     emitEvent({{"t", msg::kDone}, {"ok", ok}, {"status", ok ? 0 : 1}});
     return 0;
   }
-  // _get_user_env for a batch job (lifecycle/user_env.h), with slurmd's
-  // limits and signals, which su and the login shell inherit.
+  // _get_user_env for a batch job (lifecycle/user_env.h): su and the login
+  // shell inherit slurmd's limits and signals.
   if (request["userEnvOp"].isObject()) {
-    slurm_limits::raiseAsSlurmd(releases::limits(settings.version).slurmdRaised);
-    slurm_signals::block(signals.slurmdBlockedAfterInit);
-    slurm_signals::catchIgnoring(signals.slurmdCaughtAfterInit);
+    pastStartUp();
     const json::Value& op = request["userEnvOp"];
     const std::string user = op["user"].asString();
     slurmLog(LogLevel::Verbose, "_get_user_env: get env for user " + user + " here");
