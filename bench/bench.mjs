@@ -6,6 +6,8 @@
 //   srun     stack.srun (the whole srun flow: client process, prolog, step,
 //            epilog) against the real srun of the same release running the
 //            same stack, and the fork/exec floor of the same tasks
+//   cost     the same three, counted rather than timed: CPU, page faults and
+//            forks per call, every process involved (bench/cgroup.mjs)
 //   step     launchStep (the remote part alone) against the floor
 //   zygote   launchStep and stack.srun with hosts from the zygote and spawned
 //   cli      `plugstack run -n 1 true` against `node -e 0`
@@ -27,6 +29,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Plugstack } from '../dist/index.js';
 import { command as realCommand, start as startSlurm, stop as stopSlurm } from '../scripts/real-slurm.mjs';
+import { enterAccounting } from './cgroup.mjs';
 import { load, ms, table, together, verdict, WARMUP_ROUNDS } from './measure.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -35,7 +38,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'plugstack-bench-'));
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const TASKS = [1, 16, 64];
 const COMMAND = '/bin/true';
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'srun,step,zygote,cli,check,mpi').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'srun,cost,step,zygote,cli,check,mpi').split(','));
 const PATH_ENV = { PATH: '/usr/bin:/bin' };
 const ALL_RELEASES = ['22.05', '24.11'];
 const RELEASES = (process.env.BENCH_RELEASES ?? ALL_RELEASES.join(',')).split(',');
@@ -97,7 +100,7 @@ const realHeaders = { '22.05': '/usr/include', '24.11': path.join(rootDir, 'usr'
 const clusterBase = process.env.PLUGSTACK_CONFORMANCE_DIR ? path.resolve(process.env.PLUGSTACK_CONFORMANCE_DIR, 'bench') : path.join(work, 'slurm');
 
 async function startCluster(release) {
-  if (!canStart || !(ONLY.has('srun') || ONLY.has('mpi'))) return;
+  if (!canStart || !(ONLY.has('srun') || ONLY.has('cost') || ONLY.has('mpi'))) return;
   if (!fs.existsSync(path.join(realHeaders[release], 'slurm', 'spank.h'))) return;
   const dir = path.join(clusterBase, release);
   fs.rmSync(dir, { recursive: true, force: true });
@@ -172,6 +175,66 @@ async function srunSection() {
     const header = ['tasks', 'fork/exec floor', 'stack.srun', 'stack.srun / floor'];
     if (real) header.push(`real srun ${release}`, 'real / plugstack');
     header.push('load');
+    say(table(header, rows));
+  }
+}
+
+/**
+ * What one srun costs, counted: the CPU time, page faults and forks of
+ * every process it involves (for the real Slurm its daemons, slurmstepd
+ * and the tasks; for plugstack Node, the zygote, the hosts and the tasks),
+ * per call over blocks of calls in a row. Unlike the times these hardly
+ * move with the host's phases: a fault is a fault however long it takes.
+ */
+async function costSection(accounting) {
+  say('');
+  say('## What one srun costs, counted');
+  say('');
+  if (accounting.why) {
+    say(`not measured here: ${accounting.why}`);
+    return;
+  }
+  const rounds = Number(process.env.BENCH_COST_ROUNDS ?? 20);
+  const idle = await accounting.measureIdle();
+  say(`CPU time (user and system), page faults and forks (new processes and threads) per call, of every process the call involves,`);
+  say(`counted by the kernel in a cgroup holding the bench and all it starts, over ${rounds} calls in a row after ${WARMUP_ROUNDS} of warm-up;`);
+  say(`the idle rate (${idle.cpuMsPerS.toFixed(2)} ms of CPU, ${idle.faultsPerS.toFixed(0)} faults and ${idle.forksPerS.toFixed(2)} forks a second: the daemons' timers, Node) is taken out.`);
+  say('Forks are counted machine-wide: on a busy machine they include others\'.');
+  const fmt = (c) => `${c.cpuMs.toFixed(1)} ms, ${Math.round(c.faults)} faults, ${c.forks.toFixed(1)} forks`;
+  for (const release of RELEASES) {
+    const stack = await Plugstack.load(ownConf(release), { pluginDir: [], slurmVersion: release });
+    const real = clusters[release];
+    const rows = [];
+    for (const n of TASKS) {
+      const args = ['-n', String(n), '-O', COMMAND];
+      const contenders = {
+        floor: floor(n),
+        plugstack: async () => {
+          const r = await stack.srun({ args, env: PATH_ENV, cwd: work });
+          if (r.exitCode !== 0) throw new Error(`stack.srun failed: ${r.stderr}`);
+        },
+      };
+      if (real) contenders.real = realSrun(release, args);
+      const c = {};
+      for (const [name, fn] of Object.entries(contenders)) {
+        for (let i = 0; i < WARMUP_ROUNDS; i++) await fn();
+        c[name] = await accounting.perCall(fn, rounds);
+      }
+      const row = [n, fmt(c.floor), fmt(c.plugstack)];
+      if (real)
+        row.push(
+          fmt(c.real),
+          `CPU ${(c.real.cpuMs / c.plugstack.cpuMs).toFixed(2)}x, faults ${(c.real.faults / c.plugstack.faults).toFixed(2)}x, forks ${(c.real.forks / c.plugstack.forks).toFixed(2)}x`,
+        );
+      row.push(`CPU ${(c.plugstack.cpuMs / c.floor.cpuMs).toFixed(2)}x, faults ${(c.plugstack.faults / c.floor.faults).toFixed(2)}x`);
+      rows.push(row);
+    }
+    say('');
+    say(`Slurm ${release}${real ? '' : ' (no real cluster of this release here: plugstack only)'}${real && release !== '22.05' ? ' (the real srun is started through nsenter and chroot into its Debian root: two execs more)' : ''}:`);
+    say('');
+    const header = ['tasks', 'fork/exec floor', 'stack.srun'];
+    if (real) header.push(`real srun ${release}`, 'real / plugstack');
+    header.push('plugstack / floor');
     say(table(header, rows));
   }
 }
@@ -339,14 +402,18 @@ async function mpiSection() {
   say(`load ${load(m.load)}`);
 }
 
+let accounting;
 try {
   say(`plugstack benchmark: ${RUNS} interleaved rounds after ${WARMUP_ROUNDS} warm-up rounds; medians (min–max); load = 1-minute load average while it ran`);
   say(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at start`);
   say(`process costs at start: ${machineCosts()}`);
+  // Before the real Slurms start, so that their daemons are counted too.
+  if (ONLY.has('cost')) accounting = enterAccounting();
   for (const release of RELEASES) await startCluster(release);
   if (ONLY.has('srun') && !Object.keys(clusters).length)
     say('real Slurm: none started here (not root, not installed, or BENCH_REAL_SLURM=0): plugstack only');
   if (ONLY.has('srun')) await srunSection();
+  if (ONLY.has('cost')) await costSection(accounting);
   if (ONLY.has('step')) await stepSection();
   if (ONLY.has('zygote')) await zygoteSection();
   if (ONLY.has('cli')) await cliSection();
@@ -356,6 +423,7 @@ try {
   say(`load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the end; process costs at the end: ${machineCosts()}`);
 } finally {
   for (const c of Object.values(clusters)) await stopSlurm(c.dir).catch((e) => console.error(`stopping ${c.dir}: ${e.message}`));
+  accounting?.leave?.();
   fs.rmSync(work, { recursive: true, force: true });
   if (process.env.PLUGSTACK_CONFORMANCE_DIR) fs.rmSync(clusterBase, { recursive: true, force: true });
 }
