@@ -107,6 +107,7 @@
         "native/core/cli_filter/option_values.cc",
         "native/core/libslurm/api_guard.cc",
         "native/core/libslurm/api_table.cc",
+        "native/core/libslurm/controller.cc",
         "native/core/libslurm/errno_api.cc",
         "native/core/libslurm/hostlist.cc",
         "native/core/libslurm/hostlist_api.cc",

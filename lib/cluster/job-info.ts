@@ -256,6 +256,41 @@ export function jobInfo(job: JobShape, slurmVersion: string): JobInfo {
   };
 }
 
+/** slurm.h's job states and reasons a job's end sets (enum job_states, enum job_state_reason). */
+const JOB_COMPLETE = 3;
+const JOB_CANCELLED = 4;
+const JOB_FAILED = 5;
+const JOB_TIMEOUT = 6;
+/** The flag of a job whose epilogs are running. */
+const JOB_COMPLETING = 0x8000;
+const FAIL_LAUNCH = 23;
+const FAIL_EXIT_CODE = 24;
+
+/** How a job ended, as slurmctld learned it: srun's, the batch script's or salloc's wait status, or its cancellation or time limit. */
+export interface JobEnding {
+  exitStatus: number;
+  derivedExitCode: number;
+  /** Cancelled (job_signal) or past its time limit (_job_timed_out) before any exit status came. */
+  cut?: 'CANCELLED' | 'TIMEOUT';
+}
+
+/**
+ * The record while the job's epilogs run, as slurmctld's _job_complete
+ * leaves it (both releases): COMPLETING with the state its exit status
+ * gives — a non-zero exit FAILED with reason FAIL_EXIT_CODE, a signal
+ * FAILED with FAIL_LAUNCH, else COMPLETE — the status as exit_code, the
+ * derived exit code, and the end time. A job cancelled or timed out
+ * (job_signal, _job_timed_out) keeps its exit code and reason.
+ */
+export function endedJobInfo(running: JobInfo, end: JobEnding, endTime: number): JobInfo {
+  const status = end.exitStatus >>> 0;
+  const signalled = (status & 0x7f) !== 0 && (status & 0x7f) !== 0x7f;
+  const ended = { ...running, end_time: endTime, derived_ec: end.derivedExitCode >>> 0 };
+  if (end.cut) return { ...ended, job_state: (end.cut === 'CANCELLED' ? JOB_CANCELLED : JOB_TIMEOUT) | JOB_COMPLETING };
+  const [state, reason] = signalled ? [JOB_FAILED, FAIL_LAUNCH] : (status >> 8) & 0xff ? [JOB_FAILED, FAIL_EXIT_CODE] : [JOB_COMPLETE, running.state_reason ?? 0];
+  return { ...ended, job_state: state | JOB_COMPLETING, state_reason: reason, exit_code: status };
+}
+
 /** The record of a job plugstack created (a job.json from before records were kept gets a stand-in). */
 export function jobRecordOf(
   job: { id: number; nodes: readonly string[]; ntasks?: number; partition: string; clusterName: string; description?: JobDescription },

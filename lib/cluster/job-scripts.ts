@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { jobScriptEnvironment, prestartJobScript, runJobScript, type SpareOwner } from '../daemon/job-script.js';
 import type { JobCredential, JobScriptMode, JobScriptOptions, JobScriptResult } from '../daemon/types.js';
-import { jobTimes } from './job-info.js';
+import { endedJobInfo, jobInfo, jobTimes, type JobEnding, type JobInfo } from './job-info.js';
 import type { HostHandle } from '../host/host-process.js';
 import type { SpareHost } from '../host/spare-host.js';
 import { scanStack, type SlurmdScan } from './slurmd-scan.js';
@@ -19,24 +19,24 @@ import type { Job } from './jobs.js';
 import type { StepResult } from '../step/types.js';
 
 /**
- * How a job ended, as slurmctld tells slurmd for its epilog: the job's raw
- * exit status (the batch script's, srun's own job's step's) and its derived
- * exit code, the highest of its srun steps' (jobEnd).
+ * How a job ended, as slurmctld tells slurmd for its epilog (job-info.ts):
+ * the job's raw exit status (the batch script's, srun's own job's step's,
+ * salloc's command's) and its derived exit code, the highest of its srun
+ * steps' (jobEnd).
  */
-export interface JobEnd {
-  exitStatus: number;
-  derivedExitCode: number;
-}
+type JobEnd = JobEnding;
 
 /**
  * The job's end, its srun steps given (not the batch step): each step's exit
  * code is the highest its nodes' slurmstepds reported (_step_partial_comp),
  * and the job's derived exit code the highest of its steps' (step_mgr.c).
+ * A command's job cancelled or past its time limit says so (cut).
  */
-export function jobEnd(exitStatus: number, sruns: readonly StepResult[]): JobEnd {
+export function jobEnd(exitStatus: number, sruns: readonly StepResult[], state?: string): JobEnd {
   let derivedExitCode = 0;
   for (const step of sruns) for (const node of step.nodes) derivedExitCode = Math.max(derivedExitCode, node.exitCode >>> 0);
-  return { exitStatus, derivedExitCode };
+  const cut = state === 'CANCELLED' || state === 'TIMEOUT' ? state : undefined;
+  return { exitStatus, derivedExitCode, ...(cut ? { cut } : {}) };
 }
 
 export const PROLOG_DRAIN_REASON = 'Prolog error';
@@ -171,6 +171,11 @@ function helperOptions(stack: CommandStack, job: Job, node: string, ctx: JobScri
   return o;
 }
 
+/** The record slurm_load_job answers with while the job runs, as its steps get it (none for a job.json from before records were kept). */
+function runningRecord(stack: CommandStack, job: Job): JobInfo | undefined {
+  return job.description && jobInfo({ ...job, description: job.description }, stack.slurmVersion);
+}
+
 /**
  * Prologs for the nodes a launch is about to use that have not had theirs.
  * whileRunning is called once they have their requests (or there are none).
@@ -181,7 +186,8 @@ export async function runPrologs(stack: CommandStack, job: Job, nodes: string[],
     return [];
   }
   const mine = nodes.filter((n) => claimProlog(job, n));
-  const runs = Promise.all(mine.map((node) => runJobScript(stack, 'prolog', helperOptions(stack, job, node, ctx, 'prolog'), ctx.owner)));
+  const record = runningRecord(stack, job);
+  const runs = Promise.all(mine.map((node) => runJobScript(stack, 'prolog', helperOptions(stack, job, node, ctx, 'prolog'), ctx.owner, record)));
   whileRunning?.();
   return runs;
 }
@@ -206,7 +212,9 @@ export async function prestartEpilogs(stack: CommandStack, job: Job, end: JobEnd
 /** Epilogs on every node of the job, once it has ended so. */
 export async function runEpilogs(stack: CommandStack, job: Job, end: JobEnd, ctx: JobScriptContext): Promise<JobScriptResult[]> {
   if (!(await slurmdScan(stack, job, ctx.owner)).epilog) return [];
-  return Promise.all(job.nodes.map((node) => runJobScript(stack, 'epilog', helperOptions(stack, job, node, ctx, 'epilog', end), ctx.owner)));
+  const running = runningRecord(stack, job);
+  const record = running && endedJobInfo(running, end, jobEndTime(job));
+  return Promise.all(job.nodes.map((node) => runJobScript(stack, 'epilog', helperOptions(stack, job, node, ctx, 'epilog', end), ctx.owner, record)));
 }
 
 /** The nodes slurmctld drains for these runs, with its reasons. */

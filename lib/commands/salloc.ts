@@ -250,7 +250,7 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   }
   const context = { owner: control, uid: process.getuid!(), gid: process.getgid!(), workDir: b.chdir ?? cwd, jobControlEnv: client.record.jobControlEnv };
   await jc?.stopExtern();
-  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(status, result.steps), context)));
+  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(status, result.steps, ended), context)));
   await jc?.finish();
   const prologFailed = result.jobScripts.some((r) => r.mode === 'prolog' && !r.ok);
   result.job = {

@@ -308,7 +308,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   // The job has ended: the epilog on each of its nodes (unless plugstack's
   // own bound has passed: then nothing new starts).
   await jc?.stopExtern();
-  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(status, result.steps.filter((s) => s !== batch)), scriptContext)));
+  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(status, result.steps.filter((s) => s !== batch), ended), scriptContext)));
   await jc?.finish();
   result.job.drained.push(...drainedBy(result.jobScripts));
   if (result.jobScripts.some((r) => r.mode === 'prolog' && !r.ok)) {

@@ -215,7 +215,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     // The job's extern steps end (stepd_delete), then its epilogs (past
     // plugstack's own bound nothing new starts: none), then 22.05's delete.
     await jc?.stopExtern();
-    if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(exitCode, result.steps), scriptContext)));
+    if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(exitCode, result.steps, state), scriptContext)));
     await jc?.finish();
     result.job = { jobId: job.id, state, exitCode, nodes: names, drained: drainedBy(result.jobScripts), ...(reason ? { reason } : {}) };
     return result;

@@ -15,6 +15,7 @@ import type { HostSpawnOptions } from '../host/zygote.js';
 import { processRecord } from '../host/process-record.js';
 import { uint32 } from '../validate.js';
 import { jobScriptEnv } from './job-script-env.js';
+import type { JobInfo } from '../cluster/job-info.js';
 import type { JobCredential, JobScriptMode, JobScriptOptions, JobScriptResult } from './types.js';
 
 export interface JobScriptStack {
@@ -129,6 +130,8 @@ export async function runJobScript(
   mode: JobScriptMode,
   options: JobScriptOptions,
   owner?: { track(handle: HostHandle): HostHandle; spare?(key: string): SpareHost | undefined },
+  /** The job's record as slurmctld has it while the helper runs (slurm_load_job's answer); none: the helper knows no job. */
+  job?: JobInfo,
 ): Promise<JobScriptResult> {
   const { jobId, node, timeoutMs, environment } = helperRun(stack, mode, options);
 
@@ -142,6 +145,7 @@ export async function runJobScript(
       pluginDirs: stack.pluginDirs,
       // 22.05's slurmd joins the job's container in the helper's process first.
       ...(jobContainerSettings(stack.slurmConf) ? { jobContainer: jobContainerSettings(stack.slurmConf)! } : {}),
+      ...(job ? { job } : {}),
     },
     // The helper gets exactly the environment slurmd built, nothing of ours.
     { label: `spank ${mode} on ${node}`, timeoutMs, env: environment, cwd: '/', spare: owner?.spare?.(helperKey(mode, jobId, node)) },

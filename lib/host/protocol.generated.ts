@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 23;
+export const PROTOCOL_VERSION = 24;
 
 /** Shared memory Node gives a host (a memfd on descriptor 'fd'), in which the host's process (slot 0) and its first count-1 task children (slot 1 + the task's index) keep the events they have not sent yet. Before the slots, headerBytes of counters, two 32-bit words per slot: the bytes the slot holds ('[' and comma-separated events, no closing bracket) and how many calls into plugin code its process has open. Node reads what a process could not send once the host has ended, and the open calls whenever it needs to know whether a host is inside plugin code. */
 export const EVENT_SLOTS = {"fd":5,"count":257,"headerBytes":4096,"slotBytes":16384} as const;
@@ -124,6 +124,7 @@ export interface SlurmdRequest extends StackRequest {
 export interface JobScriptRequest extends StackRequest {
   mode: "prolog" | "epilog";
   jobContainer?: JobContainerSettings;
+  job?: JobInfo;
 }
 
 export interface RoleRequests {
@@ -751,7 +752,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 23,
+  "version": 24,
   "roles": [
     "inspect",
     "stepd",
@@ -1079,7 +1080,8 @@ export const CATALOGUE = {
           "epilog"
         ]
       },
-      "jobContainer?": "jobContainerSettings"
+      "jobContainer?": "jobContainerSettings",
+      "job?": "jobInfo"
     }
   },
   "commands": {

@@ -1842,7 +1842,9 @@ const F: Valid[] = [
     if (x === undefined || !(C[26]!.has(x))) return false;
     x = v["jobContainer"];
     if (x !== undefined && !(F[118]!(x))) return false;
-    for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mode": case "jobContainer": continue; default: if (Object.hasOwn(v, key)) return false; }
+    x = v["job"];
+    if (x !== undefined && !(F[84]!(x))) return false;
+    for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mode": case "jobContainer": case "job": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/visibility.h"
+#include "libslurm/controller.h"
 #include "libslurm/job_info_layout.h"
 #include "libslurm/job_table.h"
 #include "libslurm/release.h"
@@ -54,6 +55,7 @@ time_t lastChange(const json::Value& job) {
 extern "C" {
 
 PLUGSTACK_EXPORT int slurm_load_job(job_info_msg_t** resp, uint32_t job_id, uint16_t show_flags) {
+  beforeControllerCall();
   (void)show_flags;
   if (!resp) {
     errno = EINVAL;
@@ -66,6 +68,7 @@ PLUGSTACK_EXPORT int slurm_load_job(job_info_msg_t** resp, uint32_t job_id, uint
 }
 
 PLUGSTACK_EXPORT int slurm_load_job_user(job_info_msg_t** resp, uint32_t user_id, uint16_t show_flags) {
+  beforeControllerCall();
   (void)show_flags;
   if (!resp) {
     errno = EINVAL;
@@ -79,6 +82,7 @@ PLUGSTACK_EXPORT int slurm_load_job_user(job_info_msg_t** resp, uint32_t user_id
 }
 
 PLUGSTACK_EXPORT int slurm_load_jobs(time_t update_time, job_info_msg_t** resp, uint16_t show_flags) {
+  beforeControllerCall();
   (void)show_flags;
   if (!resp) {
     errno = EINVAL;
@@ -117,6 +121,8 @@ PLUGSTACK_EXPORT int slurm_get_end_time(uint32_t jobid, time_t* end_time_ptr) {
       return SLURM_ERROR;
     }
   }
+  // Only now is slurmctld asked.
+  beforeControllerCall();
   const json::Value* job = knownJob(jobid);
   if (!job) {
     errno = ESLURM_INVALID_JOB_ID;

@@ -12,6 +12,7 @@
 #include "common/events.h"
 #include "common/slurm_log.h"
 #include "job_container/jc_list.h"
+#include "libslurm/job_table.h"
 #include "lifecycle/slurm_limits.h"
 #include "lifecycle/slurm_signals.h"
 #include "roles/role.h"
@@ -62,7 +63,10 @@ int runJobScriptRole(Channel& channel, const json::Value& request) {
   std::string error;
   const std::string mode = request["mode"].isString() ? request["mode"].asString() : "";
   if (mode != "prolog" && mode != "epilog") error = "request.mode must be prolog or epilog";
-  else readRoleStack(request, Context::JobScript, "job_script", &settings, &error);
+  else if (!readRoleStack(request, Context::JobScript, "job_script", &settings, &error)) {
+    // The job's record as slurmctld has it while this helper runs (running
+    // at the prolog, completing at the epilog): what slurm_load_job answers.
+  } else if (!request["job"].isNull()) libslurm::rememberJob(request["job"], &error);
   if (!error.empty()) {
     emitEvent({{"t", msg::kFatal}, {"message", error}});
     return 2;

@@ -223,6 +223,24 @@ constexpr TaskEnv kTaskEnv[kCount] = {
 
 inline const TaskEnv& taskEnv(const SlurmVersion& v) { return kTaskEnv[releaseIndex(v)]; }
 
+// libslurm as a plugin finds it in the processes of slurmd and slurmstepd.
+struct Libslurm {
+  // The job prolog/epilog helper ('slurmstepd spank prolog|epilog') starts no authentication
+  // plugins (24.11): a call that asks slurmctld (slurm_load_job and its relatives,
+  // slurm_get_end_time, slurm_get_rem_time) before the plugin's own slurm_init() dies in libslurm
+  // with fatal('No hash plugins loaded. Was slurm_init() called before calling any Slurm API
+  // functions?'), so the helper exits 1 and the prolog or epilog fails. 22.05's helper answers
+  // such calls.
+  bool jobScriptCallNeedsInit;
+};
+
+constexpr Libslurm kLibslurm[kCount] = {
+    {true},  // 24.11
+    {false},  // 22.05
+};
+
+inline const Libslurm& libslurm(const SlurmVersion& v) { return kLibslurm[releaseIndex(v)]; }
+
 // The SPANK functions the release's Slurm defines (src/common/spank.c, and Debian's build of it).
 struct SpankApi {
   // spank_prepend_task_argv is defined (24.11). Debian's 22.05 does not define it: a plugin
