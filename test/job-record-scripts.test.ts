@@ -43,9 +43,9 @@ describe('slurm_load_job in the job prolog and epilog', () => {
     const r = await stack.srun({ args: ['-n', '2', 'sh', '-c', 'exit 3'], cwd: dir, env: ENV });
     expect(r.exitCode).toBe(3);
     const a = answers(log);
-    expect(a.map((x) => x.cb).sort()).toEqual(['job_epilog', 'job_prolog', 'user_init']);
+    expect(a.map((x) => x.cb).sort()).toEqual(['job_epilog', 'job_prolog']);
     const at = (cb: string) => a.find((x) => x.cb === cb)!.v;
-    for (const cb of ['job_prolog', 'user_init']) expect(at(cb)).toMatchObject({ rc: '0', state: RUNNING, exit: '0', derived: '0', reason: '0', ended: '0' });
+    expect(at('job_prolog')).toMatchObject({ rc: '0', state: RUNNING, exit: '0', derived: '0', reason: '0', ended: '0' });
     expect(at('job_epilog')).toMatchObject({ rc: '0', state: FAILED_COMPLETING, exit: '768', derived: '768', reason: '24', batch: '0', ended: '1', JOB_ID: String(r.job!.jobId) });
   });
 

@@ -217,7 +217,13 @@ export async function runEpilogs(stack: CommandStack, job: Job, end: JobEnd, ctx
   return Promise.all(job.nodes.map((node) => runJobScript(stack, 'epilog', helperOptions(stack, job, node, ctx, 'epilog', end), ctx.owner, record)));
 }
 
-/** The nodes slurmctld drains for these runs, with its reasons. */
+/**
+ * The nodes slurmctld drains for these runs, with its reasons: a node
+ * drained already keeps its first reason (a failed prolog's, when the
+ * epilog then fails too: as a real 24.11 showed it).
+ */
 export function drainedBy(runs: JobScriptResult[]): { node: string; reason: string }[] {
-  return runs.filter((r) => !r.ok).map((r) => ({ node: r.node, reason: r.mode === 'prolog' ? PROLOG_DRAIN_REASON : EPILOG_DRAIN_REASON }));
+  const drained = new Map<string, string>();
+  for (const r of runs) if (!r.ok && !drained.has(r.node)) drained.set(r.node, r.mode === 'prolog' ? PROLOG_DRAIN_REASON : EPILOG_DRAIN_REASON);
+  return [...drained].map(([node, reason]) => ({ node, reason }));
 }

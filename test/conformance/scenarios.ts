@@ -232,6 +232,19 @@ export const scenarios: Scenario[] = [
   { name: 'optional: user_init fails', stack: failing('user_init', 2, 'optional'), command: 'srun', args: ['true'] },
   { name: 'required: job_prolog fails', stack: failing('job_prolog', 5), command: 'srun', args: ['true'] },
   { name: 'required: job_epilog fails', stack: failing('job_epilog', 5), command: 'srun', args: ['true'] },
+  // slurm_load_job from the job prolog and epilog (job_record.c). 24.11 only:
+  // the plugin reads the record through its header's layout, and plugstack's
+  // header has 24.11's (22.05 is checked with Debian's header in
+  // test/job-record-scripts.test.ts, against what a real 22.05 answered).
+  { name: 'slurm_load_job in the job prolog and epilog without slurm_init: the helper dies', stack: [{ keyword: 'required' }], fixture: 'job_record.c', command: 'srun', args: ['true'], releases: ['24.11'] },
+  {
+    name: 'slurm_load_job with slurm_init: a batch job running, then ended by its script’s status with its srun’s derived code',
+    stack: [{ keyword: 'required', args: ['init'] }],
+    fixture: 'job_record.c',
+    command: 'sbatch',
+    args: ['-W', '--wrap', 'srun -n 1 sh -c "exit 4"; exit 3'],
+    releases: ['24.11'],
+  },
   // Task input (issue 14): srun's standard input, --input, salloc's command's.
   { name: 'srun sends its standard input to every task', stack: trace, command: 'srun', args: ['-n', '2', '-l', 'cat'], stdin: 'hi\nthere\n' },
   { name: 'srun --input=1: task 1 reads it, task 0 /dev/null', stack: trace, command: 'srun', args: ['-n', '2', '-l', '--input=1', 'sh', '-c', 'ls -l /proc/self/fd/0 | sed "s/.*-> //; s/:.*//"; cat'], stdin: 'one\n' },
