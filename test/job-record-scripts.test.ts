@@ -83,6 +83,16 @@ describe('slurm_load_job in the job prolog and epilog', () => {
     expect(r.job).toMatchObject({ state: 'FAILED', drained: expect.arrayContaining([{ node: 'node0', reason: 'Prolog error' }]) });
   });
 
+  it('24.11: in slurmstepd’s user_init slurm_init takes the lock slurmstepd holds there, and slurmstepd aborts', async () => {
+    const { dir, log, stack } = await stackWith('init userinit');
+    const r = await stack.srun({ args: ['-n', '1', 'true'], cwd: dir, env: ENV });
+    expect(readLog(log).filter((l) => l.startsWith('user_init')).map((l) => l.split(' ').slice(0, 3).join(' '))).toEqual(['user_init ctx=2 asking']);
+    expect(r.stderr).toContain('slurmstepd: fatal: auth_g_init: pthread_rwlock_wrlock(): Resource deadlock avoided\n');
+    const problems = r.steps.flatMap((st) => st.problems);
+    expect(problems).toContainEqual(expect.objectContaining({ code: 'PLUGIN_CRASHED', hook: 'slurm_spank_user_init' }));
+    expect(problems.find((p) => p.code === 'PLUGIN_CRASHED')!.message).toContain('SIGABRT');
+  });
+
   it.skipIf(!fs.existsSync(DEBIAN) && !requireHeaders)(`22.05 (${DEBIAN}), without slurm_init: the helper answers`, async () => {
     const { dir, log, stack } = await stackWith('', '22.05', '/usr/include');
     const r = await stack.srun({ args: ['-n', '1', 'sh', '-c', 'exit 2'], cwd: dir, env: ENV });

@@ -9,10 +9,12 @@ namespace plugstack::libslurm {
 // The plugin called slurm_init() in this process.
 void noteInit();
 
-// Before a call that would reach slurmctld: in 24.11's job prolog/epilog
-// helper, without the plugin's own slurm_init(), Slurm's libslurm dies with
-// fatal() (rules: libslurm.jobScriptCallNeedsInit); so does this process,
-// with Slurm's line and exit status 1. Otherwise it returns.
+// Before a call that would reach slurmctld, what 24.11 does first: in
+// slurmstepd's user_init it dies of a deadlock on its own lock (SIGABRT:
+// rules libslurm.userInitCallAborts), in the job prolog/epilog helper
+// without the plugin's own slurm_init() it dies with fatal() (exit status
+// 1: libslurm.jobScriptCallNeedsInit); so does this process, with Slurm's
+// line. Otherwise it returns.
 void beforeControllerCall();
 
 }  // namespace plugstack::libslurm

@@ -232,11 +232,18 @@ struct Libslurm {
   // functions?'), so the helper exits 1 and the prolog or epilog fails. 22.05's helper answers
   // such calls.
   bool jobScriptCallNeedsInit;
+  // slurmstepd runs user_init with its privileges dropped and the authentication plugins' setuid
+  // lock held (drop_privileges, 24.11; only task_init is run with it released, for test7.21): a
+  // call that asks slurmctld there wants the lock again and dies in libslurm with
+  // fatal_abort('auth_g_create: pthread_rwlock_rdlock(): Resource deadlock avoided'), and
+  // slurm_init() with 'auth_g_init: pthread_rwlock_wrlock(): Resource deadlock avoided', killing
+  // slurmstepd with SIGABRT, as a real 24.11 did. 22.05 has no such lock.
+  bool userInitCallAborts;
 };
 
 constexpr Libslurm kLibslurm[kCount] = {
-    {true},  // 24.11
-    {false},  // 22.05
+    {true, true},  // 24.11
+    {false, false},  // 22.05
 };
 
 inline const Libslurm& libslurm(const SlurmVersion& v) { return kLibslurm[releaseIndex(v)]; }
