@@ -42,14 +42,14 @@ describe('libslurm functions plugstack does not emulate', () => {
     expect(r.exitCode).toBe(0);
     expect(r.steps[0]!.ok).toBe(true);
     const lines = readProbe(log);
-    expect(lines.map((l) => l.hook).sort()).toEqual(['local_user_init', 'task_init', 'task_init', 'user_init']);
+    expect(lines.map((l) => l.hook).sort()).toEqual(['local_user_init', 'task_init', 'task_init']);
     for (const l of lines) {
       expect(recordOf(l).job_id).toBe(String(r.job!.jobId));
       expect(l.values).toMatchObject({ kill_job: '-1', kill_errno: NOT_EMULATED, kill_strerror: 'Not', get_statistics: '-1', stats_errno: NOT_EMULATED, get_errno: '2017' });
     }
     const problems = [...r.client.problems, ...r.steps[0]!.problems].filter((p) => p.code.startsWith('LIBSLURM_'));
     const seen = problems.map((p) => `${p.code} ${p.function} ${p.hook}`);
-    for (const hook of ['slurm_spank_local_user_init', 'slurm_spank_user_init', 'slurm_spank_task_init']) {
+    for (const hook of ['slurm_spank_local_user_init', 'slurm_spank_task_init']) {
       expect(seen).toContain(`LIBSLURM_NOT_EMULATED slurm_kill_job ${hook}`);
       expect(seen).toContain(`LIBSLURM_NOT_EMULATED slurm_get_statistics ${hook}`);
       // slurm_get_errno is 22.05's: Slurm 24.11 would die of an undefined symbol.
@@ -59,9 +59,9 @@ describe('libslurm functions plugstack does not emulate', () => {
       expect(p.severity).toBe('warning');
       expect(p.plugin).toBe(plugin);
     }
-    // Once per function and hook in a process: the stepd's user_init once,
+    // Once per function and hook in a process: srun's local_user_init once,
     // each task child's task_init once.
-    expect(seen.filter((s) => s === 'LIBSLURM_NOT_EMULATED slurm_kill_job slurm_spank_user_init').length).toBe(1);
+    expect(seen.filter((s) => s === 'LIBSLURM_NOT_EMULATED slurm_kill_job slurm_spank_local_user_init').length).toBe(1);
     expect(seen.filter((s) => s === 'LIBSLURM_NOT_EMULATED slurm_kill_job slurm_spank_task_init').length).toBe(2);
     expect(problems.find((p) => p.function === 'slurm_kill_job')!.message).toMatch(/^libslurm_probe-\w+\.so called slurm_kill_job\(\) in slurm_spank_\w+ \(slurm\.h\): plugstack does not emulate it; it returned -1 \(SLURM_ERROR\)/);
   });
@@ -109,7 +109,7 @@ describe('check: the libslurm functions of each plugin', () => {
     expect(readDynamicInfo(plugin)!.needed).toContain('libslurm.so.38');
     const dir = tempDir();
     const log = path.join(dir, 'probe.log');
-    const { stack } = await stackWith(`required ${plugin} log=${log} geterrno`, '22.05');
+    const { stack } = await stackWith(`required ${plugin} log=${log} geterrno userinit`, '22.05');
     const r = await stack.srun({ args: ['-n', '1', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
     expect(r.exitCode).toBe(0);
     // The real libslurm would have tried to reach a slurmctld.
