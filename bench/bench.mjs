@@ -144,6 +144,20 @@ const say = (line = '') => {
   console.log(line);
 };
 
+/** `srun -n N -O true` three ways: the floor, stack.srun, and the real srun of the release where it runs. */
+function srunContenders(stack, release, n) {
+  const args = ['-n', String(n), '-O', COMMAND];
+  const contenders = {
+    floor: floor(n),
+    plugstack: async () => {
+      const r = await stack.srun({ args, env: PATH_ENV, cwd: work });
+      if (r.exitCode !== 0) throw new Error(`stack.srun failed: ${r.stderr}`);
+    },
+  };
+  if (clusters[release]) contenders.real = realSrun(release, args);
+  return contenders;
+}
+
 async function srunSection() {
   say('## stack.srun against the real srun, same stack, same release');
   say('');
@@ -154,15 +168,7 @@ async function srunSection() {
     const real = clusters[release];
     const rows = [];
     for (const n of TASKS) {
-      const args = ['-n', String(n), '-O', COMMAND];
-      const contenders = {
-        floor: floor(n),
-        plugstack: async () => {
-          const r = await stack.srun({ args, env: PATH_ENV, cwd: work });
-          if (r.exitCode !== 0) throw new Error(`stack.srun failed: ${r.stderr}`);
-        },
-      };
-      if (real) contenders.real = realSrun(release, args);
+      const contenders = srunContenders(stack, release, n);
       const m = await together(contenders, { runs: RUNS });
       const row = [n, ms(m.floor), ms(m.plugstack), `${(m.plugstack.median / m.floor.median).toFixed(2)}x`];
       if (real) row.push(ms(m.real), verdict(m.real.median / m.plugstack.median, n === 1 ? 10 : 5, 'higher'));
@@ -206,15 +212,7 @@ async function costSection(accounting) {
     const real = clusters[release];
     const rows = [];
     for (const n of TASKS) {
-      const args = ['-n', String(n), '-O', COMMAND];
-      const contenders = {
-        floor: floor(n),
-        plugstack: async () => {
-          const r = await stack.srun({ args, env: PATH_ENV, cwd: work });
-          if (r.exitCode !== 0) throw new Error(`stack.srun failed: ${r.stderr}`);
-        },
-      };
-      if (real) contenders.real = realSrun(release, args);
+      const contenders = srunContenders(stack, release, n);
       const c = {};
       for (const [name, fn] of Object.entries(contenders)) {
         for (let i = 0; i < WARMUP_ROUNDS; i++) await fn();
