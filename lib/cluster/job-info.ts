@@ -266,7 +266,12 @@ const JOB_COMPLETING = 0x8000;
 const FAIL_LAUNCH = 23;
 const FAIL_EXIT_CODE = 24;
 
-/** How a job ended, as slurmctld learned it: srun's, the batch script's or salloc's wait status, or its cancellation or time limit. */
+/**
+ * How a job ended, as slurmctld tells slurmd for its epilog and keeps in
+ * its record: the job's raw exit status (srun's own job's step's, the batch
+ * script's, salloc's command's), its derived exit code (the highest of its
+ * srun steps': job-scripts.ts jobEnd), or its cancellation or time limit.
+ */
 export interface JobEnding {
   exitStatus: number;
   derivedExitCode: number;

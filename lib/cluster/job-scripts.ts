@@ -19,20 +19,12 @@ import type { Job } from './jobs.js';
 import type { StepResult } from '../step/types.js';
 
 /**
- * How a job ended, as slurmctld tells slurmd for its epilog (job-info.ts):
- * the job's raw exit status (the batch script's, srun's own job's step's,
- * salloc's command's) and its derived exit code, the highest of its srun
- * steps' (jobEnd).
- */
-type JobEnd = JobEnding;
-
-/**
  * The job's end, its srun steps given (not the batch step): each step's exit
  * code is the highest its nodes' slurmstepds reported (_step_partial_comp),
  * and the job's derived exit code the highest of its steps' (step_mgr.c).
  * A command's job cancelled or past its time limit says so (cut).
  */
-export function jobEnd(exitStatus: number, sruns: readonly StepResult[], state?: string): JobEnd {
+export function jobEnd(exitStatus: number, sruns: readonly StepResult[], state?: 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TIMEOUT'): JobEnding {
   let derivedExitCode = 0;
   for (const step of sruns) for (const node of step.nodes) derivedExitCode = Math.max(derivedExitCode, node.exitCode >>> 0);
   const cut = state === 'CANCELLED' || state === 'TIMEOUT' ? state : undefined;
@@ -159,7 +151,7 @@ function options(job: Job, node: string, ctx: JobScriptContext, mode: JobScriptM
  * same, and the environment is not built twice.
  */
 const helperOptionsMade = new WeakMap<JobScriptContext, Map<string, { stack: CommandStack; options: JobScriptOptions }>>();
-function helperOptions(stack: CommandStack, job: Job, node: string, ctx: JobScriptContext, mode: JobScriptMode, end?: JobEnd): JobScriptOptions {
+function helperOptions(stack: CommandStack, job: Job, node: string, ctx: JobScriptContext, mode: JobScriptMode, end?: JobEnding): JobScriptOptions {
   let made = helperOptionsMade.get(ctx);
   if (!made) helperOptionsMade.set(ctx, (made = new Map()));
   const key = `${job.id} ${mode} ${node} ${end ? `${end.exitStatus} ${end.derivedExitCode}` : ''}`;
@@ -204,13 +196,13 @@ export async function prestartPrologs(stack: CommandStack, job: Job, nodes: stri
 }
 
 /** Starts the processes of the job's epilogs (spare-host.ts), for runEpilogs with the same exit status. */
-export async function prestartEpilogs(stack: CommandStack, job: Job, end: JobEnd, ctx: JobScriptContext, spares: SpareOwner): Promise<void> {
+export async function prestartEpilogs(stack: CommandStack, job: Job, end: JobEnding, ctx: JobScriptContext, spares: SpareOwner): Promise<void> {
   if (!(await slurmdScan(stack, job, ctx.owner)).epilog) return;
   for (const node of job.nodes) prestartJobScript(stack, 'epilog', helperOptions(stack, job, node, ctx, 'epilog', end), spares);
 }
 
 /** Epilogs on every node of the job, once it has ended so. */
-export async function runEpilogs(stack: CommandStack, job: Job, end: JobEnd, ctx: JobScriptContext): Promise<JobScriptResult[]> {
+export async function runEpilogs(stack: CommandStack, job: Job, end: JobEnding, ctx: JobScriptContext): Promise<JobScriptResult[]> {
   if (!(await slurmdScan(stack, job, ctx.owner)).epilog) return [];
   const running = runningRecord(stack, job);
   const record = running && endedJobInfo(running, end, jobEndTime(job));
