@@ -114,6 +114,29 @@ describe('sbatch', () => {
     expect(step.lines.map((l) => l.callback)).toEqual(['init', 'init_post_opt']);
   });
 
+  it('--array is refused as by a Slurm with MaxArraySize=0, with plugstack’s reason; --array= is no array', async () => {
+    const why = (spec: string) => `plugstack: error: plugstack runs no job arrays: its slurmctld refuses --array=${spec} as a Slurm with MaxArraySize=0 does\n`;
+    // From the command line, a #SBATCH line and SBATCH_ARRAY_INX alike, before the partition is looked at.
+    const given = await recordCommand('sbatch', [], ['-p', 'nosuch', '--array=1-3', '--wrap', 'echo ran']);
+    const directive = await recordCommand('sbatch', [], ['job.sh'], { files: { 'job.sh': '#!/bin/sh\n#SBATCH -a 0-4:2\necho ran\n' } });
+    const env = await recordCommand('sbatch', [], ['--wrap', 'echo ran'], { env: { SBATCH_ARRAY_INX: '7' } });
+    for (const [{ result, lines, dir }, spec] of [[given, '1-3'], [directive, '0-4:2'], [env, '7']] as const) {
+      expect(result.exitCode).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(`sbatch: error: Batch job submission failed: Invalid job array specification\n${why(spec)}`);
+      expect(result.job).toBeUndefined();
+      expect(result.steps).toHaveLength(0);
+      expect(fs.readdirSync(dir).filter((f) => f.startsWith('slurm-'))).toEqual([]);
+      expect(lines.map((l) => l.callback)).toEqual(['init', 'init_post_opt', 'exit']);
+    }
+    const testOnly = await recordCommand('sbatch', [], ['--test-only', '--array=1-3', '--wrap', 'true']);
+    expect(testOnly.result.exitCode).toBe(1);
+    expect(testOnly.result.stderr).toBe(`allocation failure: Invalid job array specification\n${why('1-3')}`);
+    const none = await recordCommand('sbatch', [], ['-W', '--array=', '--wrap', 'echo ran $SLURM_ARRAY_TASK_ID.']);
+    expect(none.result.exitCode).toBe(0);
+    expect(none.result.output!.text).toBe('ran .\n');
+  });
+
   it('-W exits 1 when a signal ended the script, as sbatch reads the job’s exit code (not 128+N)', async () => {
     const { result } = await recordCommand('sbatch', [], ['-W', '--wrap', 'echo killed; kill -USR1 $$']);
     expect(result.exitCode).toBe(1);

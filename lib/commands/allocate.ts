@@ -17,6 +17,19 @@ const REFUSED: Record<CommandName, string> = {
   sbatch: 'Batch job submission failed',
 };
 
+/**
+ * _valid_array_inx: plugstack runs no job arrays. Its slurmctld answers
+ * sbatch's --array as a real one set with MaxArraySize=0 does ("Job arrays
+ * disabled"), before it looks at partitions or nodes, for a submission and
+ * for --test-only alike; plugstack then says why, so that no job array
+ * runs as one plain job unnoticed.
+ */
+const INVALID_ARRAY = 'Invalid job array specification';
+
+function whyNoArray(b: Builtins, console: CommandConsole): void {
+  console.log('error', `plugstack runs no job arrays: its slurmctld refuses --array=${b.array} as a Slurm with MaxArraySize=0 does`, 'plugstack');
+}
+
 /** A new job for the command, or undefined after printing slurmctld's refusal. */
 export function requestJob(
   cluster: ClusterShape,
@@ -29,6 +42,11 @@ export function requestJob(
   /** The environment of the job's slurmds (command-env.ts). */
   slurmdEnv?: Record<string, string>,
 ): Job | undefined {
+  if (b.array !== undefined) {
+    console.log('error', `${REFUSED[command]}: ${INVALID_ARRAY}`);
+    whyNoArray(b, console);
+    return undefined;
+  }
   const allocation = cluster.allocate(nodes, b.partition, minCpusOf(b, nodes));
   if ('error' in allocation) {
     if (allocation.message) console.log('error', allocation.message);
@@ -72,6 +90,11 @@ function slurmTimeString(d: Date): string {
  * slurm_perror's "allocation failure: ...".
  */
 export function willRun(cluster: ClusterShape, b: Builtins, nodes: number, console: CommandConsole): number {
+  if (b.array !== undefined) {
+    console.stderr(`allocation failure: ${INVALID_ARRAY}\n`);
+    whyNoArray(b, console);
+    return 1;
+  }
   const minCpus = minCpusOf(b, nodes);
   const allocation = cluster.allocate(nodes, b.partition, minCpus);
   if ('error' in allocation) {

@@ -46,6 +46,8 @@ export interface Builtins {
   maxWait?: number;
   /** --open-mode: output files appended to or truncated; absent: slurm.conf's JobFileAppend decides. */
   openMode?: 'append' | 'truncate';
+  /** sbatch -a/--array: the job array's index expression, as given (an empty one asks for no array). */
+  array?: string;
 }
 
 /**
@@ -134,5 +136,8 @@ export function readBuiltins(settings: BuiltinOptionSetting[], cwd?: string): Bu
   // arg_set_open_mode: the first letter (the client refused anything else).
   const mode = value('open-mode')?.[0]?.toLowerCase();
   if (mode === 'a' || mode === 't') b.openMode = mode === 'a' ? 'append' : 'truncate';
+  // _valid_array_inx: an empty expression is no array.
+  const array = value('array');
+  if (array) b.array = array;
   return b;
 }
