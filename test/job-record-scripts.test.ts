@@ -65,6 +65,25 @@ describe('slurm_load_job in the job prolog and epilog', () => {
     expect(epilog).toMatchObject({ state: COMPLETE_COMPLETING, exit: '0', derived: '1024', reason: '0', batch: '1', ended: '1' });
   });
 
+  it('24.11, with slurm_init: a batch job cancelled (a signal to sbatch) or past its time limit finishes first; its script’s SIGTERM fills in the exit code', async () => {
+    const { dir, log, stack } = await stackWith('init');
+    // Cancelled as scancel does it: SIGCONT, then SIGTERM, which ends the script.
+    const controller = new AbortController();
+    const cancelled = stack.sbatch({ args: ['-o', '/dev/null', '--wrap', 'sleep 30'], cwd: dir, env: ENV, signal: controller.signal });
+    const prologDone = Date.now() + 20_000;
+    while (!answers(log).some((x) => x.cb === 'job_prolog') && Date.now() < prologDone) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300));
+    controller.abort();
+    const c = await cancelled;
+    expect(c.job).toMatchObject({ state: 'CANCELLED', exitCode: 15 });
+    expect(answers(log).find((x) => x.cb === 'job_epilog')!.v).toMatchObject({ state: String(4 | 0x8000), exit: '15', derived: '0', reason: '0', batch: '1', ended: '1' });
+    fs.rmSync(log);
+    // -t 0:1: one second; TIMEOUT with FAIL_TIMEOUT.
+    const t = await stack.sbatch({ args: ['-t', '0:1', '-o', '/dev/null', '--wrap', 'sleep 30'], cwd: dir, env: ENV });
+    expect(t.job).toMatchObject({ state: 'TIMEOUT', exitCode: 15 });
+    expect(answers(log).find((x) => x.cb === 'job_epilog')!.v).toMatchObject({ state: String(6 | 0x8000), exit: '15', derived: '0', reason: '25', batch: '1', ended: '1' });
+  });
+
   it('24.11, without slurm_init: the helper dies in the call with Slurm’s fatal line, the prolog fails and drains the node', async () => {
     const { dir, log, stack } = await stackWith('');
     const r = await stack.srun({ args: ['-n', '1', 'true'], cwd: dir, env: ENV });

@@ -95,18 +95,21 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   await client.postSubmit(job.id, NO_VAL);
   console.stdout(b.parsable ? `${job.id}\n` : `Submitted batch job ${job.id}\n`);
   // The job runs now; a signal to sbatch (which on a cluster would have
-  // returned already) or plugstack's bound cancels it, as scancel would.
+  // returned already) cancels it as scancel would: slurmd terminates its
+  // steps (SIGCONT, SIGTERM, SIGKILL after KillWait), so a script that
+  // sleeps dies of SIGTERM. Past plugstack's own bound it is killed at once.
   let ended: 'CANCELLED' | 'TIMEOUT' | undefined;
-  const cancel = () => {
+  const cancel = (now: boolean) => {
     ended ??= 'CANCELLED';
-    if (control.stepRunning) control.signalStep(SIG.SIGKILL, 'cancel');
-    else control.killAll();
+    if (!control.stepRunning) control.killAll();
+    else if (now) control.signalStep(SIG.SIGKILL, 'cancel');
+    else control.terminateStep();
   };
-  control.onSignal(cancel);
+  control.onSignal(() => cancel(false));
   control.onTimeout(() => {
     console.log('error', `sbatch is still running job ${job.id} after ${run.timeoutMs} ms (timeoutMs): cancelling it`, 'plugstack');
     control.killHung();
-    cancel();
+    cancel(true);
   });
   // What sbatch has written into its own environment by its exit callbacks
   // (set_prio_process_env, _set_umask_env, the submission's directory and host).
