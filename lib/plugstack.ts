@@ -16,9 +16,9 @@ import { runSbatch } from './commands/sbatch.js';
 import { runSrun } from './commands/srun.js';
 import { structuredArgs } from './commands/structured-args.js';
 import { runOnSlurm, type SlurmInstallation } from './backend/slurm.js';
-import { runJobScript } from './daemon/job-script.js';
+import { jobScriptRecord, runJobScript } from './daemon/job-script.js';
 import { startSlurmd } from './daemon/slurmd.js';
-import type { JobScriptOptions, JobScriptResult, SlurmdDaemon, SlurmdOptions } from './daemon/types.js';
+import type { JobScriptMode, JobScriptOptions, JobScriptResult, SlurmdDaemon, SlurmdOptions } from './daemon/types.js';
 import type { CommandOptions, CommandResult, WordCommandOptions } from './commands/types.js';
 import { launchStep } from './step/launch.js';
 import { checkMpi } from './mpi/check.js';
@@ -266,12 +266,18 @@ export class Plugstack {
    * builds from the job.
    */
   async prolog(options: JobScriptOptions): Promise<JobScriptResult> {
-    return runJobScript(this.commandStack(), 'prolog', options);
+    return this.jobScript('prolog', options);
   }
 
   /** One job epilog on one node (as prolog; `exitStatus` is the job's). */
   async epilog(options: JobScriptOptions): Promise<JobScriptResult> {
-    return runJobScript(this.commandStack(), 'epilog', options);
+    return this.jobScript('epilog', options);
+  }
+
+  private jobScript(mode: JobScriptMode, options: JobScriptOptions): Promise<JobScriptResult> {
+    const stack = this.commandStack();
+    // slurm_load_job in the helper answers with the given record, else one made of the options.
+    return runJobScript(stack, mode, options, undefined, options?.job ?? jobScriptRecord(stack, mode, options));
   }
 
   /**

@@ -84,6 +84,29 @@ describe('slurm_load_job in the job prolog and epilog', () => {
     expect(answers(log).find((x) => x.cb === 'job_epilog')!.v).toMatchObject({ state: String(6 | 0x8000), exit: '15', derived: '0', reason: '25', batch: '1', ended: '1' });
   });
 
+  it('stack.prolog() and stack.epilog(): a record made of the options (running; ended with exitStatus), or the one given as `job`', async () => {
+    const { dir, log, stack } = await stackWith('init');
+    const pro = await stack.prolog({ jobId: 4242, nodes: ['node0', 'node1'], ntasks: 3, credential: { batch: true }, workDir: dir });
+    expect(pro.ok).toBe(true);
+    expect(answers(log)).toEqual([{ cb: 'job_prolog', v: expect.objectContaining({ rc: '0', state: RUNNING, exit: '0', reason: '0', batch: '1', ended: '0', JOB_ID: '4242' }) }]);
+    fs.rmSync(log);
+    const epi = await stack.epilog({ jobId: 4242, exitStatus: 768, derivedExitCode: 512 });
+    expect(epi.ok).toBe(true);
+    expect(answers(log)[0]!.v).toMatchObject({ rc: '0', state: FAILED_COMPLETING, exit: '768', derived: '512', reason: '24', batch: '0', ended: '1', JOB_ID: '4242' });
+    fs.rmSync(log);
+    // A record of the caller's own: what slurmctld would have said of a cancelled job.
+    const { jobScriptRecord } = await import('../lib/daemon/job-script.js');
+    const given = { ...jobScriptRecord({ conf: '', slurmVersion: '24.11', pluginDirs: [] }, 'prolog', { jobId: 77 }), job_state: 4 | 0x8000, exit_code: 15 };
+    await stack.epilog({ jobId: 77, job: given });
+    expect(answers(log)[0]!.v).toMatchObject({ state: String(4 | 0x8000), exit: '15', JOB_ID: '77' });
+    fs.rmSync(log);
+    // A whole environment (plugstack epilog without --job-id): the job as that environment names it.
+    const uid = String(process.getuid!());
+    const environment = { SLURM_JOBID: '31', SLURM_JOB_ID: '31', SLURM_UID: uid, SLURM_JOB_UID: uid, SLURM_JOB_GID: String(process.getgid!()), SLURMD_NODENAME: 'node0', SLURM_JOB_EXIT_CODE: '9', SLURM_JOB_DERIVED_EC: '0', PATH: '/usr/bin:/bin' };
+    expect((await stack.epilog({ jobId: 0, environment })).ok).toBe(true);
+    expect(answers(log)[0]!.v).toMatchObject({ state: FAILED_COMPLETING, exit: '9', reason: '23', JOB_ID: '31' });
+  });
+
   it('24.11, without slurm_init: the helper dies in the call with Slurm’s fatal line, the prolog fails and drains the node', async () => {
     const { dir, log, stack } = await stackWith('');
     const r = await stack.srun({ args: ['-n', '1', 'true'], cwd: dir, env: ENV });

@@ -15,7 +15,8 @@ import type { HostSpawnOptions } from '../host/zygote.js';
 import { processRecord } from '../host/process-record.js';
 import { uint32 } from '../validate.js';
 import { jobScriptEnv } from './job-script-env.js';
-import type { JobInfo } from '../cluster/job-info.js';
+import { endedJobInfo, jobInfo, stepJobDescription, type JobInfo } from '../cluster/job-info.js';
+import { CLUSTER_NAME, PARTITION } from '../cluster/names.js';
 import type { JobCredential, JobScriptMode, JobScriptOptions, JobScriptResult } from './types.js';
 
 export interface JobScriptStack {
@@ -95,7 +96,51 @@ function helperRun(stack: JobScriptStack, mode: JobScriptMode, options: JobScrip
       ...(partition !== undefined ? { partition } : {}),
       ...(credential ? { credential } : {}),
     });
-  return { jobId, node, timeoutMs, environment };
+  return { jobId, node, timeoutMs, environment, uid, gid, nodes, ntasks, partition, credential, jobStatus, derivedExitCode };
+}
+
+/**
+ * The record slurm_load_job answers in a helper run through the API when
+ * the caller gave none (JobScriptOptions.job): a job made of the options,
+ * as launchStep makes one of its step — running at the prolog; at the
+ * epilog ended with the options' exit status and derived exit code, as
+ * slurmctld's _job_complete leaves it.
+ */
+export function jobScriptRecord(stack: JobScriptStack, mode: JobScriptMode, options: JobScriptOptions): JobInfo {
+  const o = helperRun(stack, mode, options);
+  // A whole environment given (plugstack prolog without --job-id) names the job as slurmd would.
+  const given = (...names: string[]) => {
+    const value = names.map((n) => options.environment?.[n]).find((v) => v !== undefined && /^\d+$/.test(v));
+    return value === undefined ? undefined : Number(value);
+  };
+  const uid = given('SLURM_JOB_UID', 'SLURM_UID') ?? o.uid;
+  const gid = given('SLURM_JOB_GID', 'SLURM_GID') ?? o.gid;
+  const now = Math.floor(Date.now() / 1000);
+  const running = jobInfo(
+    {
+      id: given('SLURM_JOB_ID', 'SLURM_JOBID') ?? o.jobId,
+      nodes: options.environment?.SLURMD_NODENAME ? [options.environment.SLURMD_NODENAME] : o.nodes,
+      ...(o.ntasks !== undefined ? { ntasks: o.ntasks } : {}),
+      partition: o.partition ?? PARTITION,
+      clusterName: stack.cluster?.name ?? CLUSTER_NAME,
+      description: {
+        ...stepJobDescription({ uid, gid, argv: ['-'], cwd: options.workDir ?? process.cwd() }),
+        // Nothing says what the job ran or what it was called.
+        name: null,
+        command: null,
+        batch: o.credential?.batch ?? false,
+        stdIn: o.credential?.stdIn ?? null,
+        stdOut: o.credential?.stdOut ?? null,
+        stdErr: o.credential?.stdErr ?? null,
+        submitTime: o.credential?.startTime ?? now,
+      },
+    },
+    stack.slurmVersion,
+  );
+  const record = o.credential?.endTime !== undefined && mode === 'prolog' ? { ...running, end_time: o.credential.endTime } : running;
+  if (mode === 'prolog') return record;
+  const end = { exitStatus: given('SLURM_JOB_EXIT_CODE') ?? o.jobStatus ?? 0, derivedExitCode: given('SLURM_JOB_DERIVED_EC') ?? o.derivedExitCode ?? 0 };
+  return endedJobInfo(record, end, o.credential?.endTime ?? now);
 }
 
 /** The environment slurmd builds for a helper with these options (checked as runJobScript checks them). */

@@ -1,3 +1,4 @@
+import type { JobInfo } from '../cluster/job-info.js';
 import type { JobContainerRecord } from '../job-container/record.js';
 /** slurmd and its prolog/epilog helper, as plugstack plays them. */
 import type { ProcessRecord } from '../host/process-record.js';
@@ -59,6 +60,15 @@ export interface JobScriptOptions {
   environment?: Record<string, string>;
   /** PrologEpilogTimeout, in ms: the helper is killed after this long. Default: 5 minutes. */
   timeoutMs?: number;
+  /**
+   * The job's record as slurmctld has it, which slurm_load_job answers in
+   * the helper. Default: one made of the options above (the job's id,
+   * user, nodes, tasks, partition, directory, the credential's batch flag,
+   * files and times), running at the prolog and, at the epilog, ended as
+   * slurmctld's _job_complete leaves it with `exitStatus` and
+   * `derivedExitCode`.
+   */
+  job?: JobInfo;
 }
 
 export interface JobScriptResult extends ProcessRecord {
