@@ -50,6 +50,8 @@ export type {
   SlurmdDaemon,
   SlurmdStop,
 } from './daemon/types.js';
+/** slurm_load_job's record of a job, as StepOptions.job and JobScriptOptions.job take it (slurm.h's slurm_job_info_t, the fields plugstack fills). */
+export type { JobInfo } from './cluster/job-info.js';
 export type { ProcessRecord, ProcessHookCall, ProcessItemRead, ProcessEnvOperation, ProcessLogLine } from './host/process-record.js';
 export type { SlurmInstallation } from './backend/slurm.js';
 export { renderTimeline, timelineModel } from './timeline/index.js';
