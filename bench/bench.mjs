@@ -11,7 +11,8 @@
 //   step     launchStep (the remote part alone) against the floor
 //   zygote   launchStep and stack.srun with hosts from the zygote and spawned
 //   cli      `plugstack run -n 1 true` against `node -e 0`
-//   check    check() of a 40-plugin stack in all five contexts
+//   check    check() of a 40-plugin stack in all five contexts, against the
+//            floor of loading and unloading the same plugins
 //   mpi      a 4-rank MPICH job through plugstack's pmi2 and the real srun's
 //
 // BENCH_ONLY=srun,cli chooses sections; BENCH_RUNS (default 15) the rounds.
@@ -338,11 +339,20 @@ async function checkSection() {
   const so = path.join(work, 'check-recorder.so');
   cc(['-shared', '-fPIC', '-O2', `-I${path.join(root, 'include')}`, '-o', so, path.join(root, 'test/fixtures/plugins/recorder.c')]);
   const lines = [];
+  const copies = [];
   for (let i = 0; i < 40; i++) {
     const copy = path.join(work, `check-${i}.so`);
     fs.copyFileSync(so, copy);
+    copies.push(copy);
     lines.push(`required ${copy} getenv=PATH`);
   }
+  // Its floor: five processes that only dlopen and dlclose the same 40 (bench/load-floor.c).
+  const loadFloorExe = path.join(work, 'load-floor');
+  cc(['-O2', '-o', loadFloorExe, path.join(here, 'load-floor.c')]);
+  const loadFloor = () => {
+    const r = spawnSync(loadFloorExe, ['5', ...copies], { stdio: 'ignore' });
+    if (r.status !== 0) throw new Error('load-floor failed');
+  };
   const conf = path.join(work, 'check40.conf');
   fs.writeFileSync(conf, lines.join('\n') + '\n');
   const stack = await Plugstack.load(conf, { pluginDir: [] });
@@ -357,6 +367,7 @@ async function checkSection() {
         if (!r.ok || r.contexts.length !== 5) throw new Error('check failed');
       },
       cli,
+      loadFloor,
     },
     { runs: RUNS },
   );
@@ -364,7 +375,8 @@ async function checkSection() {
     table(
       ['what', 'time', 'target'],
       [
-        ['`stack.check()`', ms(m.check), verdict(m.check.median, 100, 'lower', 'ms')],
+        ['dlopen and dlclose of the 40, in 5 processes (the floor)', ms(m.loadFloor), ''],
+        ['`stack.check()`', ms(m.check), `${verdict(m.check.median, 100, 'lower', 'ms')}; ${(m.check.median / m.loadFloor.median).toFixed(2)}x the floor`],
         ['`plugstack check` (a fresh Node process)', ms(m.cli), ''],
       ],
     ),
