@@ -69,10 +69,11 @@ describe('slurm_load_job in the job prolog and epilog', () => {
     const { dir, log, stack } = await stackWith('init');
     // Cancelled as scancel does it: SIGCONT, then SIGTERM, which ends the script.
     const controller = new AbortController();
-    const cancelled = stack.sbatch({ args: ['-o', '/dev/null', '--wrap', 'sleep 30'], cwd: dir, env: ENV, signal: controller.signal });
-    const prologDone = Date.now() + 20_000;
-    while (!answers(log).some((x) => x.cb === 'job_prolog') && Date.now() < prologDone) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((r) => setTimeout(r, 300));
+    const started = path.join(dir, 'started');
+    const cancelled = stack.sbatch({ args: ['-o', '/dev/null', '--wrap', `touch ${started}; sleep 30`], cwd: dir, env: ENV, signal: controller.signal });
+    // Cancelled once the script runs.
+    const giveUp = Date.now() + 30_000;
+    while (!fs.existsSync(started) && Date.now() < giveUp) await new Promise((r) => setTimeout(r, 20));
     controller.abort();
     const c = await cancelled;
     expect(c.job).toMatchObject({ state: 'CANCELLED', exitCode: 15 });
