@@ -161,7 +161,9 @@ async function until(test: () => boolean, ms: number, what: string): Promise<voi
 export async function runReal(release: Release, scenario: Scenario, cwd: string): Promise<RawRun> {
   const c = cluster(release);
   // What an earlier run left behind (a drain by an epilog that failed
-  // after its command returned) does not carry over.
+  // after its command returned, a job whose scenario timed out) does not
+  // carry over.
+  c.cancelAll();
   c.verb('resume');
   c.useStack(confText(c.compile(scenario.fixture ?? 'trace.c'), c.log, scenario.stack));
   fs.writeFileSync(c.log, '');
