@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { aggregateContext } from './check/aggregate.js';
+import { libslurmReports, type LibslurmReports } from './check/libslurm.js';
 import type { CheckReport, ContextReport, Problem } from './check/types.js';
 import { DEFAULT_PLUGIN_DIR, readSlurmConf, type SlurmConf } from './config/slurm-conf.js';
 import { configuredCluster, emulatedCluster, type ClusterShape } from './cluster/shape.js';
@@ -162,7 +163,8 @@ export class Plugstack {
   /** What each context of the emulated Slurm would make of this stack. */
   async check(options: CheckOptions = {}): Promise<CheckReport> {
     const contexts = contextList(options.context);
-    const reports = await Promise.all(contexts.map((c) => this.inspect(c)));
+    const libslurm = libslurmReports(this.slurmVersion);
+    const reports = await Promise.all(contexts.map((c) => this.inspect(c, libslurm)));
     const report: CheckReport = {
       conf: this.conf,
       slurmVersion: this.slurmVersion,
@@ -203,6 +205,7 @@ export class Plugstack {
   async help(options: HelpOptions = {}): Promise<string> {
     const command = options.command ?? 'srun';
     if (!CLIENT_COMMANDS.includes(command)) throw invalidArgument('command', 'srun, sbatch or salloc', command);
+    // The help needs no libslurm report of the plugins' files.
     const report = await this.inspect(command === 'srun' ? 'local' : 'allocator');
     const text = report.help[command];
     if (!report.ok || text === undefined) {
@@ -301,7 +304,7 @@ export class Plugstack {
     };
   }
 
-  private async inspect(context: SpankContext): Promise<ContextReport> {
+  private async inspect(context: SpankContext, libslurm?: LibslurmReports): Promise<ContextReport> {
     const run = await runHost(
       'inspect',
       { conf: this.conf, context, slurmVersion: this.slurmVersion, pluginDirs: this.pluginDirs },
@@ -309,7 +312,7 @@ export class Plugstack {
     );
     const fatal = run.events.find((e) => e.t === 'fatal');
     if (fatal && fatal.t === 'fatal') throw new PlugstackError('HOST_FAILED', `plugstack-host refused the request: ${fatal.message}`);
-    return aggregateContext(context, run, this.slurmVersion);
+    return aggregateContext(context, run, libslurm);
   }
 }
 

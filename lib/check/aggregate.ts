@@ -8,7 +8,7 @@ import { hostFault, leftovers } from '../host/faults.js';
 import type { HostRun } from '../host/host-process.js';
 import { toProblem } from '../host/process-record.js';
 import { SPANK_CALLBACKS, type ClientCommand, type SpankCallback, type SpankContext } from '../spank.js';
-import { libslurmReport, missingLibrary } from './libslurm.js';
+import { missingLibrary, type LibslurmReports } from './libslurm.js';
 import type { ContextReport, OptionReport, PluginReport, Problem } from './types.js';
 
 function versionText(v: number): string {
@@ -22,7 +22,7 @@ function missingFor(run: HostRun, configPath: string, path: string): string | un
   return undefined;
 }
 
-function pluginReports(run: HostRun, slurmVersion?: string): Map<number, PluginReport> {
+function pluginReports(run: HostRun, libslurm?: LibslurmReports): Map<number, PluginReport> {
   const out = new Map<number, PluginReport>();
   for (const p of run.record.plugins.values()) {
     const report: PluginReport = {
@@ -51,9 +51,9 @@ function pluginReports(run: HostRun, slurmVersion?: string): Map<number, PluginR
       report.callbacks = (e.callbacks ?? []).filter((c): c is SpankCallback => (SPANK_CALLBACKS as readonly string[]).includes(c));
     }
     // The libslurm functions it calls, read from its file.
-    if (slurmVersion !== undefined) {
+    if (libslurm) {
       const missing = missingFor(run, p.configPath, report.path);
-      const lib = libslurmReport(report.path, slurmVersion, missing ? [missing] : []);
+      const lib = libslurm(report.path, missing ? [missing] : []);
       if (lib) report.libslurm = lib;
     }
     out.set(p.ref, report);
@@ -80,8 +80,8 @@ function withMissingLibrary(problem: Problem, plugins: Map<number, PluginReport>
   return { ...problem, message: `${problem.message}; the library ${lib}${what} it is linked with is not installed here` };
 }
 
-export function aggregateContext(context: SpankContext, run: HostRun, slurmVersion?: string): ContextReport {
-  const plugins = pluginReports(run, slurmVersion);
+export function aggregateContext(context: SpankContext, run: HostRun, libslurm?: LibslurmReports): ContextReport {
+  const plugins = pluginReports(run, libslurm);
   const report: ContextReport = {
     context,
     ok: false,
