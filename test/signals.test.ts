@@ -161,6 +161,10 @@ describe('signals through the API', () => {
     expect(r.exitCode).toBe(137);
     expect(r.stderr).toContain('srun: forcing job termination');
     expect(r.job).toMatchObject({ state: 'FAILED', exitCode: 9 });
+    // Every task killed by the request: slurmstepd still reports the first
+    // one's status for the step (_get_exit_code), which the job's derived
+    // exit code takes (a real 22.05's epilog saw derived_ec 9).
+    expect(r.steps[0]!.exitCode).toBe(9);
     expect(await gone([tag])).toEqual([]);
   });
 

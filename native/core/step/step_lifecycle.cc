@@ -511,6 +511,11 @@ int StepLifecycle::exitCode() const {
     rc = std::max(outcome_.stepRc, t.estatus);
     any = true;
   }
+  // Every task killed by a request (srun cancelled): the first task's
+  // status all the same, so that the step, and the job's derived exit
+  // code, say it was killed (a real 22.05's epilog saw derived_ec 9 for an
+  // srun ended by SIGTERM).
+  if (!any && !tasks.empty()) return tasks.front().estatus;
   return any ? rc : 0;
 }
 
