@@ -164,6 +164,7 @@
         "native/core/roles/stepd.cc",
         "native/core/rules/cli_env_options.cc",
         "native/core/rules/parse_time.cc",
+        "native/core/rules/signal_names.cc",
         "native/core/rules/context.cc",
         "native/core/rules/item_rules.cc",
         "native/core/rules/phase.cc",

@@ -168,20 +168,67 @@ describe('signals through the API', () => {
     expect(await gone([tag])).toEqual([]);
   });
 
-  it('an AbortSignal revokes an salloc allocation; its command gets SIGTERM', async () => {
+  it('an AbortSignal revokes an salloc allocation; without -K its command runs on, and salloc ends with it', async () => {
     const { dir, conf } = emptyStack();
     const tag = uniqueTag();
     const stack = await Plugstack.load(conf, { pluginDir: [] });
     const controller = new AbortController();
-    const pending = stack.salloc({ args: ['-n', '1', ...sleeper(tag)], cwd: dir, signal: controller.signal });
+    const started = Date.now();
+    // A command that ends by itself 3 s after it starts.
+    const pending = stack.salloc({ args: ['-n', '1', 'perl', '-e', 'sleep 3', tag], cwd: dir, signal: controller.signal });
     await tasksRunning(tag, 1);
     controller.abort();
     const r = await pending;
-    // 24.11 (the default) also says the nodes are ready.
+    // As a real 22.05's salloc did with SIGTERM: revoked at once, the command
+    // not signalled (its own status, 0), no "Relinquishing" line.
     expect(r.stderr).toMatch(/^salloc: Granted job allocation (\d+)\nsalloc: Nodes node0 are ready for job\nsalloc: Job allocation \1 has been revoked\.\n$/);
-    expect(r.job).toMatchObject({ state: 'CANCELLED' });
-    // A command killed by SIGTERM: salloc's status 1 (only HUP, INT, QUIT, KILL count as the user's).
-    expect(r.exitCode).toBe(1);
+    expect(r.exitCode).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
+    // Completed without the command's status: the job's exit code is 0.
+    expect(r.job).toMatchObject({ state: 'CANCELLED', exitCode: 0 });
+  });
+
+  it('salloc -K (--kill-command): the revoked allocation sends its command the signal, SIGTERM by default', async () => {
+    const { dir, conf } = emptyStack();
+    const stack = await Plugstack.load(conf, { pluginDir: [] });
+    for (const [option, status] of [
+      ['-K', 1],
+      ['--kill-command=sigusr1', 1],
+      // SIGHUP, SIGINT, SIGQUIT and SIGKILL count as the user's: status 0.
+      ['--kill-command=9', 0],
+    ] as const) {
+      const tag = uniqueTag();
+      const controller = new AbortController();
+      const pending = stack.salloc({ args: [option, '-n', '1', ...sleeper(tag)], cwd: dir, signal: controller.signal });
+      await tasksRunning(tag, 1);
+      controller.abort();
+      const r = await pending;
+      expect(r.stderr, option).toMatch(/salloc: Job allocation (\d+) has been revoked\.\n$/);
+      expect(r.exitCode, option).toBe(status);
+      expect(r.job, option).toMatchObject({ state: 'CANCELLED', exitCode: 0 });
+      expect(await gone([tag])).toEqual([]);
+    }
+  });
+
+  it('salloc --kill-command refuses what Slurm does not name (the release\'s signals), exit 255', async () => {
+    const { dir, conf } = emptyStack();
+    for (const [release, value, refused] of [
+      ['22.05', 'FOO', true],
+      ['22.05', '9x', true],
+      ['22.05', '0', true],
+      // 24.11 knows PIPE and CHLD, 22.05 does not.
+      ['22.05', 'PIPE', true],
+      ['24.11', 'PIPE', false],
+      ['22.05', ' sigTerm ', false],
+      ['22.05', '', false],
+    ] as const) {
+      const stack = await Plugstack.load(conf, { pluginDir: [], slurmVersion: release });
+      const r = await stack.salloc({ args: [`--kill-command=${value}`, '-n', '1', 'true'], cwd: dir });
+      if (refused) {
+        expect(r.stderr, `${release} ${value}`).toBe('salloc: error: Invalid --kill-command specification\n');
+        expect(r.exitCode, `${release} ${value}`).toBe(255);
+      } else expect(r.exitCode, `${release} ${value}`).toBe(0);
+    }
   });
 
   it('plugstack bounds a command whose plugin hangs in srun, and names the hook', async () => {
@@ -227,7 +274,8 @@ describe('the time limit (-t)', () => {
     const { dir, conf } = emptyStack();
     const tag = uniqueTag();
     const stack = await Plugstack.load(conf, { pluginDir: [] });
-    const r = await stack.salloc({ args: ['-t', '0:1', ...sleeper(tag)], cwd: dir });
+    // -K: without it the command would sleep on (salloc sends it nothing).
+    const r = await stack.salloc({ args: ['-K', '-t', '0:1', ...sleeper(tag)], cwd: dir });
     expect(r.stderr).toMatch(/salloc: Job (\d+) has exceeded its time limit and its allocation has been revoked\.\n$/);
     expect(r.job).toMatchObject({ state: 'TIMEOUT' });
     expect(await gone([tag])).toEqual([]);

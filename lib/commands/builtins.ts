@@ -48,6 +48,12 @@ export interface Builtins {
   openMode?: 'append' | 'truncate';
   /** sbatch -a/--array: the job array's index expression, as given (an empty one asks for no array). */
   array?: string;
+  /**
+   * salloc -K/--kill-command[=signal]: what salloc sends its command when
+   * the allocation is revoked (none given: SIGTERM). Without it salloc
+   * sends nothing and waits for the command.
+   */
+  killCommand?: NodeJS.Signals | number;
 }
 
 /**
@@ -139,5 +145,19 @@ export function readBuiltins(settings: BuiltinOptionSetting[], cwd?: string): Bu
   // _valid_array_inx: an empty expression is no array.
   const array = value('array');
   if (array) b.array = array;
+  const killCommand = last(settings, 'kill-command');
+  if (killCommand) b.killCommand = killSignal(killCommand.value);
   return b;
+}
+
+/**
+ * The signal of a --kill-command value the client took (it refused what
+ * Slurm's sig_name2num does not know, by the release's names): a number,
+ * or a name with or without SIG, in any case; none is SIGTERM.
+ */
+function killSignal(value: string | null): NodeJS.Signals | number {
+  const text = value?.trim() ?? '';
+  if (text === '') return 'SIGTERM';
+  if (/^[+-]?\d/.test(text)) return Number.parseInt(text, 10);
+  return `SIG${text.replace(/^sig/i, '').toUpperCase()}` as NodeJS.Signals;
 }

@@ -48,7 +48,7 @@ function chdirError(dir: string): string | undefined {
 
 interface LocalCommand {
   /** Sends a signal to the command's process group (it leads its own). */
-  signal(signal: NodeJS.Signals): void;
+  signal(signal: NodeJS.Signals | number): void;
   /** Resolves with the raw wait status. */
   status: Promise<number>;
 }
@@ -110,7 +110,7 @@ function startCommand(
   }
   child.stdout?.on('data', (c: Buffer) => console.stdout(c));
   child.stderr?.on('data', (c: Buffer) => console.stderr(c));
-  const signal = (sig: NodeJS.Signals) => {
+  const signal = (sig: NodeJS.Signals | number) => {
     try {
       if (child.pid !== undefined) process.kill(foreground ? child.pid : -child.pid, sig);
     } catch {
@@ -209,15 +209,18 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   });
   control.atClose(() => local.signal('SIGKILL'));
   // The allocation ends under the command: slurmctld revokes it (a SIGTERM
-  // to salloc completes the job; the time limit), salloc says so and sends
-  // the command SIGTERM (salloc.c _job_complete_handler). SIGINT and SIGQUIT
-  // are ignored while the command runs; SIGHUP goes to the command.
+  // to salloc completes the job; the time limit) and salloc says so
+  // (salloc.c _job_complete_handler). Its command gets the signal of
+  // -K/--kill-command, and nothing without it: salloc waits for the command
+  // as before (SALLOC_KILL_CMD, which would send SIGTERM, is not built by
+  // default; a real 22.05's command slept on). SIGINT and SIGQUIT are
+  // ignored while the command runs; SIGHUP goes to the command.
   let ended: 'CANCELLED' | 'TIMEOUT' | undefined;
   const revoke = (why: 'CANCELLED' | 'TIMEOUT', line: string) => {
     if (ended) return;
     ended = why;
     console.log('info', line);
-    local.signal('SIGTERM');
+    if (b.killCommand !== undefined) local.signal(b.killCommand);
   };
   control.onSignal((signal) => {
     if (signal === 'SIGTERM') revoke('CANCELLED', `Job allocation ${job.id} has been revoked.`);
@@ -226,6 +229,8 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   control.onTimeout(() => {
     console.log('error', `salloc is still running after ${run.timeoutMs} ms (timeoutMs): cancelling job ${job.id}`, 'plugstack');
     revoke('CANCELLED', `Job allocation ${job.id} has been revoked.`);
+    // plugstack's own bound ends the command whatever salloc would do.
+    if (b.killCommand === undefined) local.signal('SIGTERM');
     setTimeout(() => local.signal('SIGKILL'), 1000).unref();
   });
   const limit =
@@ -250,13 +255,18 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   }
   const context = { owner: control, uid: process.getuid!(), gid: process.getgid!(), workDir: b.chdir ?? cwd, jobControlEnv: client.record.jobControlEnv };
   await jc?.stopExtern();
-  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(status, result.steps, ended), context)));
+  // A revoked allocation was completed without the command's status
+  // (_signal_while_allocating's NO_VAL; the time limit), and salloc does not
+  // complete it again: the job's exit code stays 0 (a real 22.05's epilog
+  // saw 0 for a SIGTERM to salloc).
+  const jobStatus = ended ? 0 : status;
+  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(jobStatus, result.steps, ended), context)));
   await jc?.finish();
   const prologFailed = result.jobScripts.some((r) => r.mode === 'prolog' && !r.ok);
   result.job = {
     jobId: job.id,
     state: ended ?? (status === 0 && !prologFailed ? 'COMPLETED' : 'FAILED'),
-    exitCode: status,
+    exitCode: jobStatus,
     nodes: names,
     drained: drainedBy(result.jobScripts),
     ...(prologFailed ? { reason: 'Prolog failure' } : {}),

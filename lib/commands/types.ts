@@ -50,7 +50,12 @@ export interface CommandOptions {
    * is killed and reported. Default: 5 minutes.
    */
   timeoutMs?: number;
-  /** Aborting it ends the command as a SIGTERM ends srun, sbatch or salloc. */
+  /**
+   * Aborting it is a SIGTERM to srun, sbatch or salloc: srun's tasks are
+   * killed, sbatch's job cancelled; salloc's allocation is revoked, but its
+   * command runs on to its end unless -K/--kill-command was given, as with
+   * Slurm's salloc (`timeoutMs` still bounds it).
+   */
   signal?: AbortSignal;
   /**
    * Signals to handle as the command would (SIGINT once and twice,

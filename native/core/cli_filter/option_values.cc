@@ -8,6 +8,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 
 #include "common/comma_list.h"
 #include "rules/parse_time.h"
+#include "rules/signal_names.h"
 #include "rules/releases.h"
 
 namespace plugstack {
@@ -315,6 +317,13 @@ OptionSetOutcome setOptionValue(const BuiltinOption& option, Command command, co
       return shows(arg ? OptionValue(arg) : std::nullopt);
     case OptionGetter::Custom:
       if (std::strcmp(option.name, "gres-flags") == 0) return gresFlagsValue(arg, command, version, site);
+      if (std::strcmp(option.name, "kill-command") == 0) {
+        // arg_set_kill_command: none given is SIGTERM; the getter prints
+        // the signal's name (sig_num2name).
+        int signal = arg ? slurmSignalNumber(arg, version) : SIGTERM;
+        if (!signal) return refused("Invalid --kill-command specification");
+        return shows(slurmSignalName(signal, version));
+      }
       if (auto v = customValue(option, arg)) return *v;
       return shows(arg ? OptionValue(arg) : std::nullopt);
     case OptionGetter::None:

@@ -104,6 +104,10 @@ int ClientOptions::runPluginOption(CachedOption& opt, const char* arg, const cha
 }
 
 int ClientOptions::setBuiltin(const BuiltinOption& opt, const char* arg, const char* source) {
+  // slurm_process_option: an empty value of an option whose argument is
+  // optional is none, from any source (getopt_long gives "--opt=" an empty
+  // one): salloc --kill-command= is SIGTERM, as --kill-command is.
+  if (opt.hasArg == 2 && arg && !*arg) arg = nullptr;
   if (auto bad = checkBuiltinValue(opt.name, arg)) {
     slurmLog(LogLevel::Error, bad->message);
     return bad->status;

@@ -89,11 +89,15 @@ struct Client {
   // SelectTypeParameters=MULTIPLE_SHARING_GRES_PJ), naming the token it refuses (24.11); 22.05
   // takes disable-binding or enforce-binding alone.
   bool gresFlagsList;
+  // The signal names Slurm's sig_name2num knows (proc_args.c signals_mapping, in its order), as
+  // --kill-command (salloc) and the like take them, with or without SIG, in any case: 24.11 adds
+  // CHLD and PIPE.
+  const char* signalNames;
 };
 
 constexpr Client kClient[kCount] = {
-    {true, true, true, "slurmctld", false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary,gres-flags", true, true, true, true},  // 24.11
-    {false, false, false, "sbatch", true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false, false},  // 22.05
+    {true, true, true, "slurmctld", false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary,gres-flags", true, true, true, true, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,CHLD,USR1,USR2,PIPE,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU"},  // 24.11
+    {false, false, false, "sbatch", true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false, false, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,USR1,USR2,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU"},  // 22.05
 };
 
 inline const Client& client(const SlurmVersion& v) { return kClient[releaseIndex(v)]; }
