@@ -279,4 +279,8 @@ export const scenarios: Scenario[] = [
   { name: 'sbatch --nodefile naming a file that does not exist', stack: trace, command: 'sbatch', args: ['--nodefile=no-such-hosts', '--wrap', 'true'] },
   { name: 'salloc --tres-per-task=mem=1 (24.11: fatal)', stack: trace, command: 'salloc', args: ['--tres-per-task=mem=1', 'true'], releases: ['24.11'] },
   { name: 'sbatch --profile naming no kind of profile', stack: trace, command: 'sbatch', args: ['--profile=bogus', '--wrap', 'true'] },
+  // salloc's --kill-command: sig_name2num over each release's signal names.
+  { name: 'salloc --kill-command naming no signal', stack: trace, command: 'salloc', args: ['--kill-command=FOO', 'true'] },
+  { name: 'salloc --kill-command=PIPE (22.05: not a signal it names)', stack: trace, command: 'salloc', args: ['--kill-command=PIPE', 'true'] },
+  { name: 'salloc --kill-command= (an empty value is none: SIGTERM)', stack: trace, command: 'salloc', args: ['--kill-command=', 'sh', '-c', 'echo ran'] },
 ];
