@@ -42,6 +42,8 @@ export interface ClientRules {
   readonly stepSignalPrefix: string;
   /** srun's -o/-e file (one srun opens itself) whose directory does not exist: srun makes the missing directories (mkdirpath, 0755) and opens it again (24.11's launch_common_set_stdio_fds); 22.05 ends with 'Could not open stdout file: No such file or directory'. */
   readonly outputMakesParents: boolean;
+  /** What salloc completes its job with when a signal of its terminal set (SIGINT, SIGQUIT, SIGTERM; SIGHUP goes to the command) reaches salloc itself while its command runs (salloc.c _signal_while_allocating): 'cancel', NO_VAL, so the job is CANCELLED with exit code 0 (22.05), or 'status', 128 + the signal, so the job is FAILED with that status and reason FAIL_SIGNAL (24.11; a real 24.11 gave 143 for SIGTERM, 130 for SIGINT). Either way the allocation is revoked and salloc waits for its command. */
+  readonly sallocSignalCompletes: string;
 }
 
 /** What srun, sbatch and salloc write into their own environment and the job's, and what slurmd's environment gives slurmstepd (src/common/env.c setup_env, env_array_for_job, env_array_for_batch_job, set_env_from_opts; src/srun/srun_job.c, src/srun/launch.c). Read by lib/cluster/command-env.ts. */
@@ -106,6 +108,12 @@ export interface JobScriptRules {
   readonly coreSpec: boolean;
 }
 
+/** libslurm as a plugin finds it in the processes of slurmd and slurmstepd. */
+export interface LibslurmRules {
+  /** The state_reason slurmctld gives a job whose exit status is a signal (_job_complete), as slurm_load_job returns it: FAIL_LAUNCH, 23 (22.05), or FAIL_SIGNAL, 33 (24.11, seen for an srun ended by SIGTERM and for salloc's signalled job). */
+  readonly signalledJobReason: number;
+}
+
 /** Resource limits: which Slurm propagates from srun and sbatch to the tasks (slurm_rlimits_info.c, ulimits.c), and which slurmd raises for itself, so for slurmstepd and the job prolog/epilog helper, which inherit its limits (_slurmd_init). */
 export interface LimitsRules {
   /** Slurm's rlimit table in its order: the names PropagateResourceLimits, PropagateResourceLimitsExcept and --propagate take; each goes as SLURM_RLIMIT_<NAME> (the soft limit) and slurmstepd applies it to a task right before its execve (set_user_limits). */
@@ -132,6 +140,7 @@ export interface ReleaseRules {
   readonly step: StepRules;
   readonly taskEnv: TaskEnvRules;
   readonly jobScript: JobScriptRules;
+  readonly libslurm: LibslurmRules;
   readonly limits: LimitsRules;
   readonly mpi: MpiRules;
 }
@@ -139,21 +148,23 @@ export interface ReleaseRules {
 export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "24.11": {
     identity: {"libslurmSoname":42,"protocolVersion":10752},
-    client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true,"jobOptionsEnvBy":"slurmctld","stepSignalPrefix":"","outputMakesParents":true},
+    client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true,"jobOptionsEnvBy":"slurmctld","stepSignalPrefix":"","outputMakesParents":true,"sallocSignalCompletes":"status"},
     commandEnv: {"launcherVars":{"OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher","HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"sbatchNtasksFromPerNode":false,"launchEnvFromOptsFirst":true,"nodeAliasesNull":false,"exportKeeps":"SLURM,_SLURM_SPANK_OPTION_","sbatchExportNil":true},
     step: {"batchFileLetters":"aAbjJnNstux"},
     taskEnv: {"workingCluster":false},
     jobScript: {"jobNodelist":true,"userFromCredential":true,"batchPartitionFirst":false,"credentialTimes":true,"oversubscribe":true,"coreSpec":true},
+    libslurm: {"signalledJobReason":33},
     limits: {"propagated":"CPU,FSIZE,DATA,STACK,CORE,RSS,NPROC,NOFILE,MEMLOCK,AS"},
     mpi: {"mpiDefaultUnset":null,"mpiDefaultDropped":"none|openmpi","mpiDefaultRenamed":{},"clientFiniNegativeDropped":true},
   },
   "22.05": {
     identity: {"libslurmSoname":38,"protocolVersion":9728},
-    client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false,"jobOptionsEnvBy":"sbatch","stepSignalPrefix":"launch/slurm: _step_signal: ","outputMakesParents":false},
+    client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false,"jobOptionsEnvBy":"sbatch","stepSignalPrefix":"launch/slurm: _step_signal: ","outputMakesParents":false,"sallocSignalCompletes":"cancel"},
     commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"sbatchNtasksFromPerNode":true,"launchEnvFromOptsFirst":false,"nodeAliasesNull":true,"exportKeeps":"SLURM","sbatchExportNil":false},
     step: {"batchFileLetters":"aAjJnNstux"},
     taskEnv: {"workingCluster":true},
     jobScript: {"jobNodelist":false,"userFromCredential":false,"batchPartitionFirst":true,"credentialTimes":false,"oversubscribe":false,"coreSpec":false},
+    libslurm: {"signalledJobReason":23},
     limits: {"propagated":"CPU,FSIZE,DATA,STACK,CORE,RSS,NPROC,NOFILE,MEMLOCK,AS"},
     mpi: {"mpiDefaultUnset":"none","mpiDefaultDropped":null,"mpiDefaultRenamed":{"openmpi":"none"},"clientFiniNegativeDropped":false},
   },

@@ -49,12 +49,13 @@ describe('slurm_load_job in the job prolog and epilog', () => {
     expect(at('job_epilog')).toMatchObject({ rc: '0', state: FAILED_COMPLETING, exit: '768', derived: '768', reason: '24', batch: '0', ended: '1', JOB_ID: String(r.job!.jobId) });
   });
 
-  it('24.11, with slurm_init: a task killed by a signal gives FAILED with FAIL_LAUNCH and the signal as exit code', async () => {
+  it('24.11, with slurm_init: a task killed by a signal gives FAILED with FAIL_SIGNAL (22.05: FAIL_LAUNCH) and the signal as exit code', async () => {
     const { dir, log, stack } = await stackWith('init');
     const r = await stack.srun({ args: ['-n', '1', 'sh', '-c', 'kill -9 $$'], cwd: dir, env: ENV });
     expect(r.exitCode).toBe(137);
     const epilog = answers(log).find((x) => x.cb === 'job_epilog')!.v;
-    expect(epilog).toMatchObject({ state: FAILED_COMPLETING, exit: '9', derived: '9', reason: '23' });
+    // 33, FAIL_SIGNAL, as a real 24.11 gave (_job_complete); 22.05 gives 23, FAIL_LAUNCH.
+    expect(epilog).toMatchObject({ state: FAILED_COMPLETING, exit: '9', derived: '9', reason: '33' });
   });
 
   it('24.11, with slurm_init: a batch job is COMPLETE by its script’s status, its derived code its srun’s', async () => {
@@ -105,7 +106,7 @@ describe('slurm_load_job in the job prolog and epilog', () => {
     const uid = String(process.getuid!());
     const environment = { SLURM_JOBID: '31', SLURM_JOB_ID: '31', SLURM_UID: uid, SLURM_JOB_UID: uid, SLURM_JOB_GID: String(process.getgid!()), SLURMD_NODENAME: 'node0', SLURM_JOB_EXIT_CODE: '9', SLURM_JOB_DERIVED_EC: '0', PATH: '/usr/bin:/bin' };
     expect((await stack.epilog({ jobId: 0, environment })).ok).toBe(true);
-    expect(answers(log)[0]!.v).toMatchObject({ state: FAILED_COMPLETING, exit: '9', reason: '23', JOB_ID: '31' });
+    expect(answers(log)[0]!.v).toMatchObject({ state: FAILED_COMPLETING, exit: '9', reason: '33', JOB_ID: '31' });
   });
 
   it('24.11, without slurm_init: the helper dies in the call with Slurm’s fatal line, the prolog fails and drains the node', async () => {
@@ -143,5 +144,10 @@ describe('slurm_load_job in the job prolog and epilog', () => {
     const a = answers(log);
     expect(a.find((x) => x.cb === 'job_prolog')!.v).toMatchObject({ rc: '0', state: RUNNING, exit: '0' });
     expect(a.find((x) => x.cb === 'job_epilog')!.v).toMatchObject({ rc: '0', state: FAILED_COMPLETING, exit: '512', derived: '512', reason: '24', ended: '1' });
+    // A task killed by a signal: FAIL_LAUNCH, 23, as a real 22.05 gave (24.11: FAIL_SIGNAL).
+    fs.rmSync(log);
+    const k = await stack.srun({ args: ['-n', '1', 'sh', '-c', 'kill -9 $$'], cwd: dir, env: ENV });
+    expect(k.exitCode).toBe(137);
+    expect(answers(log).find((x) => x.cb === 'job_epilog')!.v).toMatchObject({ state: FAILED_COMPLETING, exit: '9', derived: '9', reason: '23' });
   });
 });

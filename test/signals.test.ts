@@ -184,7 +184,22 @@ describe('signals through the API', () => {
     expect(r.stderr).toMatch(/^salloc: Granted job allocation (\d+)\nsalloc: Nodes node0 are ready for job\nsalloc: Job allocation \1 has been revoked\.\n$/);
     expect(r.exitCode).toBe(0);
     expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
-    // Completed without the command's status: the job's exit code is 0.
+    // Completed by the signal, not by the command's status: 24.11 (the
+    // default) with 128 + SIGTERM, FAILED, as a real 24.11 gave.
+    expect(r.job).toMatchObject({ state: 'FAILED', exitCode: 143 });
+  });
+
+  it('22.05: salloc completes its job with NO_VAL on SIGTERM: CANCELLED, exit code 0', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const stack = await Plugstack.load(conf, { pluginDir: [], slurmVersion: '22.05' });
+    const controller = new AbortController();
+    const pending = stack.salloc({ args: ['-n', '1', 'perl', '-e', 'sleep 1', tag], cwd: dir, signal: controller.signal });
+    await tasksRunning(tag, 1);
+    controller.abort();
+    const r = await pending;
+    expect(r.stderr).toMatch(/salloc: Job allocation (\d+) has been revoked\.\n$/);
+    expect(r.exitCode).toBe(0);
     expect(r.job).toMatchObject({ state: 'CANCELLED', exitCode: 0 });
   });
 
@@ -205,7 +220,7 @@ describe('signals through the API', () => {
       const r = await pending;
       expect(r.stderr, option).toMatch(/salloc: Job allocation (\d+) has been revoked\.\n$/);
       expect(r.exitCode, option).toBe(status);
-      expect(r.job, option).toMatchObject({ state: 'CANCELLED', exitCode: 0 });
+      expect(r.job, option).toMatchObject({ state: 'FAILED', exitCode: 143 });
       expect(await gone([tag])).toEqual([]);
     }
   });

@@ -263,7 +263,6 @@ const JOB_FAILED = 5;
 const JOB_TIMEOUT = 6;
 /** The flag of a job whose epilogs are running. */
 const JOB_COMPLETING = 0x8000;
-const FAIL_LAUNCH = 23;
 const FAIL_EXIT_CODE = 24;
 const FAIL_TIMEOUT = 25;
 
@@ -282,23 +281,28 @@ export interface JobEnding {
 
 /**
  * The record while the job's epilogs run, as slurmctld's _job_complete
- * leaves it (both releases): COMPLETING with the state its exit status
- * gives — a non-zero exit FAILED with reason FAIL_EXIT_CODE, a signal
- * FAILED with FAIL_LAUNCH, else COMPLETE — the status as exit_code, the
- * derived exit code, and the end time. A job cancelled (job_signal) or
- * past its time limit (job_time_limit, reason FAIL_TIMEOUT) has finished
- * before its script or step reports; _job_complete then only fills in the
- * exit code that was still 0. A real 22.05 gave a batch job cancelled
- * while its script slept CANCELLED, exit code 15 (SIGTERM), reason 0, and
- * one past its time limit TIMEOUT, 15, FAIL_TIMEOUT.
+ * leaves it: COMPLETING with the state its exit status gives — a non-zero
+ * exit FAILED with reason FAIL_EXIT_CODE, a signal FAILED with the
+ * release's reason (releases.json libslurm.signalledJobReason: 22.05's
+ * FAIL_LAUNCH, 24.11's FAIL_SIGNAL), else COMPLETE — the status as
+ * exit_code, the derived exit code, and the end time. A job cancelled
+ * (job_signal) or past its time limit (job_time_limit, reason FAIL_TIMEOUT)
+ * has finished before its script or step reports; _job_complete then only
+ * fills in the exit code that was still 0. A real 22.05 gave a batch job
+ * cancelled while its script slept CANCELLED, exit code 15 (SIGTERM),
+ * reason 0, and one past its time limit TIMEOUT, 15, FAIL_TIMEOUT.
  */
-export function endedJobInfo(running: JobInfo, end: JobEnding, endTime: number): JobInfo {
+export function endedJobInfo(running: JobInfo, end: JobEnding, endTime: number, slurmVersion: string): JobInfo {
   const status = end.exitStatus >>> 0;
   const signalled = (status & 0x7f) !== 0 && (status & 0x7f) !== 0x7f;
   const ended = { ...running, end_time: endTime, derived_ec: end.derivedExitCode >>> 0 };
   if (end.cut === 'CANCELLED') return { ...ended, job_state: JOB_CANCELLED | JOB_COMPLETING, exit_code: status };
   if (end.cut === 'TIMEOUT') return { ...ended, job_state: JOB_TIMEOUT | JOB_COMPLETING, state_reason: FAIL_TIMEOUT, exit_code: status };
-  const [state, reason] = signalled ? [JOB_FAILED, FAIL_LAUNCH] : (status >> 8) & 0xff ? [JOB_FAILED, FAIL_EXIT_CODE] : [JOB_COMPLETE, running.state_reason ?? 0];
+  const [state, reason] = signalled
+    ? [JOB_FAILED, releaseRules(slurmVersion).libslurm.signalledJobReason]
+    : (status >> 8) & 0xff
+      ? [JOB_FAILED, FAIL_EXIT_CODE]
+      : [JOB_COMPLETE, running.state_reason ?? 0];
   return { ...ended, job_state: state | JOB_COMPLETING, state_reason: reason, exit_code: status };
 }
 

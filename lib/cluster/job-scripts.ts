@@ -205,7 +205,7 @@ export async function prestartEpilogs(stack: CommandStack, job: Job, end: JobEnd
 export async function runEpilogs(stack: CommandStack, job: Job, end: JobEnding, ctx: JobScriptContext): Promise<JobScriptResult[]> {
   if (!(await slurmdScan(stack, job, ctx.owner)).epilog) return [];
   const running = runningRecord(stack, job);
-  const record = running && endedJobInfo(running, end, jobEndTime(job));
+  const record = running && endedJobInfo(running, end, jobEndTime(job), stack.slurmVersion);
   return Promise.all(job.nodes.map((node) => runJobScript(stack, 'epilog', helperOptions(stack, job, node, ctx, 'epilog', end), ctx.owner, record)));
 }
 

@@ -208,27 +208,33 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
     ...(options.terminal ? { terminal: true } : {}),
   });
   control.atClose(() => local.signal('SIGKILL'));
-  // The allocation ends under the command: slurmctld revokes it (a SIGTERM
-  // to salloc completes the job; the time limit) and salloc says so
-  // (salloc.c _job_complete_handler). Its command gets the signal of
-  // -K/--kill-command, and nothing without it: salloc waits for the command
-  // as before (SALLOC_KILL_CMD, which would send SIGTERM, is not built by
-  // default; a real 22.05's command slept on). SIGINT and SIGQUIT are
-  // ignored while the command runs; SIGHUP goes to the command.
-  let ended: 'CANCELLED' | 'TIMEOUT' | undefined;
-  const revoke = (why: 'CANCELLED' | 'TIMEOUT', line: string) => {
+  // The allocation ends under the command: slurmctld revokes it and salloc
+  // says so (salloc.c _job_complete_handler). A signal of salloc's
+  // terminal set reaching salloc itself (SIGINT, SIGQUIT, SIGTERM) completes
+  // the job, as the release does it (releases.json
+  // client.sallocSignalCompletes); so does the time limit. Its command gets
+  // the signal of -K/--kill-command, and nothing without it: salloc waits
+  // for the command as before (SALLOC_KILL_CMD, which would send SIGTERM,
+  // is not built by default; a real 22.05's and 24.11's command slept on).
+  // SIGHUP goes to the command.
+  let ended: { state: 'CANCELLED' | 'TIMEOUT' | 'FAILED'; status: number } | undefined;
+  const revoke = (state: 'CANCELLED' | 'TIMEOUT' | 'FAILED', status: number, line: string) => {
     if (ended) return;
-    ended = why;
+    ended = { state, status };
     console.log('info', line);
     if (b.killCommand !== undefined) local.signal(b.killCommand);
   };
+  const revoked = `Job allocation ${job.id} has been revoked.`;
   control.onSignal((signal) => {
-    if (signal === 'SIGTERM') revoke('CANCELLED', `Job allocation ${job.id} has been revoked.`);
-    else if (signal === 'SIGHUP') local.signal('SIGHUP');
+    if (signal === 'SIGHUP') return local.signal('SIGHUP');
+    // NO_VAL: CANCELLED, exit code 0; or 128 + the signal: FAILED (a real
+    // 24.11 gave 143 for SIGTERM, 130 for SIGINT).
+    if (releaseRules(stack.slurmVersion).client.sallocSignalCompletes === 'cancel') revoke('CANCELLED', 0, revoked);
+    else revoke('FAILED', 128 + os.constants.signals[signal], revoked);
   });
   control.onTimeout(() => {
     console.log('error', `salloc is still running after ${run.timeoutMs} ms (timeoutMs): cancelling job ${job.id}`, 'plugstack');
-    revoke('CANCELLED', `Job allocation ${job.id} has been revoked.`);
+    revoke('CANCELLED', 0, revoked);
     // plugstack's own bound ends the command whatever salloc would do.
     if (b.killCommand === undefined) local.signal('SIGTERM');
     setTimeout(() => local.signal('SIGKILL'), 1000).unref();
@@ -237,7 +243,7 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
     job.endTime === undefined
       ? undefined
       : setTimeout(
-          () => revoke('TIMEOUT', `Job ${job.id} has exceeded its time limit and its allocation has been revoked.`),
+          () => revoke('TIMEOUT', 0, `Job ${job.id} has exceeded its time limit and its allocation has been revoked.`),
           Math.max(0, job.endTime - Date.now()),
         );
   const status = await local.status;
@@ -255,17 +261,18 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   }
   const context = { owner: control, uid: process.getuid!(), gid: process.getgid!(), workDir: b.chdir ?? cwd, jobControlEnv: client.record.jobControlEnv };
   await jc?.stopExtern();
-  // A revoked allocation was completed without the command's status
-  // (_signal_while_allocating's NO_VAL; the time limit), and salloc does not
-  // complete it again: the job's exit code stays 0 (a real 22.05's epilog
-  // saw 0 for a SIGTERM to salloc).
-  const jobStatus = ended ? 0 : status;
-  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(jobStatus, result.steps, ended), context)));
+  // A revoked allocation was completed without the command's status (by
+  // the signal's, or none: the time limit, 22.05's NO_VAL), and salloc does
+  // not complete it again (a real 22.05's epilog saw exit code 0 for a
+  // SIGTERM to salloc, a real 24.11's 143).
+  const jobStatus = ended ? ended.status : status;
+  const cut = ended && ended.state !== 'FAILED' ? ended.state : undefined;
+  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(jobStatus, result.steps, cut), context)));
   await jc?.finish();
   const prologFailed = result.jobScripts.some((r) => r.mode === 'prolog' && !r.ok);
   result.job = {
     jobId: job.id,
-    state: ended ?? (status === 0 && !prologFailed ? 'COMPLETED' : 'FAILED'),
+    state: ended?.state ?? (status === 0 && !prologFailed ? 'COMPLETED' : 'FAILED'),
     exitCode: jobStatus,
     nodes: names,
     drained: drainedBy(result.jobScripts),

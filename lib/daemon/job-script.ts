@@ -140,7 +140,7 @@ export function jobScriptRecord(stack: JobScriptStack, mode: JobScriptMode, opti
   const record = o.credential?.endTime !== undefined && mode === 'prolog' ? { ...running, end_time: o.credential.endTime } : running;
   if (mode === 'prolog') return record;
   const end = { exitStatus: given('SLURM_JOB_EXIT_CODE') ?? o.jobStatus ?? 0, derivedExitCode: given('SLURM_JOB_DERIVED_EC') ?? o.derivedExitCode ?? 0 };
-  return endedJobInfo(record, end, o.credential?.endTime ?? now);
+  return endedJobInfo(record, end, o.credential?.endTime ?? now, stack.slurmVersion);
 }
 
 /** The environment slurmd builds for a helper with these options (checked as runJobScript checks them). */
