@@ -245,6 +245,14 @@ export const scenarios: Scenario[] = [
     args: ['-W', '--wrap', 'srun -n 1 sh -c "exit 4"; exit 3'],
     releases: ['24.11'],
   },
+  {
+    name: 'slurm_load_job with slurm_init: a job whose task a signal killed is FAILED with FAIL_SIGNAL',
+    stack: [{ keyword: 'required', args: ['init'] }],
+    fixture: 'job_record.c',
+    command: 'srun',
+    args: ['-n', '1', 'sh', '-c', 'kill -9 $$'],
+    releases: ['24.11'],
+  },
   // Not slurm_load_job in user_init under 24.11: its slurmstepd aborts (test/job-record-scripts.test.ts), after which the real srun may never end.
   // Task input (issue 14): srun's standard input, --input, salloc's command's.
   { name: 'srun sends its standard input to every task', stack: trace, command: 'srun', args: ['-n', '2', '-l', 'cat'], stdin: 'hi\nthere\n' },
