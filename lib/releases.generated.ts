@@ -42,7 +42,7 @@ export interface ClientRules {
   readonly stepSignalPrefix: string;
   /** srun's -o/-e file (one srun opens itself) whose directory does not exist: srun makes the missing directories (mkdirpath, 0755) and opens it again (24.11's launch_common_set_stdio_fds); 22.05 ends with 'Could not open stdout file: No such file or directory'. */
   readonly outputMakesParents: boolean;
-  /** What salloc completes its job with when a signal of its terminal set (SIGINT, SIGQUIT, SIGTERM; SIGHUP goes to the command) reaches salloc itself while its command runs (salloc.c _signal_while_allocating): 'cancel', NO_VAL, so the job is CANCELLED with exit code 0 (22.05), or 'status', 128 + the signal, so the job is FAILED with that status and reason FAIL_SIGNAL (24.11; a real 24.11 gave 143 for SIGTERM, 130 for SIGINT). Either way the allocation is revoked and salloc waits for its command. */
+  /** What salloc completes its job with when a signal of its set (SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2; SIGHUP goes to the command) reaches salloc itself while its command runs (salloc.c _signal_while_allocating): 'cancel', NO_VAL, so the job is CANCELLED with exit code 0 (22.05), or 'status', 128 + the signal, so the job is FAILED with that status and reason FAIL_SIGNAL (24.11; a real 24.11 gave 143 for SIGTERM, 130 for SIGINT, 138 for SIGUSR1). Either way the allocation is revoked and salloc waits for its command. */
   readonly sallocSignalCompletes: string;
 }
 

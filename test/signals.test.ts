@@ -38,6 +38,7 @@ interface CliRun {
   child: ChildProcess;
   done: Promise<{ code: number | null; stdout: string; stderr: string }>;
   stderrSoFar: () => string;
+  stdout: () => string;
 }
 
 function runCli(args: string[], cwd: string): CliRun {
@@ -49,7 +50,7 @@ function runCli(args: string[], cwd: string): CliRun {
   const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
     child.on('close', (code) => resolve({ code, stdout, stderr })),
   );
-  return { child, done, stderrSoFar: () => stderr };
+  return { child, done, stderrSoFar: () => stderr, stdout: () => stdout };
 }
 
 /** Waits until the step's tasks run (perl carries the tag; the CLI's own command line does too). */
@@ -120,6 +121,30 @@ describe('plugstack run and signals', () => {
     expect(stderr.match(/CANCELLED AT/g)).toHaveLength(1);
     expect(stderr).toContain('srun: error: node0: task 0: Killed\n');
     expect(stderr).toContain('srun: error: node1: task 1: Killed\n');
+    expect(await gone([tag, `--parent ${run.child.pid}`])).toEqual([]);
+  });
+
+  it('SIGUSR1 and SIGUSR2 go to the tasks, as srun forwards them (Node opens no inspector, does not die)', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    // Each task reports the signals it gets; USR2 ends it with status 3.
+    const script = writeFile(
+      dir,
+      'task.sh',
+      `trap 'echo "task $SLURM_PROCID got USR1"' USR1\ntrap 'echo "task $SLURM_PROCID got USR2"; exit 3' USR2\nwhile :; do perl -e 'select(undef, undef, undef, 0.05)' ${tag}; done\n`,
+    );
+    const run = runCli(['run', '--conf', conf, '-n', '2', 'bash', script], dir);
+    await tasksRunning(tag, 2);
+    run.child.kill('SIGUSR1');
+    // Both tasks have reported the first before the second comes.
+    for (let i = 0; i < 200 && (run.stdout().match(/got USR1/g) ?? []).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    run.child.kill('SIGUSR2');
+    const { code, stdout, stderr } = await run.done;
+    // As a real 22.05's srun: the tasks' lines, no word of srun's own, exit 3.
+    expect(stdout.split('\n').filter(Boolean).sort()).toEqual(['task 0 got USR1', 'task 0 got USR2', 'task 1 got USR1', 'task 1 got USR2']);
+    expect(stderr).not.toContain('Debugger');
+    expect(stderr).toContain('srun: error: node0: tasks 0-1: Exited with exit code 3');
+    expect(code).toBe(3);
     expect(await gone([tag, `--parent ${run.child.pid}`])).toEqual([]);
   });
 

@@ -15,7 +15,13 @@ import type { HostRole, SignalCommand } from '../host/protocol.js';
 import { prestartHost, type SpareHost } from '../host/spare-host.js';
 import type { HostSpawnOptions } from '../host/zygote.js';
 
-export type CommandSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'SIGQUIT';
+/**
+ * The signals a command takes as Slurm's does (srun's signal thread,
+ * salloc's and sbatch's handlers). SIGUSR1 and SIGUSR2 are srun's to
+ * forward to the tasks; left to Node, the first would open its inspector
+ * and the second end the process.
+ */
+export type CommandSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'SIGQUIT' | 'SIGUSR1' | 'SIGUSR2';
 
 /** Where signals for a command come from (the CLI passes its process's). */
 export interface SignalSource {
@@ -212,7 +218,7 @@ export class CommandControl {
 export function processSignals(): SignalSource {
   return {
     subscribe(handler) {
-      const signals: CommandSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+      const signals: CommandSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
       const listeners = signals.map((s) => {
         const l = () => handler(s);
         process.on(s, l);

@@ -209,9 +209,9 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   });
   control.atClose(() => local.signal('SIGKILL'));
   // The allocation ends under the command: slurmctld revokes it and salloc
-  // says so (salloc.c _job_complete_handler). A signal of salloc's
-  // terminal set reaching salloc itself (SIGINT, SIGQUIT, SIGTERM) completes
-  // the job, as the release does it (releases.json
+  // says so (salloc.c _job_complete_handler). A signal of salloc's set
+  // reaching salloc itself (SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2)
+  // completes the job, as the release does it (releases.json
   // client.sallocSignalCompletes); so does the time limit. Its command gets
   // the signal of -K/--kill-command, and nothing without it: salloc waits
   // for the command as before (SALLOC_KILL_CMD, which would send SIGTERM,

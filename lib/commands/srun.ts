@@ -476,6 +476,9 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
       }
       return;
     }
+    // Any other signal of srun's set goes to the tasks as it is
+    // (launch_g_fwd_signal): slurmstepd signals each task's process group.
+    if (signal === 'SIGUSR1' || signal === 'SIGUSR2') return control.signalStep(SIG[signal]);
     if (signal === 'SIGQUIT') console.log('info', 'Quit');
     // SIGTERM, SIGHUP: SIGKILL to the tasks, the job state unchanged.
     console.log('info', 'forcing job termination');
