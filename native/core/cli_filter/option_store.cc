@@ -112,12 +112,10 @@ std::optional<BuiltinValueError> OptionStore::take(const BuiltinOption& option, 
   const BuiltinOption* own = index(option) < options_.size() ? &option : find(option.name);
   if (!own) return std::nullopt;
   if (byEnvironment && value) {
-    // slurm_process_option's reading of a variable: an empty value of an
-    // option whose argument is optional is none; a flag is set by "", "yes"
-    // or a non-zero number, and anything else resets it.
-    if (own->hasArg == 2 && !*value) {
-      value = nullptr;
-    } else if (own->hasArg == 0) {
+    // slurm_process_option's reading of a variable (an empty optional value
+    // came as none: processedOptionArg): a flag is set by "", "yes" or a
+    // non-zero number, and anything else resets it.
+    if (own->hasArg == 0) {
       char* end = nullptr;
       long n = std::strtol(value, &end, 10);
       if (!(!*value || !strcasecmp(value, "yes") || (n && *end == '\0'))) {

@@ -104,10 +104,7 @@ int ClientOptions::runPluginOption(CachedOption& opt, const char* arg, const cha
 }
 
 int ClientOptions::setBuiltin(const BuiltinOption& opt, const char* arg, const char* source) {
-  // slurm_process_option: an empty value of an option whose argument is
-  // optional is none, from any source (getopt_long gives "--opt=" an empty
-  // one): salloc --kill-command= is SIGTERM, as --kill-command is.
-  if (opt.hasArg == 2 && arg && !*arg) arg = nullptr;
+  arg = processedOptionArg(opt, arg);
   if (auto bad = checkBuiltinValue(opt.name, arg)) {
     slurmLog(LogLevel::Error, bad->message);
     return bad->status;
@@ -177,11 +174,11 @@ int ClientOptions::processEnvironment() {
       const char* value = std::getenv(e.variable);
       const BuiltinOption* o = value ? findBuiltinOption(command_, stack_.version(), e.option) : nullptr;
       if (!o) return;
+      value = processedOptionArg(*o, value);
       refused = store_->take(*o, value, true);
-      // What the variable set, as the command line would have (an empty
-      // value of an optional argument is none); a flag's variable can
-      // also unset it.
-      if (!refused && store_->isSet(*o)) recordBuiltin(*o, o->hasArg == 2 && !*value ? nullptr : value, "env");
+      // What the variable set, as the command line would have; a flag's
+      // variable can also unset it.
+      if (!refused && store_->isSet(*o)) recordBuiltin(*o, value, "env");
     });
     if (refused) {
       slurmLog(LogLevel::Error, refused->message);

@@ -45,6 +45,14 @@ struct BuiltinOption {
   bool resetEachPass; // every pass of option processing starts it afresh
 };
 
+// The value slurm_process_option hands the option's setter, from any
+// source (the command line, a variable, the batch script): an empty value
+// of an option whose argument is optional is none (getopt_long gives
+// "--opt=" an empty one), so salloc --kill-command= is SIGTERM.
+inline const char* processedOptionArg(const BuiltinOption& option, const char* arg) {
+  return option.hasArg == 2 && arg && !*arg ? nullptr : arg;
+}
+
 // The option called name in that command of that release, or nullptr.
 const BuiltinOption* findBuiltinOption(Command command, const SlurmVersion& version,
                                        std::string_view name);
