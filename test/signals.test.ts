@@ -148,6 +148,87 @@ describe('plugstack run and signals', () => {
     expect(await gone([tag, `--parent ${run.child.pid}`])).toEqual([]);
   });
 
+  it("SIGCONT is said, SIGALRM ignored without -W, as srun's signal thread takes them (Node does not die of the alarm)", async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const run = runCli(['run', '--conf', conf, '-n', '1', 'perl', '-e', 'sleep 1; print "done\\n"', tag], dir);
+    await tasksRunning(tag, 1);
+    run.child.kill('SIGCONT');
+    run.child.kill('SIGALRM');
+    const { code, stdout, stderr } = await run.done;
+    // A real 22.05: 'srun: got SIGCONT', the task ran to its end, exit 0.
+    expect(stderr).toBe('srun: got SIGCONT\n');
+    expect(stdout).toBe('done\n');
+    expect(code).toBe(0);
+  });
+
+  it('SIGALRM once -W has set its alarm: the step is terminated now, as at the alarm', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const script = writeFile(dir, 'task.sh', `if [ "$SLURM_PROCID" = 0 ]; then exit 0; fi\nexec perl -e 'sleep 300' ${tag}\n`);
+    const run = runCli(['run', '--conf', conf, '-n', '2', '-W', '100', 'bash', script], dir);
+    await tasksRunning(tag, 1);
+    // Task 0 has ended (the alarm is set) once only task 1 runs: give it the time to be reaped.
+    await new Promise((r) => setTimeout(r, 300));
+    run.child.kill('SIGALRM');
+    const { code, stderr } = await run.done;
+    const lines = stderr.trim().split('\n').map((l) => l.replace(/=\d+\.0/, '=J.0'));
+    expect(lines.slice(0, 5)).toEqual([
+      'srun: First task exited 100s ago',
+      'srun: StepId=J.0 task 1: running',
+      'srun: StepId=J.0 task 0: exited',
+      'srun: Terminating StepId=J.0',
+      'srun: Job step aborted: Waiting up to 32 seconds for job step to finish.',
+    ]);
+    expect(stderr).toContain('srun: error: node0: task 1: Killed\n');
+    expect(code).toBe(137);
+    expect(await gone([tag, `--parent ${run.child.pid}`])).toEqual([]);
+  });
+
+  it('SIGPIPE sent to srun kills the tasks without a word of its own; a reader that goes away does not', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const run = runCli(['run', '--conf', conf, '-n', '1', ...sleeper(tag)], dir);
+    await tasksRunning(tag, 1);
+    run.child.kill('SIGPIPE');
+    const { code, stderr } = await run.done;
+    // A real 22.05: the abort, the step's cancellation, the task killed, 137.
+    expect(stderr).toMatch(/^srun: Job step aborted: Waiting up to 32 seconds for job step to finish\.\nslurmstepd: error: \*\*\* STEP \d+\.0 ON node0 CANCELLED AT \S+ \*\*\*\nsrun: error: node0: task 0: Killed\n$/);
+    expect(code).toBe(137);
+    expect(await gone([tag, `--parent ${run.child.pid}`])).toEqual([]);
+
+    // Its output closed under it (`| head -1`): a real srun's writes fail,
+    // the SIGPIPE stays in the thread that wrote, the task runs to its end.
+    const closed = runCli(['run', '--conf', conf, '-n', '1', 'sh', '-c', `echo a; perl -e 'select(undef, undef, undef, 0.3)' ${tag}; echo b; echo c; echo d >&2`], dir);
+    await new Promise<void>((resolve) => closed.child.stdout!.once('data', () => resolve()));
+    closed.child.stdout!.destroy();
+    const ended = await closed.done;
+    expect(ended.stderr).toBe('d\n');
+    expect(ended.code).toBe(0);
+  });
+
+  it('salloc: SIGPIPE revokes the allocation as SIGTERM does; SIGALRM kills salloc (142), and plugstack ends its command', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const pipe = runCli(['alloc', '--conf', conf, 'perl', '-e', 'sleep 1; print "done\\n"', tag], dir);
+    await tasksRunning(tag, 1);
+    pipe.child.kill('SIGPIPE');
+    const revoked = await pipe.done;
+    // A real 22.05: revoked, the command ran on to its end, exit 0.
+    expect(revoked.stderr).toMatch(/salloc: Job allocation \d+ has been revoked\.\n$/);
+    expect(revoked.stdout).toBe('done\n');
+    expect(revoked.code).toBe(0);
+
+    const alarm = runCli(['alloc', '--conf', conf, ...sleeper(tag)], dir);
+    await tasksRunning(tag, 1);
+    alarm.child.kill('SIGALRM');
+    const died = await alarm.done;
+    // A real 22.05 died of it: exit 142, no word; its command slept on.
+    expect(died.code).toBe(142);
+    expect(died.stderr).not.toMatch(/revoked|Relinquishing/);
+    expect(await gone([tag, `--parent ${alarm.child.pid}`])).toEqual([]);
+  });
+
   it('a CLI killed with SIGKILL takes its hosts and tasks along; its job is swept', async () => {
     const { dir, conf } = emptyStack();
     const tag = uniqueTag();

@@ -89,7 +89,7 @@ export async function runCommand(command: CommandName, argv: string[], out: Out)
           onStderr: (c: Buffer) => out.stderr.write(c),
         }),
     // Ctrl-C and kill reach the command as they reach srun, sbatch, salloc.
-    signals: processSignals(),
+    signals: processSignals(command),
     // Standard input is the command's: srun's tasks read it, salloc's
     // command has it (and the terminal, unless the result is printed as
     // JSON), sbatch reads its script from it when none is named.

@@ -1,5 +1,6 @@
 /** How the CLI writes results: JSON, timelines, and streams that may close. */
 import fs from 'node:fs';
+import { ownWriteBrokePipe } from '../cluster/control.js';
 import { renderTimeline, type TimelineSource } from '../timeline/index.js';
 
 export type Out = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
@@ -40,7 +41,8 @@ export function quietOnClosedPipe(stream: NodeJS.WritableStream): void {
   if (quieted.has(stream)) return;
   quieted.add(stream);
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+    if (error.code === 'EPIPE') return ownWriteBrokePipe();
+    if (error.code === 'ERR_STREAM_DESTROYED') return;
     throw error;
   });
 }

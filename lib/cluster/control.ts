@@ -11,6 +11,7 @@
  */
 import os from 'node:os';
 import type { HostHandle, HostRun } from '../host/host-process.js';
+import type { CommandName } from '../commands/types.js';
 import type { HostRole, SignalCommand } from '../host/protocol.js';
 import { prestartHost, type SpareHost } from '../host/spare-host.js';
 import type { HostSpawnOptions } from '../host/zygote.js';
@@ -19,9 +20,24 @@ import type { HostSpawnOptions } from '../host/zygote.js';
  * The signals a command takes as Slurm's does (srun's signal thread,
  * salloc's and sbatch's handlers). SIGUSR1 and SIGUSR2 are srun's to
  * forward to the tasks; left to Node, the first would open its inspector
- * and the second end the process.
+ * and the second end the process. SIGALRM would end it too, and Node
+ * ignores SIGPIPE.
  */
-export type CommandSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'SIGQUIT' | 'SIGUSR1' | 'SIGUSR2';
+export type CommandSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'SIGQUIT' | 'SIGUSR1' | 'SIGUSR2' | 'SIGCONT' | 'SIGALRM' | 'SIGPIPE';
+
+/**
+ * Which signals each command takes from its process. srun's are its
+ * sig_array, all waited for by its signal thread (srun.c). salloc's
+ * sig_array has no SIGCONT or SIGALRM: SIGCONT only resumes it, SIGALRM
+ * kills it, which plugstack takes so as to end what it started. sbatch
+ * has no handlers: every signal but SIGCONT would kill `sbatch -W`, which
+ * plugstack takes as a cancel of the job it runs.
+ */
+const COMMAND_SIGNALS: Record<CommandName, readonly CommandSignal[]> = {
+  srun: ['SIGINT', 'SIGQUIT', 'SIGCONT', 'SIGTERM', 'SIGHUP', 'SIGALRM', 'SIGUSR1', 'SIGUSR2', 'SIGPIPE'],
+  salloc: ['SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGPIPE', 'SIGTERM', 'SIGUSR1', 'SIGUSR2', 'SIGALRM'],
+  sbatch: ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGALRM', 'SIGPIPE'],
+};
 
 /** Where signals for a command come from (the CLI passes its process's). */
 export interface SignalSource {
@@ -214,13 +230,29 @@ export class CommandControl {
   }
 }
 
-/** The CLI's signals: the process's own, for as long as a command runs. */
-export function processSignals(): SignalSource {
+/**
+ * SIGPIPEs the kernel raised at plugstack's own writes to a reader that went
+ * away, not yet seen. srun's output thread gets such a signal in the thread
+ * that wrote, where it stays blocked: a real srun whose output pipe closes
+ * goes on (its tasks run to their end, exit 0); only a SIGPIPE sent to it
+ * reaches its signal thread.
+ */
+let ownPipeSignals = 0;
+
+/** One of plugstack's writes failed with EPIPE: the SIGPIPE that came with it is not the command's. */
+export function ownWriteBrokePipe(): void {
+  ownPipeSignals++;
+}
+
+/** The CLI's signals: the process's own that `command` takes, for as long as it runs. */
+export function processSignals(command: CommandName): SignalSource {
   return {
     subscribe(handler) {
-      const signals: CommandSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
-      const listeners = signals.map((s) => {
-        const l = () => handler(s);
+      const listeners = COMMAND_SIGNALS[command].map((s) => {
+        const l = () => {
+          if (s === 'SIGPIPE' && ownPipeSignals > 0) ownPipeSignals--;
+          else handler(s);
+        };
         process.on(s, l);
         return [s, l] as const;
       });

@@ -210,7 +210,7 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   control.atClose(() => local.signal('SIGKILL'));
   // The allocation ends under the command: slurmctld revokes it and salloc
   // says so (salloc.c _job_complete_handler). A signal of salloc's set
-  // reaching salloc itself (SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2)
+  // reaching salloc itself (SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE)
   // completes the job, as the release does it (releases.json
   // client.sallocSignalCompletes); so does the time limit. Its command gets
   // the signal of -K/--kill-command, and nothing without it: salloc waits
@@ -225,8 +225,15 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
     if (b.killCommand !== undefined) local.signal(b.killCommand);
   };
   const revoked = `Job allocation ${job.id} has been revoked.`;
+  // SIGALRM is not salloc's: it dies of it (exit 142), its command and
+  // allocation left running; plugstack ends both, the command first.
+  let diedOf: CommandSignal | undefined;
   control.onSignal((signal) => {
     if (signal === 'SIGHUP') return local.signal('SIGHUP');
+    if (signal === 'SIGALRM') {
+      diedOf ??= signal;
+      return local.signal('SIGKILL');
+    }
     // NO_VAL: CANCELLED, exit code 0; or 128 + the signal: FAILED (a real
     // 24.11 gave 143 for SIGTERM, 130 for SIGINT).
     if (releaseRules(stack.slurmVersion).client.sallocSignalCompletes === 'cancel') revoke('CANCELLED', 0, revoked);
@@ -248,9 +255,11 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
         );
   const status = await local.status;
   clearTimeout(limit);
-  if (!ended) console.log('info', `Relinquishing job allocation ${job.id}`);
-  const exitCode = sallocExitCode(status);
-  client.exit(exitCode, entriesOf(ownEnv));
+  if (!ended && !diedOf) console.log('info', `Relinquishing job allocation ${job.id}`);
+  const exitCode = diedOf ? 128 + os.constants.signals[diedOf] : sallocExitCode(status);
+  // A salloc that died ran no exit callbacks.
+  if (diedOf) client.handle.kill('cancel');
+  else client.exit(exitCode, entriesOf(ownEnv));
   await finish(exitCode);
 
   // The job ends with salloc: the prologs the sruns inside ran, then the

@@ -142,6 +142,10 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // Until the step runs, a signal ends srun the way it ends the process.
   let fatalSignal: CommandSignal | undefined;
   const dieOf = (signal: CommandSignal) => {
+    // SIGCONT only resumes srun: allocating, it is ignored
+    // (_signal_while_allocating); before that, it waits for the signal
+    // thread, whose message plugstack does not replay.
+    if (signal === 'SIGCONT') return;
     fatalSignal ??= signal;
     control.killAll();
   };
@@ -479,6 +483,11 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     // Any other signal of srun's set goes to the tasks as it is
     // (launch_g_fwd_signal): slurmstepd signals each task's process group.
     if (signal === 'SIGUSR1' || signal === 'SIGUSR2') return control.signalStep(SIG[signal]);
+    if (signal === 'SIGCONT') return console.log('info', 'got SIGCONT');
+    // SIGALRM means something only once -W's alarm is set.
+    if (signal === 'SIGALRM') return maxWaitTimer === undefined ? undefined : alarm();
+    // SIGPIPE: the tasks are killed, without a word of srun's own (_handle_pipe).
+    if (signal === 'SIGPIPE') return abort();
     if (signal === 'SIGQUIT') console.log('info', 'Quit');
     // SIGTERM, SIGHUP: SIGKILL to the tasks, the job state unchanged.
     console.log('info', 'forcing job termination');
@@ -514,14 +523,17 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     }
     if (b.maxWait !== undefined && maxWaitTimer === undefined) {
       console.log('verbose', `First task exited. Terminating job in ${b.maxWait}s`);
-      maxWaitTimer = setTimeout(() => {
-        if (!control.stepRunning) return;
-        console.log('info', `First task exited ${b.maxWait}s ago`);
-        for (const line of states.lines(stepName)) console.log('info', line);
-        console.log('info', `${stepSignalPrefix}Terminating ${stepName}`);
-        abort();
-      }, b.maxWait * 1000);
+      maxWaitTimer = setTimeout(alarm, b.maxWait * 1000);
     }
+  };
+  // The alarm -W set, or a SIGALRM once it is set (srun_max_timer).
+  const alarm = () => {
+    clearTimeout(maxWaitTimer);
+    if (!control.stepRunning) return;
+    console.log('info', `First task exited ${b.maxWait}s ago`);
+    for (const line of states.lines(stepName)) console.log('info', line);
+    console.log('info', `${stepSignalPrefix}Terminating ${stepName}`);
+    abort();
   };
 
   const io = new Set<number>();
