@@ -112,6 +112,8 @@ export interface JobScriptRules {
 export interface LibslurmRules {
   /** The state_reason slurmctld gives a job whose exit status is a signal (_job_complete), as slurm_load_job returns it: FAIL_LAUNCH, 23 (22.05), or FAIL_SIGNAL, 33 (24.11, seen for an srun ended by SIGTERM and for salloc's signalled job). */
   readonly signalledJobReason: number;
+  /** slurmctld also describes such a job's end in state_desc: 'RaisedSignal:N(text)', N the signal and text its strsignal(3) (24.11: a real one gave 'RaisedSignal:9(Killed)' for a task killed by SIGKILL). 22.05 leaves state_desc unset. */
+  readonly signalledJobDescribed: boolean;
 }
 
 /** Resource limits: which Slurm propagates from srun and sbatch to the tasks (slurm_rlimits_info.c, ulimits.c), and which slurmd raises for itself, so for slurmstepd and the job prolog/epilog helper, which inherit its limits (_slurmd_init). */
@@ -153,7 +155,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
     step: {"batchFileLetters":"aAbjJnNstux"},
     taskEnv: {"workingCluster":false},
     jobScript: {"jobNodelist":true,"userFromCredential":true,"batchPartitionFirst":false,"credentialTimes":true,"oversubscribe":true,"coreSpec":true},
-    libslurm: {"signalledJobReason":33},
+    libslurm: {"signalledJobReason":33,"signalledJobDescribed":true},
     limits: {"propagated":"CPU,FSIZE,DATA,STACK,CORE,RSS,NPROC,NOFILE,MEMLOCK,AS"},
     mpi: {"mpiDefaultUnset":null,"mpiDefaultDropped":"none|openmpi","mpiDefaultRenamed":{},"clientFiniNegativeDropped":true},
   },
@@ -164,7 +166,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
     step: {"batchFileLetters":"aAjJnNstux"},
     taskEnv: {"workingCluster":true},
     jobScript: {"jobNodelist":false,"userFromCredential":false,"batchPartitionFirst":true,"credentialTimes":false,"oversubscribe":false,"coreSpec":false},
-    libslurm: {"signalledJobReason":23},
+    libslurm: {"signalledJobReason":23,"signalledJobDescribed":false},
     limits: {"propagated":"CPU,FSIZE,DATA,STACK,CORE,RSS,NPROC,NOFILE,MEMLOCK,AS"},
     mpi: {"mpiDefaultUnset":"none","mpiDefaultDropped":null,"mpiDefaultRenamed":{"openmpi":"none"},"clientFiniNegativeDropped":false},
   },

@@ -45,8 +45,8 @@ describe('slurm_load_job in the job prolog and epilog', () => {
     const a = answers(log);
     expect(a.map((x) => x.cb).sort()).toEqual(['job_epilog', 'job_prolog']);
     const at = (cb: string) => a.find((x) => x.cb === cb)!.v;
-    expect(at('job_prolog')).toMatchObject({ rc: '0', state: RUNNING, exit: '0', derived: '0', reason: '0', ended: '0' });
-    expect(at('job_epilog')).toMatchObject({ rc: '0', state: FAILED_COMPLETING, exit: '768', derived: '768', reason: '24', batch: '0', ended: '1', JOB_ID: String(r.job!.jobId) });
+    expect(at('job_prolog')).toMatchObject({ rc: '0', state: RUNNING, exit: '0', derived: '0', reason: '0', ended: '0', desc: '-' });
+    expect(at('job_epilog')).toMatchObject({ rc: '0', state: FAILED_COMPLETING, exit: '768', derived: '768', reason: '24', batch: '0', ended: '1', desc: '-', JOB_ID: String(r.job!.jobId) });
   });
 
   it('24.11, with slurm_init: a task killed by a signal gives FAILED with FAIL_SIGNAL (22.05: FAIL_LAUNCH) and the signal as exit code', async () => {
@@ -55,7 +55,8 @@ describe('slurm_load_job in the job prolog and epilog', () => {
     expect(r.exitCode).toBe(137);
     const epilog = answers(log).find((x) => x.cb === 'job_epilog')!.v;
     // 33, FAIL_SIGNAL, as a real 24.11 gave (_job_complete); 22.05 gives 23, FAIL_LAUNCH.
-    expect(epilog).toMatchObject({ state: FAILED_COMPLETING, exit: '9', derived: '9', reason: '33' });
+    // state_desc describes it, as a real 24.11's did: 22.05 leaves it unset.
+    expect(epilog).toMatchObject({ state: FAILED_COMPLETING, exit: '9', derived: '9', reason: '33', desc: 'RaisedSignal:9(Killed)' });
   });
 
   it('24.11, with slurm_init: a batch job is COMPLETE by its script’s status, its derived code its srun’s', async () => {
@@ -148,6 +149,6 @@ describe('slurm_load_job in the job prolog and epilog', () => {
     fs.rmSync(log);
     const k = await stack.srun({ args: ['-n', '1', 'sh', '-c', 'kill -9 $$'], cwd: dir, env: ENV });
     expect(k.exitCode).toBe(137);
-    expect(answers(log).find((x) => x.cb === 'job_epilog')!.v).toMatchObject({ state: FAILED_COMPLETING, exit: '9', derived: '9', reason: '23' });
+    expect(answers(log).find((x) => x.cb === 'job_epilog')!.v).toMatchObject({ state: FAILED_COMPLETING, exit: '9', derived: '9', reason: '23', desc: '-' });
   });
 });

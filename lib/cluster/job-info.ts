@@ -18,6 +18,7 @@ import path from 'node:path';
 import { native } from '../native/binding.js';
 import type { JobInfo } from '../host/protocol.generated.js';
 import { releaseRules } from '../releases.generated.js';
+import { signalText } from '../commands/console.js';
 import { searchPath } from './search-path.js';
 
 export type { JobInfo };
@@ -284,7 +285,8 @@ export interface JobEnding {
  * leaves it: COMPLETING with the state its exit status gives — a non-zero
  * exit FAILED with reason FAIL_EXIT_CODE, a signal FAILED with the
  * release's reason (releases.json libslurm.signalledJobReason: 22.05's
- * FAIL_LAUNCH, 24.11's FAIL_SIGNAL), else COMPLETE — the status as
+ * FAIL_LAUNCH, 24.11's FAIL_SIGNAL, which also describes it in state_desc
+ * as 'RaisedSignal:9(Killed)'), else COMPLETE — the status as
  * exit_code, the derived exit code, and the end time. A job cancelled
  * (job_signal) or past its time limit (job_time_limit, reason FAIL_TIMEOUT)
  * has finished before its script or step reports; _job_complete then only
@@ -298,11 +300,13 @@ export function endedJobInfo(running: JobInfo, end: JobEnding, endTime: number, 
   const ended = { ...running, end_time: endTime, derived_ec: end.derivedExitCode >>> 0 };
   if (end.cut === 'CANCELLED') return { ...ended, job_state: JOB_CANCELLED | JOB_COMPLETING, exit_code: status };
   if (end.cut === 'TIMEOUT') return { ...ended, job_state: JOB_TIMEOUT | JOB_COMPLETING, state_reason: FAIL_TIMEOUT, exit_code: status };
-  const [state, reason] = signalled
-    ? [JOB_FAILED, releaseRules(slurmVersion).libslurm.signalledJobReason]
-    : (status >> 8) & 0xff
-      ? [JOB_FAILED, FAIL_EXIT_CODE]
-      : [JOB_COMPLETE, running.state_reason ?? 0];
+  const rules = releaseRules(slurmVersion).libslurm;
+  if (signalled) {
+    const signal = status & 0x7f;
+    const described = rules.signalledJobDescribed ? { state_desc: `RaisedSignal:${signal}(${signalText(signal)})` } : {};
+    return { ...ended, job_state: JOB_FAILED | JOB_COMPLETING, state_reason: rules.signalledJobReason, exit_code: status, ...described };
+  }
+  const [state, reason] = (status >> 8) & 0xff ? [JOB_FAILED, FAIL_EXIT_CODE] : [JOB_COMPLETE, running.state_reason ?? 0];
   return { ...ended, job_state: state | JOB_COMPLETING, state_reason: reason, exit_code: status };
 }
 

@@ -104,24 +104,23 @@ export function taskRanges(ids: number[]): string {
   return parts.join(',');
 }
 
-/** strsignal(3)'s text for a signal name, as srun prints it for a killed task. */
-export function signalText(signal: NodeJS.Signals): string {
-  const texts: Partial<Record<NodeJS.Signals, string>> = {
-    SIGHUP: 'Hangup',
-    SIGINT: 'Interrupt',
-    SIGQUIT: 'Quit',
-    SIGILL: 'Illegal instruction',
-    SIGTRAP: 'Trace/breakpoint trap',
-    SIGABRT: 'Aborted',
-    SIGBUS: 'Bus error',
-    SIGFPE: 'Floating point exception',
-    SIGKILL: 'Killed',
-    SIGUSR1: 'User defined signal 1',
-    SIGSEGV: 'Segmentation fault',
-    SIGUSR2: 'User defined signal 2',
-    SIGPIPE: 'Broken pipe',
-    SIGALRM: 'Alarm clock',
-    SIGTERM: 'Terminated',
-  };
-  return texts[signal] ?? `Unknown signal ${os.constants.signals[signal] ?? signal}`;
+/** glibc's strsignal(3) texts, by signal number (1 to 31, as on x86-64 Linux). */
+const SIGNAL_TEXTS = [
+  'Hangup', 'Interrupt', 'Quit', 'Illegal instruction', 'Trace/breakpoint trap', 'Aborted', 'Bus error',
+  'Floating point exception', 'Killed', 'User defined signal 1', 'Segmentation fault', 'User defined signal 2',
+  'Broken pipe', 'Alarm clock', 'Terminated', 'Stack fault', 'Child exited', 'Continued', 'Stopped (signal)',
+  'Stopped', 'Stopped (tty input)', 'Stopped (tty output)', 'Urgent I/O condition', 'CPU time limit exceeded',
+  'File size limit exceeded', 'Virtual timer expired', 'Profiling timer expired', 'Window changed', 'I/O possible',
+  'Power failure', 'Bad system call',
+];
+/** glibc's SIGRTMIN: 32 and 33 are its own threads'. */
+const SIGRTMIN = 34;
+
+/** strsignal(3)'s text for a signal (a name or a number), as srun prints it for a killed task. */
+export function signalText(signal: NodeJS.Signals | number): string {
+  const n = typeof signal === 'number' ? signal : os.constants.signals[signal];
+  if (n === undefined) return `Unknown signal ${signal}`;
+  if (n >= 1 && n <= SIGNAL_TEXTS.length) return SIGNAL_TEXTS[n - 1]!;
+  if (n >= SIGRTMIN && n <= 64) return `Real-time signal ${n - SIGRTMIN}`;
+  return `Unknown signal ${n}`;
 }

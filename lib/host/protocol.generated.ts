@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /** The protocol version: the first frame of every host (hello) must carry it. */
-export const PROTOCOL_VERSION = 24;
+export const PROTOCOL_VERSION = 25;
 
 /** Shared memory Node gives a host (a memfd on descriptor 'fd'), in which the host's process (slot 0) and its first count-1 task children (slot 1 + the task's index) keep the events they have not sent yet. Before the slots, headerBytes of counters, two 32-bit words per slot: the bytes the slot holds ('[' and comma-separated events, no closing bracket) and how many calls into plugin code its process has open. Node reads what a process could not send once the host has ended, and the open calls whenever it needs to know whether a host is inside plugin code. */
 export const EVENT_SLOTS = {"fd":5,"count":257,"headerBytes":4096,"slotBytes":16384} as const;
@@ -62,6 +62,7 @@ export interface JobInfo {
   start_protocol_ver?: number;
   start_time?: number;
   state_reason?: number;
+  state_desc?: string | null;
   std_err?: string | null;
   std_in?: string | null;
   std_out?: string | null;
@@ -752,7 +753,7 @@ export type HostEventType = HostEvent['t'];
 
 /** The catalogue as data, for lib/host/protocol.ts. */
 export const CATALOGUE = {
-  "version": 24,
+  "version": 25,
   "roles": [
     "inspect",
     "stepd",
@@ -857,6 +858,9 @@ export const CATALOGUE = {
         "start_protocol_ver?": "uint",
         "start_time?": "number",
         "state_reason?": "uint",
+        "state_desc?": {
+          "nullable": "string"
+        },
         "std_err?": {
           "nullable": "string"
         },

@@ -1207,6 +1207,8 @@ const F: Valid[] = [
     if (x !== undefined && !((typeof x === 'number' && Number.isFinite(x)))) return false;
     x = v["state_reason"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["state_desc"];
+    if (x !== undefined && !((x === null || typeof x === 'string'))) return false;
     x = v["std_err"];
     if (x !== undefined && !((x === null || typeof x === 'string'))) return false;
     x = v["std_in"];
@@ -1225,7 +1227,7 @@ const F: Valid[] = [
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["work_dir"];
     if (x !== undefined && !(typeof x === 'string')) return false;
-    for (const key in v) switch (key) { case "account": case "accrue_time": case "alloc_node": case "alloc_sid": case "array_job_id": case "array_max_tasks": case "array_task_id": case "batch_flag": case "batch_host": case "bitflags": case "cluster": case "command": case "contiguous": case "cpus_per_task": case "derived_ec": case "eligible_time": case "end_time": case "exit_code": case "group_id": case "job_id": case "job_state": case "max_cpus": case "max_nodes": case "name": case "nice": case "node_inx": case "nodes": case "ntasks_per_node": case "num_cpus": case "num_nodes": case "num_tasks": case "partition": case "pn_min_cpus": case "pn_min_memory": case "priority": case "qos": case "requeue": case "restart_cnt": case "shared": case "start_protocol_ver": case "start_time": case "state_reason": case "std_err": case "std_in": case "std_out": case "submit_time": case "time_limit": case "time_min": case "user_id": case "user_name": case "work_dir": continue; default: if (Object.hasOwn(v, key)) return false; }
+    for (const key in v) switch (key) { case "account": case "accrue_time": case "alloc_node": case "alloc_sid": case "array_job_id": case "array_max_tasks": case "array_task_id": case "batch_flag": case "batch_host": case "bitflags": case "cluster": case "command": case "contiguous": case "cpus_per_task": case "derived_ec": case "eligible_time": case "end_time": case "exit_code": case "group_id": case "job_id": case "job_state": case "max_cpus": case "max_nodes": case "name": case "nice": case "node_inx": case "nodes": case "ntasks_per_node": case "num_cpus": case "num_nodes": case "num_tasks": case "partition": case "pn_min_cpus": case "pn_min_memory": case "priority": case "qos": case "requeue": case "restart_cnt": case "shared": case "start_protocol_ver": case "start_time": case "state_reason": case "state_desc": case "std_err": case "std_in": case "std_out": case "submit_time": case "time_limit": case "time_min": case "user_id": case "user_name": case "work_dir": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {

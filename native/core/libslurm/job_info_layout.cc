@@ -74,6 +74,7 @@ constexpr JobInfoField kFields[] = {
     // 24.11 widened the reason to 32 bits.
     {"state_reason",
      {{K::U32, offsetof(slurm_job_info_t, state_reason)}, {K::U16, offsetof(JobInfo2205, state_reason)}}},
+    SAME(state_desc, String),
     SAME(std_err, String),
     SAME(std_in, String),
     SAME(std_out, String),
