@@ -290,7 +290,7 @@ export interface JobEnding {
  * exit_code, the derived exit code, and the end time. A job cancelled
  * (job_signal) or past its time limit (job_time_limit, reason FAIL_TIMEOUT)
  * has finished before its script or step reports; _job_complete then only
- * fills in the exit code that was still 0. A real 22.05 gave a batch job
+ * fills in the exit code that was still 0. A real 22.05 and 24.11 gave a batch job
  * cancelled while its script slept CANCELLED, exit code 15 (SIGTERM),
  * reason 0, and one past its time limit TIMEOUT, 15, FAIL_TIMEOUT.
  */
