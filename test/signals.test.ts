@@ -162,6 +162,27 @@ describe('plugstack run and signals', () => {
     expect(code).toBe(0);
   });
 
+  it('Ctrl-Z, the tasks end meanwhile, then fg: SIGCONT is still said, and the exit reported', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const ended = path.join(dir, 'ended');
+    const run = runCli(['run', '--conf', conf, '-n', '1', 'sh', '-c', `perl -e 'select(undef, undef, undef, 0.3)' ${tag}; touch ${ended}; exit 3`], dir);
+    await tasksRunning(tag, 1);
+    // Stopped as a terminal's Ctrl-Z stops it: Node alone (its hosts and the task run on).
+    run.child.kill('SIGSTOP');
+    for (let i = 0; i < 200 && !fs.existsSync(ended); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(fs.existsSync(ended)).toBe(true);
+    // The step's end has reached Node's socket by now.
+    await new Promise((r) => setTimeout(r, 500));
+    run.child.kill('SIGCONT');
+    const { code, stderr } = await run.done;
+    // A real 22.05 in a terminal (stopped while the tasks ran, fg after they
+    // ended): 'srun: got SIGCONT', the task's exit line, exit 3. Which of the
+    // two comes first is a race between srun's signal and message threads.
+    expect(stderr.trim().split('\n').sort()).toEqual(['srun: error: node0: task 0: Exited with exit code 3', 'srun: got SIGCONT']);
+    expect(code).toBe(3);
+  });
+
   it('SIGALRM once -W has set its alarm: the step is terminated now, as at the alarm', async () => {
     const { dir, conf } = emptyStack();
     const tag = uniqueTag();

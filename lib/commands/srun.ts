@@ -462,7 +462,12 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     cancelled = true;
     abort();
   };
+  // srun's signal thread takes signals from the launch to fini_srun, which
+  // ends it after the step: a SIGCONT is said even once the step is over
+  // (Ctrl-Z, the tasks end meanwhile, then fg), until srun finishes.
+  let signalThreadEnded = false;
   control.onSignal((signal) => {
+    if (signal === 'SIGCONT') return signalThreadEnded ? undefined : console.log('info', 'got SIGCONT');
     if (!control.stepRunning) return dieOf(signal);
     if (signal === 'SIGINT') {
       const now = Date.now();
@@ -483,7 +488,6 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     // Any other signal of srun's set goes to the tasks as it is
     // (launch_g_fwd_signal): slurmstepd signals each task's process group.
     if (signal === 'SIGUSR1' || signal === 'SIGUSR2') return control.signalStep(SIG[signal]);
-    if (signal === 'SIGCONT') return console.log('info', 'got SIGCONT');
     // SIGALRM means something only once -W's alarm is set.
     if (signal === 'SIGALRM') return maxWaitTimer === undefined ? undefined : alarm();
     // SIGPIPE: the tasks are killed, without a word of srun's own (_handle_pipe).
@@ -686,6 +690,9 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // run once it has (spare-host.ts).
   if (!existing && !jc && !control.timedOut) await prestartEpilogs(stack, job, jobEnd(raw, result.steps), scriptContext, control);
   await done(exitCode);
+  // srun has ended (fini_srun joined its signal thread after completing the
+  // job): a SIGCONT that came in with the step's end was taken before this.
+  signalThreadEnded = true;
   if (job.endTime !== undefined && Date.now() >= job.endTime) timedOut = true;
   const state: JobRecord['state'] = timedOut ? 'TIMEOUT' : cancelled ? 'CANCELLED' : raw === 0 ? 'COMPLETED' : 'FAILED';
   return endJob(state, raw);
