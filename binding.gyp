@@ -136,6 +136,7 @@
         "native/core/lifecycle/slurm_signals.cc",
         "native/core/lifecycle/slurm_limits.cc",
         "native/core/lifecycle/user_env.cc",
+        "native/core/lifecycle/terminal_command.cc",
         "native/core/mpi/mpi_client.cc",
         "native/core/mpi/mpi_daemon.cc",
         "native/core/mpi/mpi_plugin.cc",
@@ -296,7 +297,7 @@
     },
     {
       "target_name": "plugstack",
-      "sources": ["<@(pure_core_sources)", "native/addon/addon.cc", "native/addon/polled_socket.cc", "native/addon/descriptors.cc", "native/addon/event_slots.cc", "native/addon/signals.cc", "native/addon/spawn.cc"],
+      "sources": ["<@(pure_core_sources)", "native/addon/addon.cc", "native/addon/polled_socket.cc", "native/addon/descriptors.cc", "native/addon/event_slots.cc", "native/addon/signals.cc", "native/addon/spawn.cc", "native/addon/terminal.cc"],
       "include_dirs": [
         "<@(core_include)",
         "<!(node -p \"require('node-addon-api').include_dir\")"

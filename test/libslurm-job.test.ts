@@ -122,6 +122,22 @@ describe('slurm_load_job', () => {
     expect(Number(record.end_time) - Number(record.start_time)).toBe(5 * 60);
   });
 
+  it("names salloc's job 'interactive' whatever its command, -J's name with -J (a real 22.05's scontrol: JobName=interactive, Command=(null))", async () => {
+    const { dir, log, stack } = await probeStack('');
+    const r = await stack.salloc({ args: ['-n', '1', 'srun', '-n', '1', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+    expect(r.exitCode).toBe(0);
+    const named = await stack.salloc({ args: ['-n', '1', '-J', 'mine', 'srun', '-n', '1', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
+    expect(named.exitCode).toBe(0);
+    const records = readProbe(log).map((l) => recordOf(l));
+    // The inner srun's local_user_init and its task's task_init, per salloc.
+    expect(records.map((x) => [x.job_id, x.name, x.command])).toEqual([
+      [String(r.job!.jobId), 'interactive', '(null)'],
+      [String(r.job!.jobId), 'interactive', '(null)'],
+      [String(named.job!.jobId), 'mine', '(null)'],
+      [String(named.job!.jobId), 'mine', '(null)'],
+    ]);
+  });
+
   it('gives a step launched through the API a record of its own step', async () => {
     const { dir, log, stack } = await probeStack('');
     const step = await stack.launchStep({ argv: ['true'], nodes: 2, ntasks: 2, jobId: 77, cwd: dir, env: { PATH: '/usr/bin:/bin' } });

@@ -206,6 +206,23 @@ describe('salloc', () => {
     expect(lines.map((l) => l.callback)).toEqual(['init', 'init_post_opt', 'exit']);
   });
 
+  it('--no-shell: the allocation alone, no command; salloc ends once it is granted (exit callbacks), plugstack cancels the job', async () => {
+    const { result, lines, dir } = await recordCommand('salloc', [], ['--no-shell', '-n', '1', 'touch', 'ran'], { slurmVersion: '22.05' });
+    expect(result.exitCode).toBe(0);
+    expect(fs.existsSync(path.join(dir, 'ran'))).toBe(false);
+    const id = result.job!.jobId;
+    // A real 22.05: 'Granted job allocation N', exit 0, the job RUNNING
+    // until scancel (then CANCELLED, ExitCode=0:0).
+    expect(result.stderr).toBe(
+      `salloc: Granted job allocation ${id}\n` +
+        `plugstack: salloc --no-shell leaves job ${id} allocated until scancel or its time limit; plugstack cancels it as salloc ends\n`,
+    );
+    expect(result.job).toMatchObject({ state: 'CANCELLED', exitCode: 0 });
+    // salloc's own callbacks, its exit included; then the job's epilog.
+    expect(lines.filter((l) => l.fields.ctx === String(ALLOCATOR)).map((l) => l.callback)).toEqual(['init', 'init_post_opt', 'exit']);
+    expect(lines.some((l) => l.callback === 'job_epilog')).toBe(true);
+  });
+
   it('looks its command up as _fork_command does: along PATH, then its directory; error_exit when none is found or it does not exec', async () => {
     const missing = await recordCommand('salloc', [], ['/nonexistent/cmd'], { env: { SLURM_EXIT_ERROR: '7' } });
     expect(missing.result.exitCode).toBe(7);

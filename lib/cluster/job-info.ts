@@ -93,6 +93,8 @@ export interface DescribeJob {
   timeLimitMs?: number;
   /** sbatch --wrap. */
   wrap?: boolean;
+  /** salloc --no-shell. */
+  noShell?: boolean;
 }
 
 /** The record of a job srun, sbatch or salloc is about to create. */
@@ -113,8 +115,10 @@ export function describeJob(d: DescribeJob): JobDescription {
     if (first !== undefined) command = searchPath(workDir, first, { cwdLast: false, accessMode: fs.constants.R_OK, testExec: false, pathVar: d.env.PATH }) ?? first;
     // A script read from standard input names no job: sbatch sends "sbatch".
     name ??= first !== undefined ? path.basename(first) : d.wrap ? 'wrap' : 'sbatch';
-  } else if (first !== undefined) {
-    name ??= path.basename(first);
+  } else if (d.command === 'salloc') {
+    // salloc's opt.c: -J, else "no-shell" for an allocation alone, else
+    // "interactive" whatever its command (a real 22.05's scontrol said so).
+    name ??= d.noShell ? 'no-shell' : 'interactive';
   }
   // sbatch makes its -i, -o and -e paths absolute against its working
   // directory, the script's input /dev/null without -i; srun and salloc

@@ -54,6 +54,8 @@ export interface Builtins {
    * sends nothing and waits for the command.
    */
   killCommand?: NodeJS.Signals | number;
+  /** salloc --no-shell: the allocation alone; salloc runs no command and ends once it is granted. */
+  noShell: boolean;
 }
 
 /**
@@ -106,6 +108,7 @@ export function readBuiltins(settings: BuiltinOptionSetting[], cwd?: string): Bu
     getUserEnv: settings.some((s) => s.name === 'get-user-env'),
     testOnly: settings.some((s) => s.name === 'test-only'),
     parsable: settings.some((s) => s.name === 'parsable'),
+    noShell: settings.some((s) => s.name === 'no-shell'),
     memZero: ['mem', 'mem-per-cpu'].some((name) => Number.parseInt(value(name) ?? '', 10) === 0),
   };
   const set = <K extends keyof Builtins>(k: K, v: Builtins[K] | undefined) => {

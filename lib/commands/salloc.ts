@@ -16,7 +16,7 @@ import { withCommand, type CommandRun } from './command-run.js';
 import { CommandConsole } from './console.js';
 import { allocationEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
 import { drainedBy, jobEnd, runEpilogs } from '../cluster/job-scripts.js';
-import { innerResults, srunShim } from '../cluster/jobs.js';
+import { innerResults, srunShim, type Job } from '../cluster/jobs.js';
 import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { sallocEnvInOrder } from '../cluster/env-order.js';
 import { requestJob } from './allocate.js';
@@ -26,6 +26,7 @@ import type { CommandStack } from './srun.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
 import { releaseRules } from '../releases.generated.js';
 import { compressHostlist } from '../step/layout.js';
+import { checkTerminal, takeTerminal, type SallocTerminal } from './salloc-terminal.js';
 
 /** salloc's exit status for its command (salloc.c): a user's kill signal counts as success. */
 export function sallocExitCode(status: number): number {
@@ -70,7 +71,7 @@ function startCommand(
   cwd: string,
   console: CommandConsole,
   errorExit: number,
-  io: { stdin?: string | Buffer | NodeJS.ReadableStream; terminal?: boolean },
+  io: { stdin?: string | Buffer | NodeJS.ReadableStream; terminal?: boolean; jobControl?: SallocTerminal },
 ): LocalCommand {
   // _fork_command's child looks the command up along PATH, then in the
   // working directory (search_path), and ends with error_exit when it finds
@@ -90,15 +91,19 @@ function startCommand(
   if (found === undefined) return failed(`Unable to find command "${argv[0]}"`);
   const input = io.stdin;
   const shared = ownDescriptor(input);
-  // On a terminal the command stays in the terminal's process group, as
-  // salloc makes it the foreground one; elsewhere it leads a group of its own.
-  const foreground = io.terminal === true && shared && (input as { isTTY?: boolean }).isTTY === true;
-  const child = childProcess().spawn(found, argv.slice(1), {
-    argv0: argv[0]!,
+  // An interactive salloc's command leads its own group, the terminal's
+  // foreground one (salloc-terminal.ts). On a terminal salloc does not
+  // control, the command stays in salloc's process group; elsewhere it
+  // leads a group of its own.
+  const jobControl = io.jobControl;
+  const foreground = jobControl === undefined && io.terminal === true && shared && (input as { isTTY?: boolean }).isTTY === true;
+  const spawned = jobControl ? jobControl.command(found, argv, errorExit) : { file: found, args: argv.slice(1) };
+  const child = childProcess().spawn(spawned.file, spawned.args, {
+    ...(jobControl ? {} : { argv0: argv[0]! }),
     cwd,
     env: environment,
     stdio: [shared ? (input as unknown as NodeJS.ReadStream) : input === undefined ? 'ignore' : 'pipe', io.terminal ? 'inherit' : 'pipe', io.terminal ? 'inherit' : 'pipe'],
-    detached: !foreground,
+    detached: !foreground && !jobControl,
   });
   if (!shared && input !== undefined && child.stdin) {
     child.stdin.on('error', () => {});
@@ -129,6 +134,24 @@ function startCommand(
     });
   });
   return { signal, status };
+}
+
+/**
+ * salloc --no-shell: salloc exits 0 once the allocation is granted (its
+ * exit callbacks run at that exit), leaving the job running until scancel
+ * or its time limit. A plugstack job ends with its command: it is
+ * cancelled as scancel would (a real 22.05's record: CANCELLED, exit code
+ * 0), and its epilog runs.
+ */
+async function allocationAlone(stack: CommandStack, run: CommandRun, job: Job): Promise<CommandResult> {
+  const { console, client, control, result, finish } = run;
+  console.log('info', `salloc --no-shell leaves job ${job.id} allocated until scancel or its time limit; plugstack cancels it as salloc ends`, 'plugstack');
+  client.exit(0);
+  await finish(0);
+  const context = { owner: control, uid: process.getuid!(), gid: process.getgid!(), workDir: job.description?.workDir ?? process.cwd(), jobControlEnv: client.record.jobControlEnv };
+  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(stack, job, jobEnd(0, [], 'CANCELLED'), context)));
+  result.job = { jobId: job.id, state: 'CANCELLED', exitCode: 0, nodes: job.nodes, drained: drainedBy(result.jobScripts) };
+  return result;
 }
 
 export function runSalloc(stack: CommandStack, options: WordCommandOptions): Promise<CommandResult> {
@@ -162,6 +185,15 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
     client.exit(ready.errorExit);
     return finish(ready.errorExit);
   }
+  // Job control, when the command gets the CLI's own terminal: salloc's
+  // check of its standard input, before the allocation.
+  const stdinFd = options.terminal && !b.noShell && ownDescriptor(options.stdin) ? options.stdin.fd : undefined;
+  const terminalCheck = stdinFd === undefined ? undefined : checkTerminal(stdinFd);
+  if (terminalCheck === 'no controlling terminal') {
+    console.log('error', 'no controlling terminal: please set --no-shell');
+    client.exit(ready.errorExit);
+    return finish(ready.errorExit);
+  }
   // salloc catches its signals before it asks for the allocation.
   client.allocated();
   const job = requestJob(stack.cluster, 'salloc', b, nodes, console, { argv: ready.positional.length ? ready.positional : [env.SHELL || '/bin/sh'], cwd, env }, slurmdEnv(stack.hostEnv, stack.slurmConf?.path ?? env.SLURM_CONF));
@@ -176,6 +208,7 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   if (releaseRules(stack.slurmVersion).client.sallocNodesReady) console.log('info', `Nodes ${compressHostlist(names)} are ready for job`);
   // cli_filter post_submit (stepid NO_VAL) once the allocation is granted.
   await client.postSubmit(job.id, NO_VAL);
+  if (b.noShell) return allocationAlone(stack, run, job);
 
   const command = ready.positional.length ? ready.positional : [env.SHELL || '/bin/sh'];
   // -n, else --ntasks-per-node times the nodes (salloc then exports the count as if given).
@@ -203,9 +236,13 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   await jc?.begin();
   await jc?.startExtern();
 
+  // Interactive: salloc takes the terminal now, and gives it back at its end.
+  const jobControl = terminalCheck === 'interactive' && stdinFd !== undefined ? takeTerminal(stdinFd) : undefined;
+  if (jobControl) control.atClose(() => jobControl.restore());
   const local = startCommand(command, jobEnv, b.chdir ?? cwd, console, ready.errorExit, {
     ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
     ...(options.terminal ? { terminal: true } : {}),
+    ...(jobControl ? { jobControl } : {}),
   });
   control.atClose(() => local.signal('SIGKILL'));
   // The allocation ends under the command: slurmctld revokes it and salloc
@@ -254,6 +291,7 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
           Math.max(0, job.endTime - Date.now()),
         );
   const status = await local.status;
+  jobControl?.commandEnded();
   clearTimeout(limit);
   if (!ended && !diedOf) console.log('info', `Relinquishing job allocation ${job.id}`);
   const exitCode = diedOf ? 128 + os.constants.signals[diedOf] : sallocExitCode(status);

@@ -95,6 +95,22 @@ export interface NativeBinding {
    * session of its own. The pid; throws an Error with errno when it cannot run.
    */
   spawnDetached(file: string, argv: string[], env: string[], fd: number): number;
+  /**
+   * An interactive salloc's terminal calls (native/addon/terminal.cc). terminalState: null when fd
+   * is no terminal, else its foreground process group (-errno when it has none), this process's
+   * group and its parent's.
+   */
+  terminalState(fd: number): { foreground: number; own: number; parent: number } | null;
+  /** The terminal's mode (struct termios), to give back to setTerminalMode; null when fd is no terminal. */
+  terminalMode(fd: number): Buffer | null;
+  /** tcsetattr(TCSANOW) with SIGTTOU blocked: 0 or errno. */
+  setTerminalMode(fd: number, mode: Buffer): number;
+  /** tcsetpgrp with SIGTTOU blocked: 0 or errno. */
+  setForegroundGroup(fd: number, pgid: number): number;
+  /** setpgid(0, 0): 0 or errno. */
+  leadProcessGroup(): number;
+  /** SIGTSTP, SIGTTIN and SIGTTOU ignored by this process from now on. */
+  ignoreJobControlSignals(): void;
   /** waitpid(pid, WNOHANG): the raw wait status, or null while it runs; throws an Error with errno. */
   reapProcess(pid: number): number | null;
   /**

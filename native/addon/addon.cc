@@ -20,6 +20,7 @@
 #include "event_slots.h"
 #include "signals.h"
 #include "spawn.h"
+#include "terminal.h"
 #include "config/slurm_conf.h"
 #include "rules/builtin_checks.h"
 #include "rules/builtin_options.h"
@@ -276,6 +277,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   registerPolledSocket(env, exports);
   registerSignals(env, exports);
   registerSpawn(env, exports);
+  registerTerminal(env, exports);
   return exports;
 }
 

@@ -1,0 +1,84 @@
+/**
+ * salloc on a terminal (lib/commands/salloc-terminal.ts): its command leads
+ * the terminal's foreground process group, so Ctrl-C reaches the command
+ * alone and Ctrl-Z stops nothing; the terminal goes back to salloc's parent
+ * at the end. Run in a real pseudo-terminal that util-linux's `script`
+ * opens, as a job of the shell there, keys typed into it through script's
+ * input. What a real 22.05 salloc did in the same
+ * terminal is quoted at each test.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot, tempDir, writeFile } from './helpers/plugins.js';
+
+const cli = path.join(repoRoot, 'bin', 'plugstack.cjs');
+const TICKS = "for i in 1 2 3; do echo tick $i; sleep 0.5; done; exit 3";
+
+/**
+ * Runs `shell` in a new pseudo-terminal, its commands as jobs unless `jobs`
+ * is false; once `waitFor` shows in its output, types `key`. The output,
+ * with the terminal's \r\n as \n, and script's exit status (its command's).
+ */
+function inTerminal(shell: string, options: { waitFor?: string; key?: string; jobs?: boolean } = {}): Promise<{ out: string; code: number | null }> {
+  const { waitFor, key, jobs = true } = options;
+  // set -m: the shell runs each command as a job of its own, in a process
+  // group of its own, as an interactive shell does; `exit $?` keeps it from
+  // exec'ing the last one. (A command in the session leader's group, which
+  // the kernel treats as orphaned, is never stopped by the terminal.)
+  const child = spawn('script', ['-qfec', jobs ? `set -m; ${shell}; exit $?` : shell, '/dev/null'], { cwd: tempDir(), env: { ...process.env, PATH: '/usr/bin:/bin' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let typed = false;
+  child.stdout!.on('data', (c: Buffer) => {
+    out += c;
+    if (!typed && key !== undefined && waitFor !== undefined && out.includes(waitFor)) {
+      typed = true;
+      child.stdin!.write(key);
+    }
+  });
+  child.stderr!.on('data', (c: Buffer) => (out += c));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ out: out.replace(/\r\n/g, '\n'), code })));
+}
+
+function alloc(conf: string, extra = ''): string {
+  return `node ${cli} alloc --conf ${conf} --slurm-version 22.05 ${extra} -n 1 sh -c '${TICKS}'`;
+}
+
+describe('salloc on a terminal', () => {
+  const conf = writeFile(tempDir(), 'plugstack.conf', '');
+
+  it('Ctrl-C reaches the command alone: it dies, salloc relinquishes the allocation (exit 0), nothing revoked', async () => {
+    const { out, code } = await inTerminal(alloc(conf), { waitFor: 'tick 1', key: '\x03' });
+    // A real 22.05: 'tick 1', ^C, 'salloc: Relinquishing job allocation N', exit 0.
+    expect(out).toMatch(/^salloc: Granted job allocation (\d+)\ntick 1\n\^Csalloc: Relinquishing job allocation \1\n$/);
+    expect(code).toBe(0);
+  });
+
+  it('Ctrl-Z stops nothing: the command runs to its end, and salloc ends with its status', async () => {
+    const { out, code } = await inTerminal(alloc(conf), { waitFor: 'tick 1', key: '\x1a' });
+    // A real 22.05: ^Z echoed, the ticks go on, 'Relinquishing', exit 3.
+    expect(out).toMatch(/^salloc: Granted job allocation (\d+)\ntick 1\n\^Ztick 2\ntick 3\nsalloc: Relinquishing job allocation \1\n$/);
+    expect(code).toBe(3);
+  });
+
+  it("gives the terminal back to its parent's process group at the end", async () => {
+    // The shell leads the terminal's session and, running no jobs, keeps
+    // its foreground group for salloc; salloc took the terminal for a group
+    // of its own, then for its command's; the shell's group has it after.
+    const { out } = await inTerminal(`${alloc(conf)}; echo status=$?; ps -o pgid=,tpgid= -p $$`, { jobs: false });
+    const [pgid, tpgid] = out.trim().split('\n').at(-1)!.trim().split(/\s+/);
+    expect(out).toContain('status=3\n');
+    expect(tpgid).toBe(pgid);
+  });
+
+  it('a terminal that is not its controlling one: "no controlling terminal", error_exit, before any allocation', async () => {
+    // setsid: a session without a controlling terminal, the pseudo-terminal still its input.
+    const { out, code } = await inTerminal(`setsid -w ${alloc(conf)}`);
+    // A real 22.05 said so and exited 1; with --no-shell it granted the allocation.
+    expect(out).toBe('salloc: error: no controlling terminal: please set --no-shell\n');
+    expect(code).toBe(1);
+    const noShell = await inTerminal(`setsid -w ${alloc(conf, '--no-shell')}`);
+    expect(noShell.out).toMatch(/^salloc: Granted job allocation \d+\n/);
+    expect(noShell.code).toBe(0);
+  });
+});
