@@ -22,6 +22,8 @@ namespace {
 // SIGTTOU is blocked or ignored (POSIX tcsetpgrp, tcsetattr): salloc
 // blocks it (and SIGTTIN) for these calls. Here only in the calling
 // thread, and only for the call: Node's other threads never take them.
+// (sigprocmask: on Linux the calling thread's mask, as pthread_sigmask's,
+// whose glibc 2.32 version the glibc floor keeps out: native/compat/.)
 class TerminalSignalsBlocked {
  public:
   TerminalSignalsBlocked() {
@@ -29,9 +31,9 @@ class TerminalSignalsBlocked {
     sigemptyset(&set);
     sigaddset(&set, SIGTTOU);
     sigaddset(&set, SIGTTIN);
-    pthread_sigmask(SIG_BLOCK, &set, &saved_);
+    sigprocmask(SIG_BLOCK, &set, &saved_);
   }
-  ~TerminalSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
+  ~TerminalSignalsBlocked() { sigprocmask(SIG_SETMASK, &saved_, nullptr); }
   TerminalSignalsBlocked(const TerminalSignalsBlocked&) = delete;
   TerminalSignalsBlocked& operator=(const TerminalSignalsBlocked&) = delete;
 
