@@ -13,7 +13,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stateDir } from '../lib/cluster/state-dir.js';
 import { Plugstack } from '../lib/plugstack.js';
-import { repoRoot, tempDir, writeFile } from './helpers/plugins.js';
+import { compilePlugin, repoRoot, tempDir, writeFile } from './helpers/plugins.js';
 import { uniqueTag } from './helpers/processes.js';
 import { execFileSync } from 'node:child_process';
 
@@ -181,6 +181,44 @@ describe('plugstack run and signals', () => {
     // two comes first is a race between srun's signal and message threads.
     expect(stderr.trim().split('\n').sort()).toEqual(['srun: error: node0: task 0: Exited with exit code 3', 'srun: got SIGCONT']);
     expect(code).toBe(3);
+  });
+
+  it("a signal once the job has ended does not cut its epilog short: the first says so, a second stops it", async () => {
+    const dir = tempDir();
+    const plugin = compilePlugin('wait_file.c');
+    const conf = writeFile(dir, 'plugstack.conf', `required ${plugin} epilog=${dir}\n`);
+    const file = (name: string) => path.join(dir, name);
+    const started = async () => {
+      for (let i = 0; i < 400 && !fs.existsSync(file('started')); i++) await new Promise((r) => setTimeout(r, 25));
+      expect(fs.existsSync(file('started'))).toBe(true);
+    };
+    const notice = /^plugstack: job (\d+) has ended; its epilog runs to its end, as slurmd runs it \(a second signal stops it\)$/m;
+    for (const command of [['run', '-n', '1', 'true'], ['alloc', '-n', '1', 'true'], ['batch', '-W', '--wrap', 'true']]) {
+      for (const name of ['started', 'go', 'done']) fs.rmSync(file(name), { force: true });
+      const [verb, ...args] = command;
+      const run = runCli([verb!, '--conf', conf, ...args], dir);
+      await started();
+      // On a cluster the command has returned by now: the epilog is slurmd's.
+      run.child.kill('SIGINT');
+      for (let i = 0; i < 200 && !notice.test(run.stderrSoFar()); i++) await new Promise((r) => setTimeout(r, 25));
+      fs.writeFileSync(file('go'), '');
+      const { code, stderr } = await run.done;
+      expect(stderr, verb).toMatch(notice);
+      expect(fs.existsSync(file('done')), verb).toBe(true);
+      expect(code, verb).toBe(0);
+    }
+    // A second signal: plugstack's own way out, said.
+    for (const name of ['started', 'go', 'done']) fs.rmSync(file(name), { force: true });
+    const run = runCli(['run', '--conf', conf, '-n', '1', 'true'], dir);
+    await started();
+    run.child.kill('SIGINT');
+    for (let i = 0; i < 200 && !notice.test(run.stderrSoFar()); i++) await new Promise((r) => setTimeout(r, 25));
+    run.child.kill('SIGTERM');
+    const { code, stderr } = await run.done;
+    expect(stderr).toMatch(/^plugstack: job \d+'s epilog stopped by SIGTERM$/m);
+    expect(fs.existsSync(file('done'))).toBe(false);
+    expect(code).toBe(0);
+    expect(await gone([`--parent ${run.child.pid}`])).toEqual([]);
   });
 
   it('SIGALRM once -W has set its alarm: the step is terminated now, as at the alarm', async () => {

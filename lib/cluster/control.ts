@@ -182,6 +182,25 @@ export class CommandControl {
     for (const s of this.pending.splice(0)) handler(s);
   }
 
+  /**
+   * The command has ended and so has its job: what runs now (the job's
+   * epilog) is slurmd's, which on a cluster no signal to the command
+   * reaches, since the command has returned. It runs to its end; the first
+   * signal says so, a second stops it.
+   */
+  jobEnding(jobId: number, say: (line: string) => void): void {
+    let told = false;
+    this.onSignal((signal) => {
+      if (signal === 'SIGCONT') return;
+      if (!told) {
+        told = true;
+        return say(`job ${jobId} has ended; its epilog runs to its end, as slurmd runs it (a second signal stops it)`);
+      }
+      say(`job ${jobId}'s epilog stopped by ${signal}`);
+      this.killAll();
+    });
+  }
+
   /** What the command does when its time bound passes (default: end everything). */
   onTimeout(handler: () => void): void {
     this.timeoutHandler = handler;

@@ -148,6 +148,7 @@ async function allocationAlone(stack: CommandStack, run: CommandRun, job: Job): 
   console.log('info', `salloc --no-shell leaves job ${job.id} allocated until scancel or its time limit; plugstack cancels it as salloc ends`, 'plugstack');
   client.exit(0);
   await finish(0);
+  control.jobEnding(job.id, (line) => console.log('info', line, 'plugstack'));
   const context = { owner: control, uid: process.getuid!(), gid: process.getgid!(), workDir: job.description?.workDir ?? process.cwd(), jobControlEnv: client.record.jobControlEnv };
   if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(stack, job, jobEnd(0, [], 'CANCELLED'), context)));
   result.job = { jobId: job.id, state: 'CANCELLED', exitCode: 0, nodes: job.nodes, drained: drainedBy(result.jobScripts) };
@@ -293,6 +294,9 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   const status = await local.status;
   jobControl?.commandEnded();
   clearTimeout(limit);
+  // The command has ended: salloc relinquishes the allocation and exits; the
+  // job's epilog is slurmd's.
+  control.jobEnding(job.id, (line) => console.log('info', line, 'plugstack'));
   if (!ended && !diedOf) console.log('info', `Relinquishing job allocation ${job.id}`);
   const exitCode = diedOf ? 128 + os.constants.signals[diedOf] : sallocExitCode(status);
   // A salloc that died ran no exit callbacks.

@@ -216,6 +216,9 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
       fs.writeFileSync(stepResultFile(job, stepId), serializeResult(result));
       return result;
     }
+    // srun has ended (fini_srun joined its signal thread; a SIGCONT that came
+    // in with the step's end was taken before this): the rest is slurmd's.
+    control.jobEnding(job.id, (line) => console.log('info', line, 'plugstack'));
     // The job's extern steps end (stepd_delete), then its epilogs (past
     // plugstack's own bound nothing new starts: none), then 22.05's delete.
     await jc?.stopExtern();
@@ -464,10 +467,12 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   };
   // srun's signal thread takes signals from the launch to fini_srun, which
   // ends it after the step: a SIGCONT is said even once the step is over
-  // (Ctrl-Z, the tasks end meanwhile, then fg), until srun finishes.
-  let signalThreadEnded = false;
+  // (Ctrl-Z, the tasks end meanwhile, then fg), until srun finishes; the
+  // others find no step to signal then.
+  let stepEnded = false;
   control.onSignal((signal) => {
-    if (signal === 'SIGCONT') return signalThreadEnded ? undefined : console.log('info', 'got SIGCONT');
+    if (signal === 'SIGCONT') return console.log('info', 'got SIGCONT');
+    if (stepEnded) return;
     if (!control.stepRunning) return dieOf(signal);
     if (signal === 'SIGINT') {
       const now = Date.now();
@@ -594,6 +599,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
       control,
     );
   } finally {
+    stepEnded = true;
     clearTimeout(limit);
     clearTimeout(maxWaitTimer);
     taskOutput.end();
@@ -690,9 +696,6 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // run once it has (spare-host.ts).
   if (!existing && !jc && !control.timedOut) await prestartEpilogs(stack, job, jobEnd(raw, result.steps), scriptContext, control);
   await done(exitCode);
-  // srun has ended (fini_srun joined its signal thread after completing the
-  // job): a SIGCONT that came in with the step's end was taken before this.
-  signalThreadEnded = true;
   if (job.endTime !== undefined && Date.now() >= job.endTime) timedOut = true;
   const state: JobRecord['state'] = timedOut ? 'TIMEOUT' : cancelled ? 'CANCELLED' : raw === 0 ? 'COMPLETED' : 'FAILED';
   return endJob(state, raw);
