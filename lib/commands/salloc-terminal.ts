@@ -44,7 +44,8 @@ export function takeTerminal(fd: number): SallocTerminal {
   const saved = binding.terminalMode(fd);
   binding.ignoreJobControlSignals();
   binding.leadProcessGroup();
-  const own = process.pid;
+  // Its own group now (a session leader's setpgid fails, its group being its pid already).
+  const own = binding.terminalState(fd)?.own ?? process.pid;
   binding.setForegroundGroup(fd, own);
   let restored = false;
   return {
