@@ -42,6 +42,8 @@ export interface ClientRules {
   readonly stepSignalPrefix: string;
   /** srun's -o/-e file (one srun opens itself) whose directory does not exist: srun makes the missing directories (mkdirpath, 0755) and opens it again (24.11's launch_common_set_stdio_fds); 22.05 ends with 'Could not open stdout file: No such file or directory'. */
   readonly outputMakesParents: boolean;
+  /** srun --pty: the descriptor whose terminal size srun reads first (srun.c, set_winsize): 'stdout' (22.05); 'stdin' (24.11, where --pty=N names another and the refusal line says '--pty=N'). Without a terminal there srun says 'ioctl(TIOCGWINSZ): ...' and 'Not using a pseudo-terminal, disregarding --pty option', and runs the step without one. */
+  readonly ptyDescriptor: string;
   /** What salloc completes its job with when a signal of its set (SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2; SIGHUP goes to the command) reaches salloc itself while its command runs (salloc.c _signal_while_allocating): 'cancel', NO_VAL, so the job is CANCELLED with exit code 0 (22.05), or 'status', 128 + the signal, so the job is FAILED with that status and reason FAIL_SIGNAL (24.11; a real 24.11 gave 143 for SIGTERM, 130 for SIGINT, 138 for SIGUSR1). Either way the allocation is revoked and salloc waits for its command. */
   readonly sallocSignalCompletes: string;
 }
@@ -150,7 +152,7 @@ export interface ReleaseRules {
 export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "24.11": {
     identity: {"libslurmSoname":42,"protocolVersion":10752},
-    client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true,"jobOptionsEnvBy":"slurmctld","stepSignalPrefix":"","outputMakesParents":true,"sallocSignalCompletes":"status"},
+    client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true,"jobOptionsEnvBy":"slurmctld","stepSignalPrefix":"","outputMakesParents":true,"ptyDescriptor":"stdin","sallocSignalCompletes":"status"},
     commandEnv: {"launcherVars":{"OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher","HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"sbatchNtasksFromPerNode":false,"launchEnvFromOptsFirst":true,"nodeAliasesNull":false,"exportKeeps":"SLURM,_SLURM_SPANK_OPTION_","sbatchExportNil":true},
     step: {"batchFileLetters":"aAbjJnNstux"},
     taskEnv: {"workingCluster":false},
@@ -161,7 +163,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   },
   "22.05": {
     identity: {"libslurmSoname":38,"protocolVersion":9728},
-    client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false,"jobOptionsEnvBy":"sbatch","stepSignalPrefix":"launch/slurm: _step_signal: ","outputMakesParents":false,"sallocSignalCompletes":"cancel"},
+    client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false,"jobOptionsEnvBy":"sbatch","stepSignalPrefix":"launch/slurm: _step_signal: ","outputMakesParents":false,"ptyDescriptor":"stdout","sallocSignalCompletes":"cancel"},
     commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"sbatchNtasksFromPerNode":true,"launchEnvFromOptsFirst":false,"nodeAliasesNull":true,"exportKeeps":"SLURM","sbatchExportNil":false},
     step: {"batchFileLetters":"aAjJnNstux"},
     taskEnv: {"workingCluster":true},

@@ -10,6 +10,7 @@ import { Plugstack } from '../lib/plugstack.js';
 import { byProcess, contextOf, recordCommand } from './helpers/command.js';
 import { tempDir, writeFile } from './helpers/plugins.js';
 import { recorder } from './helpers/step.js';
+import { inTerminal } from './helpers/terminal.js';
 
 const LOCAL = 1;
 const REMOTE = 2;
@@ -315,6 +316,31 @@ describe('srun: exit statuses and messages', () => {
     await recordCommand('srun', ['option=boom:0:crash'], ['--boom', 'true']);
     await recordCommand('srun', [], ['-n', '2', 'sh', '-c', `perl -e 'sleep 303' ${tag} & echo`]);
     expect(await leftBehind([tag])).toEqual([]);
+  });
+});
+
+describe('srun --pty', () => {
+  it('without a terminal: the two lines of set_winsize, before local_user_init, and the step runs without one (22.05 reads standard output, 24.11 standard input or --pty=N)', async () => {
+    const lines = '(srun: error: ioctl\\(TIOCGWINSZ\\): Inappropriate ioctl for device\n' + 'srun: error: Not using a pseudo-terminal, disregarding --pty%s option\n)';
+    for (const [version, args, shown] of [
+      ['22.05', ['--pty'], ''],
+      ['24.11', ['--pty'], ''],
+      ['24.11', ['--pty=0'], '=0'],
+    ] as const) {
+      const { result, lines: recorded } = await recordCommand('srun', [], [...args, '-n', '1', 'true'], { slurmVersion: version });
+      // A real 22.05 (output to a pipe) printed these two, then the step ran.
+      expect(result.stderr, version).toMatch(new RegExp(`^${lines.replace('%s', shown)}$`));
+      expect(result.exitCode).toBe(0);
+      expect(recorded.some((l) => l.callback === 'local_user_init')).toBe(true);
+    }
+  });
+
+  it('on a terminal: plugstack says it runs task 0 without a pseudo-terminal', async () => {
+    const conf = writeFile(tempDir(), 'plugstack.conf', '');
+    const cli = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bin', 'plugstack.cjs');
+    const { out, code } = await inTerminal(`node ${cli} run --conf ${conf} --pty -n 1 true`);
+    expect(out).toBe('plugstack: warning: srun --pty: task 0 runs without a pseudo-terminal (plugstack does not emulate one)\n');
+    expect(code).toBe(0);
   });
 });
 

@@ -94,7 +94,8 @@ export async function runCommand(command: CommandName, argv: string[], out: Out)
     // command has it (and the terminal, unless the result is printed as
     // JSON), sbatch reads its script from it when none is named.
     stdin: command === 'srun' ? srunInput() : process.stdin,
-    ...(command === 'salloc' && !json && out.stdout === process.stdout ? { terminal: true } : {}),
+    // salloc's command shares the terminal; srun's --pty asks its size.
+    ...(command !== 'sbatch' && !json && out.stdout === process.stdout ? { terminal: true } : {}),
     ...(own.has('pmi-trace') ? { pmiTrace: true } : {}),
   };
   const result =

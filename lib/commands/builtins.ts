@@ -54,6 +54,8 @@ export interface Builtins {
    * sends nothing and waits for the command.
    */
   killCommand?: NodeJS.Signals | number;
+  /** srun --pty[=fd] (24.11 takes a descriptor): '' when given bare. */
+  pty?: string;
   /** salloc --no-shell: the allocation alone; salloc runs no command and ends once it is granted. */
   noShell: boolean;
 }
@@ -150,6 +152,8 @@ export function readBuiltins(settings: BuiltinOptionSetting[], cwd?: string): Bu
   if (array) b.array = array;
   const killCommand = last(settings, 'kill-command');
   if (killCommand) b.killCommand = killSignal(killCommand.value);
+  const pty = last(settings, 'pty');
+  if (pty) b.pty = pty.value ?? '';
   return b;
 }
 

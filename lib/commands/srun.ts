@@ -32,6 +32,7 @@ import { commandRlimitEnv } from '../cluster/limits.js';
 import { srunExportEnv } from '../cluster/export-env.js';
 import { commandEnvRules, entriesOf, SLURM_AUTH_NOBODY, slurmdEnv, srunStepEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { launchEnvInOrder, srunEnvInOrder } from '../cluster/env-order.js';
+import { checkPty } from './srun-pty.js';
 import { drainedBy, jobEnd, prestartEpilogs, prestartPrologs, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
 import { requestJob, willRun } from './allocate.js';
@@ -268,6 +269,9 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // The step exists: cli_filter post_submit, before local_user_init.
   await client.postSubmit(job.id, stepId);
   if (signalled()) return endJob('CANCELLED', 0);
+
+  // --pty: srun asks its terminal's size before setting up the step's environment.
+  if (b.pty !== undefined) checkPty(stack.slurmVersion, b.pty, options.terminal === true, console);
 
   // The job's record, for slurm_load_job in srun and in the step.
   const record = jobRecordOf(job, stack.slurmVersion, { uid, gid, argv: ready.positional, cwd: b.chdir ?? cwd });

@@ -35,9 +35,10 @@ export interface CommandOptions {
    */
   stdin?: string | Buffer | NodeJS.ReadableStream;
   /**
-   * salloc: its command shares this process's standard output and error
-   * (the CLI's terminal) instead of having them captured; what it prints
-   * is then not in the result.
+   * The command's standard descriptors are this process's (the CLI's
+   * terminal). salloc: its command shares this process's standard output
+   * and error instead of having them captured; what it prints is then not
+   * in the result. srun: --pty asks their terminal's size.
    */
   terminal?: boolean;
   /** The command's environment. Default: this process's. */

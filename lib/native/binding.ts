@@ -101,6 +101,8 @@ export interface NativeBinding {
    * group and its parent's.
    */
   terminalState(fd: number): { foreground: number; own: number; parent: number } | null;
+  /** The terminal's size (TIOCGWINSZ), or the errno when fd is none. */
+  terminalSize(fd: number): { rows: number; cols: number } | number;
   /** The terminal's mode (struct termios), to give back to setTerminalMode; null when fd is no terminal. */
   terminalMode(fd: number): Buffer | null;
   /** tcsetattr(TCSANOW) with SIGTTOU blocked: 0 or errno. */

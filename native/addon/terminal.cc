@@ -1,14 +1,16 @@
-// What an interactive salloc does with its terminal (salloc.c, both
-// releases): it decides it is interactive when its standard input is a
-// terminal whose foreground process group is its own, saves the
-// terminal's mode, ignores the job-control signals, makes its command's
-// group the foreground one while the command runs and takes the terminal
-// back after it; at exit it puts the saved mode back and hands the
-// terminal to its parent's group. Node has none of these calls; the policy
-// (when, to whom) is lib/commands/salloc-terminal.ts's.
+// The terminal calls Node lacks. srun --pty first reads its terminal's
+// size (set_winsize). An interactive salloc (salloc.c, both releases)
+// decides it is interactive when its standard input is a terminal whose
+// foreground process group is its own, saves the terminal's mode, ignores
+// the job-control signals, makes its command's group the foreground one
+// while the command runs and takes the terminal back after it; at exit it
+// puts the saved mode back and hands the terminal to its parent's group.
+// The policy (when, to whom) is lib/commands/'s (srun-pty.ts,
+// salloc-terminal.ts).
 #include "terminal.h"
 
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -64,6 +66,19 @@ Napi::Value TerminalState(const Napi::CallbackInfo& info) {
   state.Set("own", getpgrp());
   state.Set("parent", getpgid(getppid()));
   return state;
+}
+
+// terminalSize(fd) -> {rows, cols} (TIOCGWINSZ), or the errno when fd is
+// no terminal: srun --pty reads it first (set_winsize).
+Napi::Value TerminalSize(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!fdArg(info, 1, "terminalSize(fd)")) return env.Undefined();
+  struct winsize ws;
+  if (ioctl(info[0].As<Napi::Number>().Int32Value(), TIOCGWINSZ, &ws) < 0) return Napi::Number::New(env, errno);
+  Napi::Object size = Napi::Object::New(env);
+  size.Set("rows", ws.ws_row);
+  size.Set("cols", ws.ws_col);
+  return size;
 }
 
 // terminalMode(fd) -> the terminal's mode (struct termios) as bytes to
@@ -124,6 +139,7 @@ Napi::Value IgnoreJobControlSignals(const Napi::CallbackInfo& info) {
 void registerTerminal(Napi::Env env, Napi::Object exports) {
   exports.Set("terminalState", Napi::Function::New(env, TerminalState));
   exports.Set("terminalMode", Napi::Function::New(env, TerminalMode));
+  exports.Set("terminalSize", Napi::Function::New(env, TerminalSize));
   exports.Set("setTerminalMode", Napi::Function::New(env, SetTerminalMode));
   exports.Set("setForegroundGroup", Napi::Function::New(env, SetForegroundGroup));
   exports.Set("leadProcessGroup", Napi::Function::New(env, LeadProcessGroup));

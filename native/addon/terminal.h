@@ -1,5 +1,6 @@
-// salloc's job control on a terminal (terminal.cc): which process group
-// has the terminal, handing it over, and its saved mode.
+// The terminal calls of salloc's job control and srun's --pty
+// (terminal.cc): which process group has the terminal, handing it over,
+// its saved mode, its size.
 #pragma once
 
 #include <napi.h>
