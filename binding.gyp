@@ -201,7 +201,14 @@
       "conditions": [
         ["sanitize==0", {
           "sources": ["native/compat/glibc_floor.cc", "native/compat/glibc_floor_dl.cc"],
-          "ldflags": ["<@(glibc_floor_ldflags)", "<@(glibc_floor_dl_ldflags)"]
+          # Each function and datum in a section of its own, and the linker
+          # drops what nothing reaches (the static libstdc++'s among it):
+          # text 2.68 -> 2.15 MB. Every process of a step maps this library,
+          # and a task child faults in its code again 64 KB at a time: a
+          # 16-task launchStep took about 40 fewer page faults and 3% less
+          # time (medians of 7 interleaved pairs, 107.7 -> 104.2 ms).
+          "cflags": ["-ffunction-sections", "-fdata-sections"],
+          "ldflags": ["<@(glibc_floor_ldflags)", "<@(glibc_floor_dl_ldflags)", "-Wl,--gc-sections"]
         }],
         ["sanitize==1", {
           "cflags": ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-g"],
