@@ -47,6 +47,12 @@ export interface CommandRun {
    * is captured.
    */
   finish(exitCode: number): Promise<CommandResult>;
+  /**
+   * The command and its job have ended: what runs now (the job's epilog) is
+   * slurmd's, which a signal no longer cuts short (CommandControl.jobEnding,
+   * its lines plugstack's own).
+   */
+  jobEnded(jobId: number): void;
 }
 
 /** What Slurm's commands do with a slurm.conf they cannot process: its errors, then a fatal line, exit 1. */
@@ -143,7 +149,8 @@ export async function withCommand(
       return result;
     };
     const endings: (() => void)[] = [];
-    const run: CommandRun = { env, cwd, console, client, control, result, timeoutMs, own: (job) => owned.push(job), atEnd: (fn) => endings.push(fn), finish };
+    const jobEnded = (jobId: number) => control.jobEnding(jobId, (line) => console.log('info', line, 'plugstack'));
+    const run: CommandRun = { env, cwd, console, client, control, result, timeoutMs, own: (job) => owned.push(job), atEnd: (fn) => endings.push(fn), finish, jobEnded };
     try {
       await body(run);
     } finally {

@@ -24,7 +24,7 @@ export interface SallocTerminal {
   command(file: string, argv: string[], errorExit: number): { file: string; args: string[] };
   /** After the command: the terminal back to salloc's group. */
   commandEnded(): void;
-  /** At salloc's end: the saved mode back, the terminal to the parent's group. */
+  /** At salloc's end (once: the command's close): the saved mode back, the terminal to the parent's group. */
   restore(): void;
 }
 
@@ -47,15 +47,12 @@ export function takeTerminal(fd: number): SallocTerminal {
   // Its own group now (a session leader's setpgid fails, its group being its pid already).
   const own = binding.terminalState(fd)?.own ?? process.pid;
   binding.setForegroundGroup(fd, own);
-  let restored = false;
   return {
     command: (file, argv, errorExit) => ({ file: hostExecutable(), args: ['foreground', String(errorExit), file, ...argv] }),
     commandEnded: () => {
       binding.setForegroundGroup(fd, own);
     },
     restore: () => {
-      if (restored) return;
-      restored = true;
       if (saved) binding.setTerminalMode(fd, saved);
       const state = binding.terminalState(fd);
       if (state && state.parent > 0) binding.setForegroundGroup(fd, state.parent);

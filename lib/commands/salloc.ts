@@ -15,7 +15,7 @@ import { readBuiltins } from './builtins.js';
 import { withCommand, type CommandRun } from './command-run.js';
 import { CommandConsole } from './console.js';
 import { allocationEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
-import { drainedBy, jobEnd, runEpilogs } from '../cluster/job-scripts.js';
+import { drainedBy, jobEnd, runEpilogs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { innerResults, srunShim, type Job } from '../cluster/jobs.js';
 import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { sallocEnvInOrder } from '../cluster/env-order.js';
@@ -136,6 +136,11 @@ function startCommand(
   return { signal, status };
 }
 
+/** What the job's prolog and epilog helpers run with: salloc's user, its directory, its job-control variables. */
+function scriptContext(run: CommandRun, workDir: string): JobScriptContext {
+  return { owner: run.control, uid: process.getuid!(), gid: process.getgid!(), workDir, jobControlEnv: run.client.record.jobControlEnv };
+}
+
 /**
  * salloc --no-shell: salloc exits 0 once the allocation is granted (its
  * exit callbacks run at that exit), leaving the job running until scancel
@@ -143,14 +148,13 @@ function startCommand(
  * cancelled as scancel would (a real 22.05's record: CANCELLED, exit code
  * 0), and its epilog runs.
  */
-async function allocationAlone(stack: CommandStack, run: CommandRun, job: Job): Promise<CommandResult> {
+async function allocationAlone(stack: CommandStack, run: CommandRun, job: Job, workDir: string): Promise<CommandResult> {
   const { console, client, control, result, finish } = run;
   console.log('info', `salloc --no-shell leaves job ${job.id} allocated until scancel or its time limit; plugstack cancels it as salloc ends`, 'plugstack');
   client.exit(0);
   await finish(0);
-  control.jobEnding(job.id, (line) => console.log('info', line, 'plugstack'));
-  const context = { owner: control, uid: process.getuid!(), gid: process.getgid!(), workDir: job.description?.workDir ?? process.cwd(), jobControlEnv: client.record.jobControlEnv };
-  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(stack, job, jobEnd(0, [], 'CANCELLED'), context)));
+  run.jobEnded(job.id);
+  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(stack, job, jobEnd(0, [], 'CANCELLED'), scriptContext(run, workDir))));
   result.job = { jobId: job.id, state: 'CANCELLED', exitCode: 0, nodes: job.nodes, drained: drainedBy(result.jobScripts) };
   return result;
 }
@@ -209,7 +213,7 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   if (releaseRules(stack.slurmVersion).client.sallocNodesReady) console.log('info', `Nodes ${compressHostlist(names)} are ready for job`);
   // cli_filter post_submit (stepid NO_VAL) once the allocation is granted.
   await client.postSubmit(job.id, NO_VAL);
-  if (b.noShell) return allocationAlone(stack, run, job);
+  if (b.noShell) return allocationAlone(stack, run, job, b.chdir ?? cwd);
 
   const command = ready.positional.length ? ready.positional : [env.SHELL || '/bin/sh'];
   // -n, else --ntasks-per-node times the nodes (salloc then exports the count as if given).
@@ -296,7 +300,7 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   clearTimeout(limit);
   // The command has ended: salloc relinquishes the allocation and exits; the
   // job's epilog is slurmd's.
-  control.jobEnding(job.id, (line) => console.log('info', line, 'plugstack'));
+  run.jobEnded(job.id);
   if (!ended && !diedOf) console.log('info', `Relinquishing job allocation ${job.id}`);
   const exitCode = diedOf ? 128 + os.constants.signals[diedOf] : sallocExitCode(status);
   // A salloc that died ran no exit callbacks.
@@ -310,7 +314,7 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
     result.steps.push(...inner.steps);
     result.jobScripts.push(...(inner.jobScripts ?? []));
   }
-  const context = { owner: control, uid: process.getuid!(), gid: process.getgid!(), workDir: b.chdir ?? cwd, jobControlEnv: client.record.jobControlEnv };
+  const context = scriptContext(run, b.chdir ?? cwd);
   await jc?.stopExtern();
   // A revoked allocation was completed without the command's status (by
   // the signal's, or none: the time limit, 22.05's NO_VAL), and salloc does

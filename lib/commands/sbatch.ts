@@ -187,7 +187,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   if (prologs.some((p) => !p.ok)) {
     // The launch fails; slurmctld requeues the job and holds it. plugstack
     // does not keep jobs, so the job ends here, with its epilogs.
-    control.jobEnding(job.id, (line) => console.log('info', line, 'plugstack'));
+    run.jobEnded(job.id);
     result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(0, []), scriptContext)));
     await jc?.finish();
     result.job = { jobId: job.id, state: 'FAILED', exitCode: 0, nodes: names, drained: drainedBy(result.jobScripts), reason: 'launch failed requeued held' };
@@ -312,7 +312,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   // The job has ended: the epilog on each of its nodes (unless plugstack's
   // own bound has passed: then nothing new starts), which a signal no
   // longer cancels.
-  control.jobEnding(job.id, (line) => console.log('info', line, 'plugstack'));
+  run.jobEnded(job.id);
   await jc?.stopExtern();
   if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(status, result.steps.filter((s) => s !== batch), ended), scriptContext)));
   await jc?.finish();

@@ -219,7 +219,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     }
     // srun has ended (fini_srun joined its signal thread; a SIGCONT that came
     // in with the step's end was taken before this): the rest is slurmd's.
-    control.jobEnding(job.id, (line) => console.log('info', line, 'plugstack'));
+    run.jobEnded(job.id);
     // The job's extern steps end (stepd_delete), then its epilogs (past
     // plugstack's own bound nothing new starts: none), then 22.05's delete.
     await jc?.stopExtern();
