@@ -136,7 +136,7 @@
         "native/core/lifecycle/slurm_signals.cc",
         "native/core/lifecycle/slurm_limits.cc",
         "native/core/lifecycle/user_env.cc",
-        "native/core/lifecycle/terminal_command.cc",
+        "native/core/lifecycle/salloc_command.cc",
         "native/core/mpi/mpi_client.cc",
         "native/core/mpi/mpi_daemon.cc",
         "native/core/mpi/mpi_plugin.cc",

@@ -46,6 +46,15 @@ describe('salloc on a terminal', () => {
     expect(tpgid).toBe(pgid);
   });
 
+  it('input not the terminal: not interactive, and its command still opens the terminal (/dev/tty) of its session', async () => {
+    // A real 22.05, input from /dev/null in the same terminal: 'tty-ok'.
+    // The command leads a group of its own in salloc's session, so the
+    // controlling terminal is still its own.
+    const { out, code } = await inTerminal(`node ${cli} alloc --conf ${conf} --slurm-version 22.05 -n 1 sh -c 'exec 3</dev/tty && echo tty-ok' </dev/null`);
+    expect(out).toMatch(/^salloc: Granted job allocation (\d+)\ntty-ok\nsalloc: Relinquishing job allocation \1\n$/);
+    expect(code).toBe(0);
+  });
+
   it('a terminal that is not its controlling one: "no controlling terminal", error_exit, before any allocation', async () => {
     // setsid: a session without a controlling terminal, the pseudo-terminal still its input.
     const { out, code } = await inTerminal(`setsid -w ${alloc(conf)}`);

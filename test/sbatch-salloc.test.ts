@@ -243,6 +243,19 @@ describe('salloc', () => {
     expect(again.stdout).toBe('mine ran\n');
   });
 
+  it("starts its command as _fork_command does: leading a process group of its own, in salloc's session", async () => {
+    // setpgid, not setsid: a command that opens /dev/tty finds salloc's
+    // terminal, as under Slurm. Fields 5 and 6 of /proc/PID/stat: the
+    // process group and the session.
+    const probe = 'set -- $(cat /proc/$$/stat); echo "pid=$1 pgrp=$5 sid=$6"; set -- $(cat /proc/$PPID/stat); echo "salloc_sid=$6"';
+    const { result } = await recordCommand('salloc', [], ['-n', '1', 'sh', '-c', probe]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const fields = Object.fromEntries(result.stdout.trim().split(/\s+/).map((kv) => kv.split('=') as [string, string]));
+    expect(fields.pgrp).toBe(fields.pid);
+    expect(fields.sid).toBe(fields.salloc_sid);
+    expect(fields.sid).not.toBe(fields.pid);
+  });
+
   it('keeps the job-control env from sbatch to the next srun, through SLURM_SPANK_*', async () => {
     const { result, lines } = await recordCommand('sbatch', ['jcset=init_post_opt:FROM_SBATCH=1', 'jcget=FROM_SBATCH'], [
       '-W',

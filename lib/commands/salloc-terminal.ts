@@ -17,11 +17,8 @@
  * --no-shell".
  */
 import { native } from '../native/binding.js';
-import { hostExecutable } from '../native/paths.js';
 
 export interface SallocTerminal {
-  /** What to spawn instead of the command: plugstack-host's foreground mode, which becomes it. */
-  command(file: string, argv: string[], errorExit: number): { file: string; args: string[] };
   /** After the command: the terminal back to salloc's group. */
   commandEnded(): void;
   /** At salloc's end (once: the command's close): the saved mode back, the terminal to the parent's group. */
@@ -48,7 +45,6 @@ export function takeTerminal(fd: number): SallocTerminal {
   const own = binding.terminalState(fd)?.own ?? process.pid;
   binding.setForegroundGroup(fd, own);
   return {
-    command: (file, argv, errorExit) => ({ file: hostExecutable(), args: ['foreground', String(errorExit), file, ...argv] }),
     commandEnded: () => {
       binding.setForegroundGroup(fd, own);
     },

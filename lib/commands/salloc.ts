@@ -27,6 +27,8 @@ import type { CommandResult, WordCommandOptions } from './types.js';
 import { releaseRules } from '../releases.generated.js';
 import { compressHostlist } from '../step/layout.js';
 import { checkTerminal, takeTerminal, type SallocTerminal } from './salloc-terminal.js';
+import { native } from '../native/binding.js';
+import { hostExecutable } from '../native/paths.js';
 
 /** salloc's exit status for its command (salloc.c): a user's kill signal counts as success. */
 export function sallocExitCode(status: number): number {
@@ -91,19 +93,16 @@ function startCommand(
   if (found === undefined) return failed(`Unable to find command "${argv[0]}"`);
   const input = io.stdin;
   const shared = ownDescriptor(input);
-  // An interactive salloc's command leads its own group, the terminal's
-  // foreground one (salloc-terminal.ts). On a terminal salloc does not
-  // control, the command stays in salloc's process group; elsewhere it
-  // leads a group of its own.
-  const jobControl = io.jobControl;
-  const foreground = jobControl === undefined && io.terminal === true && shared && (input as { isTTY?: boolean }).isTTY === true;
-  const spawned = jobControl ? jobControl.command(found, argv, errorExit) : { file: found, args: argv.slice(1) };
-  const child = childProcess().spawn(spawned.file, spawned.args, {
-    ...(jobControl ? {} : { argv0: argv[0]! }),
+  // The command leads a process group of its own in salloc's session,
+  // interactive or not (_fork_command's setpgid, never a session of its
+  // own: a command that opens /dev/tty finds salloc's terminal). Node's
+  // spawn can only make a session, so plugstack-host makes the group and
+  // becomes the command; for an interactive salloc it also makes that group
+  // the terminal's foreground one (salloc-terminal.ts).
+  const child = childProcess().spawn(hostExecutable(), ['salloc-command', io.jobControl ? 'foreground' : 'group', String(errorExit), found, ...argv], {
     cwd,
     env: environment,
     stdio: [shared ? (input as unknown as NodeJS.ReadStream) : input === undefined ? 'ignore' : 'pipe', io.terminal ? 'inherit' : 'pipe', io.terminal ? 'inherit' : 'pipe'],
-    detached: !foreground && !jobControl,
   });
   if (!shared && input !== undefined && child.stdin) {
     child.stdin.on('error', () => {});
@@ -116,11 +115,13 @@ function startCommand(
   child.stdout?.on('data', (c: Buffer) => console.stdout(c));
   child.stderr?.on('data', (c: Buffer) => console.stderr(c));
   const signal = (sig: NodeJS.Signals | number) => {
-    try {
-      if (child.pid !== undefined) process.kill(foreground ? child.pid : -child.pid, sig);
-    } catch {
-      // the group is gone
-    }
+    if (child.pid === undefined) return;
+    const number = typeof sig === 'number' ? sig : os.constants.signals[sig];
+    if (native().signalProcess(-child.pid, number) !== os.constants.errno.ESRCH) return;
+    // No group yet: the command has not made it (salloc's parent calls
+    // setpgid for it to close that window). It alone gets the signal, while
+    // it has not been reaped (its pid could be another's after).
+    if (child.exitCode === null && child.signalCode === null) native().signalProcess(child.pid, number);
   };
   const status = new Promise<number>((resolve) => {
     child.on('error', (error) => {

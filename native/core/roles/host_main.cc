@@ -2,8 +2,8 @@
 //
 //   plugstack-host <role> --fd <events>[:<commands>] [--parent <pid>]
 //   plugstack-host getenv <rlimit names>   (slurmstepd getenv, for su's login shell)
-//   plugstack-host foreground <error_exit> <file> <argv0> [args...]
-//                                          (an interactive salloc's command)
+//   plugstack-host salloc-command <foreground|group> <error_exit> <file> <argv0> [args...]
+//                                          (salloc's command)
 //
 // The role is chosen at start; the request arrives as the first frame on the
 // socket <n> (Node's end is the other half of the socketpair); <pid> is
@@ -22,7 +22,7 @@
 #include "common/event_slots.h"
 #include "lifecycle/containment.h"
 #include "lifecycle/mount_namespace.h"
-#include "lifecycle/terminal_command.h"
+#include "lifecycle/salloc_command.h"
 #include "lifecycle/user_env.h"
 #include "lifecycle/zygote.h"
 #include "spank/stack.h"
@@ -146,8 +146,8 @@ extern "C" PLUGSTACK_EXPORT int plugstack_host_main(int argc, char** argv) {
   // `slurmstepd getenv`, which the user's login shell runs for slurmd's
   // _get_user_env (lifecycle/user_env.h): the limits of argv[2]'s table.
   if (argc == 3 && std::strcmp(argv[1], "getenv") == 0) return user_env::printLoginEnv(argv[2]);
-  // An interactive salloc's command (lifecycle/terminal_command.h).
-  if (argc >= 2 && std::strcmp(argv[1], "foreground") == 0) return terminal_command::run(argc, argv);
+  // salloc's command (lifecycle/salloc_command.h).
+  if (argc >= 2 && std::strcmp(argv[1], "salloc-command") == 0) return salloc_command::run(argc, argv);
   if ((argc != 4 && argc != 6) || std::strcmp(argv[2], "--fd") != 0) return usage();
   long parent = 0;
   if (argc == 6) {
