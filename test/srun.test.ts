@@ -335,6 +335,20 @@ describe('srun --pty', () => {
     }
   });
 
+  it('24.11: --pty=N that does not start with a digit is fatal once the job exists: exit 1, exit callbacks, the job cancelled and its epilog run', async () => {
+    const { result, lines } = await recordCommand('srun', [], ['--pty=x', '-n', '1', 'true'], { slurmVersion: '24.11' });
+    // A real 24.11: this one line, exit 1; srun's init, init_post_opt and
+    // exit, no local_user_init, no prolog, the job's epilog; the job
+    // CANCELLED with exit code 0:0.
+    expect(result.stderr).toBe('srun: fatal: --pty=x must be numeric file descriptor\n');
+    expect(result.exitCode).toBe(1);
+    expect(lines.filter((l) => l.fields.ctx === '1').map((l) => l.callback)).toEqual(['init', 'init_post_opt', 'exit']);
+    expect(lines.some((l) => l.callback === 'job_prolog')).toBe(false);
+    expect(lines.some((l) => l.callback === 'job_epilog')).toBe(true);
+    expect(result.steps).toEqual([]);
+    expect(result.job).toMatchObject({ state: 'CANCELLED', exitCode: 0 });
+  });
+
   it('on a terminal: plugstack says it runs task 0 without a pseudo-terminal', async () => {
     const conf = writeFile(tempDir(), 'plugstack.conf', '');
     const cli = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'bin', 'plugstack.cjs');

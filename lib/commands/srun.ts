@@ -270,8 +270,16 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   await client.postSubmit(job.id, stepId);
   if (signalled()) return endJob('CANCELLED', 0);
 
-  // --pty: srun asks its terminal's size before setting up the step's environment.
-  if (b.pty !== undefined) checkPty(stack.slurmVersion, b.pty, options.terminal === true, console);
+  // --pty: srun asks its terminal's size before setting up the step's
+  // environment. 24.11's fatal() for a descriptor that is not a number
+  // exits 1 (srun's exit callbacks run at that exit); the job srun made is
+  // cancelled (a real 24.11: CANCELLED, exit code 0, its epilog run), the
+  // step it made inside a job is never launched.
+  if (b.pty !== undefined && checkPty(stack.slurmVersion, b.pty, options.terminal === true, console) === 'fatal') {
+    client.exit(1);
+    await done(1);
+    return endJob('CANCELLED', 0);
+  }
 
   // The job's record, for slurm_load_job in srun and in the step.
   const record = jobRecordOf(job, stack.slurmVersion, { uid, gid, argv: ready.positional, cwd: b.chdir ?? cwd });
