@@ -286,6 +286,17 @@ export const scenarios: Scenario[] = [
   { name: 'salloc with SALLOC_MEM_PER_CPU it cannot read', stack: trace, command: 'salloc', args: ['true'], env: { SALLOC_MEM_PER_CPU: 'xyz' } },
   { name: 'sbatch --nodefile naming a file that does not exist', stack: trace, command: 'sbatch', args: ['--nodefile=no-such-hosts', '--wrap', 'true'] },
   { name: 'salloc --tres-per-task=mem=1 (24.11: fatal)', stack: trace, command: 'salloc', args: ['--tres-per-task=mem=1', 'true'], releases: ['24.11'] },
+  // 24.11 reads --pty=N as a descriptor: one not starting with a digit is
+  // fatal after the allocation and the step (exit callbacks, the epilog).
+  { name: 'srun --pty=x (24.11: fatal once the job exists)', stack: trace, command: 'srun', args: ['--pty=x', '-n', '1', 'true'], releases: ['24.11'] },
+  // _fork_command: the command leads a process group of its own in
+  // salloc's session (setpgid, not setsid), interactive or not.
+  {
+    name: "salloc's command: its own process group, in salloc's session",
+    stack: trace,
+    command: 'salloc',
+    args: ['sh', '-c', 'set -- $(cat /proc/$$/stat); pg=$5; sid=$6; set -- $(cat /proc/$PPID/stat); [ "$pg" = "$$" ] && echo own-group; [ "$sid" = "$6" ] && echo salloc-session; [ "$sid" != "$$" ] && echo not-a-session-leader'],
+  },
   { name: 'sbatch --profile naming no kind of profile', stack: trace, command: 'sbatch', args: ['--profile=bogus', '--wrap', 'true'] },
   // salloc's --kill-command: sig_name2num over each release's signal names.
   { name: 'salloc --kill-command naming no signal', stack: trace, command: 'salloc', args: ['--kill-command=FOO', 'true'] },
