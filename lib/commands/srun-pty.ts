@@ -27,7 +27,7 @@ export function checkPty(slurmVersion: string, pty: string, ownDescriptors: bool
     return 'fatal';
   }
   const fd = named ? Number.parseInt(pty, 10) : ptyDescriptor === 'stdin' ? 0 : 1;
-  const size = ownDescriptors && Number.isInteger(fd) && fd >= 0 ? native().terminalSize(fd) : os.constants.errno.ENOTTY;
+  const size = ownDescriptors ? native().terminalSize(fd) : os.constants.errno.ENOTTY;
   if (typeof size === 'number') {
     // %m: strerror's text.
     console.log('error', `ioctl(TIOCGWINSZ): ${native().slurmStrerror(size)}`);
