@@ -114,27 +114,107 @@ describe('sbatch', () => {
     expect(step.lines.map((l) => l.callback)).toEqual(['init', 'init_post_opt']);
   });
 
-  it('--array is refused as by a Slurm with MaxArraySize=0, with plugstack’s reason; --array= is no array', async () => {
-    const why = (spec: string) => `plugstack: error: plugstack runs no job arrays: its slurmctld refuses --array=${spec} as a Slurm with MaxArraySize=0 does\n`;
-    // From the command line, a #SBATCH line and SBATCH_ARRAY_INX alike, before the partition is looked at.
-    const given = await recordCommand('sbatch', [], ['-p', 'nosuch', '--array=1-3', '--wrap', 'echo ran']);
-    const directive = await recordCommand('sbatch', [], ['job.sh'], { files: { 'job.sh': '#!/bin/sh\n#SBATCH -a 0-4:2\necho ran\n' } });
-    const env = await recordCommand('sbatch', [], ['--wrap', 'echo ran'], { env: { SBATCH_ARRAY_INX: '7' } });
-    for (const [{ result, lines, dir }, spec] of [[given, '1-3'], [directive, '0-4:2'], [env, '7']] as const) {
+  it('--array runs each task as a job of its own, in index order, the last keeping the array’s id', async () => {
+    const script = 'echo task $SLURM_ARRAY_TASK_ID job $SLURM_JOB_ID array $SLURM_ARRAY_JOB_ID of $SLURM_ARRAY_TASK_COUNT min $SLURM_ARRAY_TASK_MIN max $SLURM_ARRAY_TASK_MAX step $SLURM_ARRAY_TASK_STEP; srun true';
+    const { result, lines, dir } = await recordCommand('sbatch', ['items'], ['-W', '--array=1-5:2', '-o', 'out-%A_%a-%j.txt', '--wrap', script]);
+    expect(result.exitCode).toBe(0);
+    const array = result.job!.jobId;
+    expect(result.stdout).toBe(`Submitted batch job ${array}\n`);
+    expect(result.job).toMatchObject({ jobId: array, state: 'COMPLETED', exitCode: 0 });
+    const tasks = result.arrayTasks!;
+    expect(tasks.map((t) => [t.arrayJobId, t.arrayTaskId, t.state])).toEqual([
+      [array, 1, 'COMPLETED'],
+      [array, 3, 'COMPLETED'],
+      [array, 5, 'COMPLETED'],
+    ]);
+    // The first tasks get new ids as they start; the last keeps the array's.
+    const [first, second, last] = tasks.map((t) => t.jobId) as [number, number, number];
+    expect(first).toBeGreaterThan(array);
+    expect(second).toBeGreaterThan(first);
+    expect(last).toBe(array);
+    for (const t of tasks) {
+      const file = path.join(dir, `out-${array}_${t.arrayTaskId}-${t.jobId}.txt`);
+      expect(t.output!.file).toBe(file);
+      expect(fs.readFileSync(file, 'utf8')).toBe(`task ${t.arrayTaskId} job ${t.jobId} array ${array} of 3 min 1 max 5 step 2\n`);
+    }
+    expect(result.output).toBeUndefined();
+    // Each task: its prolog, batch step, srun step and epilog under its own
+    // job id; the batch step's array items are the launch's, the srun
+    // step's its environment's.
+    const prologs = lines.filter((l) => l.callback === 'job_prolog').map((l) => l.fields.S_JOB_ID);
+    expect(prologs).toEqual([`0:${first}`, `0:${second}`, `0:${last}`]);
+    const items = (stepId: string) =>
+      lines.filter((l) => l.callback === 'init' && l.fields.ctx === '2' && l.fields.S_JOB_STEPID === stepId).map((l) => [l.fields.S_JOB_ID, l.fields.S_JOB_ARRAY_ID, l.fields.S_JOB_ARRAY_TASK_ID]);
+    const expected = tasks.map((t) => [`0:${t.jobId}`, `0:${array}`, `0:${t.arrayTaskId}`]);
+    expect(items('0:4294967291')).toEqual(expected);
+    expect(items('0:0')).toEqual(expected);
+    // sbatch's own callbacks run once.
+    expect(contextOf(lines, ALLOCATOR).map((l) => l.callback)).toEqual(['init', 'init_post_opt', 'exit']);
+    expect(result.steps.map((s) => [s.jobId, s.stepId])).toEqual(tasks.flatMap((t) => [[t.jobId, 0xfffffffb], [t.jobId, 0]]));
+  });
+
+  it('outside an array the batch step’s array items are 0 and NO_VAL, an srun step’s its job id and NO_VAL', async () => {
+    const { result, lines } = await recordCommand('sbatch', ['items'], ['-W', '--wrap', 'srun true']);
+    expect(result.exitCode).toBe(0);
+    const job = result.job!.jobId;
+    const init = (stepId: string) => lines.find((l) => l.callback === 'init' && l.fields.ctx === '2' && l.fields.S_JOB_STEPID === stepId)!.fields;
+    expect([init('0:4294967291').S_JOB_ARRAY_ID, init('0:4294967291').S_JOB_ARRAY_TASK_ID]).toEqual(['0:0', '0:4294967294']);
+    expect([init('0:0').S_JOB_ARRAY_ID, init('0:0').S_JOB_ARRAY_TASK_ID]).toEqual([`0:${job}`, '0:4294967294']);
+    expect(result.arrayTasks).toBeUndefined();
+  });
+
+  it('--array: sbatch -W exits with the highest task exit code; slurm-%A_%a.out by default', async () => {
+    const { result, dir } = await recordCommand('sbatch', [], ['-W', '--array=2,1,3%1', '--wrap', 'echo $SLURM_ARRAY_TASK_ID; exit $((4 - SLURM_ARRAY_TASK_ID))']);
+    expect(result.exitCode).toBe(3);
+    const array = result.job!.jobId;
+    expect(result.arrayTasks!.map((t) => [t.arrayTaskId, t.state, t.exitCode >> 8])).toEqual([
+      [1, 'FAILED', 3],
+      [2, 'FAILED', 2],
+      [3, 'FAILED', 1],
+    ]);
+    expect(result.job).toMatchObject({ jobId: array, state: 'FAILED', exitCode: 3 << 8 });
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith('slurm-')).sort()).toEqual([1, 2, 3].map((i) => `slurm-${array}_${i}.out`));
+    expect(fs.readFileSync(path.join(dir, `slurm-${array}_2.out`), 'utf8')).toBe('2\n');
+  });
+
+  it('--array that slurmctld refuses, from the command line, a #SBATCH line or SBATCH_ARRAY_INX; --array= is no array', async () => {
+    // Before the partition is looked at.
+    const given = await recordCommand('sbatch', [], ['-p', 'nosuch', '--array=3-1', '--wrap', 'echo ran']);
+    const directive = await recordCommand('sbatch', [], ['job.sh'], { files: { 'job.sh': '#!/bin/sh\n#SBATCH -a 1001\necho ran\n' } });
+    const env = await recordCommand('sbatch', [], ['--wrap', 'echo ran'], { env: { SBATCH_ARRAY_INX: '1-4:0' } });
+    for (const { result, lines, dir } of [given, directive, env]) {
       expect(result.exitCode).toBe(1);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toBe(`sbatch: error: Batch job submission failed: Invalid job array specification\n${why(spec)}`);
+      expect(result.stderr).toBe('sbatch: error: Batch job submission failed: Invalid job array specification\n');
       expect(result.job).toBeUndefined();
       expect(result.steps).toHaveLength(0);
       expect(fs.readdirSync(dir).filter((f) => f.startsWith('slurm-'))).toEqual([]);
       expect(lines.map((l) => l.callback)).toEqual(['init', 'init_post_opt', 'exit']);
     }
-    const testOnly = await recordCommand('sbatch', [], ['--test-only', '--array=1-3', '--wrap', 'true']);
+    const testOnly = await recordCommand('sbatch', [], ['--test-only', '--array=x', '--wrap', 'true']);
     expect(testOnly.result.exitCode).toBe(1);
-    expect(testOnly.result.stderr).toBe(`allocation failure: Invalid job array specification\n${why('1-3')}`);
+    expect(testOnly.result.stderr).toBe('allocation failure: Invalid job array specification\n');
+    const valid = await recordCommand('sbatch', [], ['--test-only', '--array=0-4:2%2', '--wrap', 'true']);
+    expect(valid.result.exitCode).toBe(0);
+    expect(valid.result.stderr).toMatch(/^sbatch: Job \d+ to start at \S+ using 1 processors on nodes node0 in partition debug\n$/);
     const none = await recordCommand('sbatch', [], ['-W', '--array=', '--wrap', 'echo ran $SLURM_ARRAY_TASK_ID.']);
     expect(none.result.exitCode).toBe(0);
     expect(none.result.output!.text).toBe('ran .\n');
+  });
+
+  it('--array against slurm.conf’s MaxArraySize and max_array_tasks; MaxArraySize=0 refuses every array', async () => {
+    const dir = tempDir();
+    const conf = (name: string, lines: string) => {
+      fs.writeFileSync(path.join(dir, name), `ClusterName=plugstack\n${lines}NodeName=node0 CPUs=2\nPartitionName=debug Nodes=node0 Default=YES\n`);
+      return path.join(dir, name);
+    };
+    const small = conf('small.conf', 'MaxArraySize=4\nSchedulerParameters=max_array_tasks=2\n');
+    const off = conf('off.conf', 'MaxArraySize=0\n');
+    const run = async (slurmConf: string, spec: string) => (await recordCommand('sbatch', [], ['-W', `--array=${spec}`, '-o', '/dev/null', '--wrap', 'true'], { slurmConf })).result;
+    expect((await run(small, '3')).arrayTasks!.map((t) => t.arrayTaskId)).toEqual([3]);
+    expect((await run(small, '0,3')).exitCode).toBe(0);
+    for (const spec of ['4', '1-3']) expect((await run(small, spec)).stderr).toBe('sbatch: error: Batch job submission failed: Invalid job array specification\n');
+    expect((await run(off, '1')).stderr).toBe('sbatch: error: Batch job submission failed: Invalid job array specification\n');
   });
 
   it('-W exits 1 when a signal ended the script, as sbatch reads the job’s exit code (not 128+N)', async () => {

@@ -203,6 +203,8 @@ export interface JobShape {
   partition: string;
   clusterName: string;
   description: JobDescription;
+  /** A task of a job array: array_job_id and array_task_id (0 and NO_VAL otherwise). */
+  array?: { jobId: number; taskId: number };
 }
 
 /** The job's start and end as slurmctld sets them (seconds): it starts at once, ends at its time limit, a year later without one. */
@@ -219,8 +221,8 @@ export function jobInfo(job: JobShape, slurmVersion: string): JobInfo {
   const { start, end } = jobTimes(d);
   return {
     job_id: job.id,
-    array_job_id: 0,
-    array_task_id: NO_VAL,
+    array_job_id: job.array?.jobId ?? 0,
+    array_task_id: job.array?.taskId ?? NO_VAL,
     user_id: d.userId,
     user_name: d.userName,
     group_id: d.groupId,
@@ -316,7 +318,7 @@ export function endedJobInfo(running: JobInfo, end: JobEnding, endTime: number, 
 
 /** The record of a job plugstack created (a job.json from before records were kept gets a stand-in). */
 export function jobRecordOf(
-  job: { id: number; nodes: readonly string[]; ntasks?: number; partition: string; clusterName: string; description?: JobDescription },
+  job: { id: number; nodes: readonly string[]; ntasks?: number; partition: string; clusterName: string; description?: JobDescription; array?: { jobId: number; taskId: number } },
   slurmVersion: string,
   fallback: Parameters<typeof stepJobDescription>[0],
 ): JobInfo {

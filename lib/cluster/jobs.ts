@@ -16,6 +16,7 @@ import { privateDir, stateDir, verifyPrivateDir } from './state-dir.js';
 import { parseResult } from '../commands/serialize.js';
 import type { CommandResult } from '../commands/types.js';
 import type { JobDescription } from './job-info.js';
+import type { ArrayTask } from './job-array.js';
 
 /** The batch step's id (SLURM_BATCH_SCRIPT). */
 export const BATCH_STEP = 0xfffffffb;
@@ -41,6 +42,8 @@ export interface Job {
   description?: JobDescription;
   /** The environment of the job's slurmds, which its steps' slurmstepds inherit (command-env.ts): the same for the sruns inside. */
   slurmdEnv?: Record<string, string>;
+  /** A task of a job array: the array's id and the task's index. */
+  array?: ArrayTask;
 }
 
 export interface JobRequest {
@@ -51,6 +54,7 @@ export interface JobRequest {
   timeLimitMs?: number;
   description?: JobDescription;
   slurmdEnv?: Record<string, string>;
+  array?: ArrayTask;
 }
 
 /** A process's start time (/proc/<pid>/stat field 22): with the pid, it names one process for good. */
@@ -127,6 +131,7 @@ export function createJob(request: JobRequest): Job {
         clusterName: request.clusterName,
         ...(request.description ? { description: request.description } : {}),
         ...(request.slurmdEnv ? { slurmdEnv: request.slurmdEnv } : {}),
+        ...(request.array ? { array: request.array } : {}),
         ...(ntasks !== undefined ? { ntasks } : {}),
         ...(timeLimitMs !== undefined ? { endTime: Date.now() + timeLimitMs } : {}),
       };
@@ -137,6 +142,28 @@ export function createJob(request: JobRequest): Job {
       id++;
     }
   }
+}
+
+/**
+ * The job an array task runs as, when it starts (job-array.ts): the first
+ * tasks split off the array's record with ids of their own, the last keeps
+ * the array's job. Its time limit counts from now.
+ */
+export function arrayTaskJob(arrayJob: Job, task: ArrayTask, last: boolean, timeLimitMs: number | undefined): Job {
+  if (!last)
+    return createJob({
+      nodes: arrayJob.nodes,
+      partition: arrayJob.partition,
+      clusterName: arrayJob.clusterName,
+      array: task,
+      ...(arrayJob.ntasks !== undefined ? { ntasks: arrayJob.ntasks } : {}),
+      ...(timeLimitMs !== undefined ? { timeLimitMs } : {}),
+      ...(arrayJob.description ? { description: { ...arrayJob.description, submitTime: Math.floor(Date.now() / 1000) } } : {}),
+      ...(arrayJob.slurmdEnv ? { slurmdEnv: arrayJob.slurmdEnv } : {}),
+    });
+  const job: Job = { ...arrayJob, array: task, ...(timeLimitMs !== undefined ? { endTime: Date.now() + timeLimitMs } : {}) };
+  fs.writeFileSync(path.join(job.dir, 'job.json'), JSON.stringify(job));
+  return job;
 }
 
 /** The job a process runs in (SLURM_JOB_ID of its environment), if plugstack created it. */

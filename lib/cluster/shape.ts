@@ -7,6 +7,7 @@
  */
 import type { SlurmConf } from '../config/slurm-conf.js';
 import { CLUSTER_NAME, PARTITION } from './names.js';
+import { arrayLimits, type ArrayLimits } from './job-array.js';
 
 export interface Allocation {
   nodes: string[];
@@ -31,6 +32,8 @@ export interface ClusterShape {
    * min_cpus as the command computes it (minCpusOf).
    */
   allocate(count: number, partition?: string, minCpus?: number): Allocation | AllocationError;
+  /** What job arrays may be: MaxArraySize and max_array_tasks (job-array.ts). */
+  arrayLimits: ArrayLimits;
 }
 
 /** _get_job_parts: the partition named is unknown (its name in the message). */
@@ -43,6 +46,7 @@ export function emulatedCluster(): ClusterShape {
   return {
     name: CLUSTER_NAME,
     defaultPartition: PARTITION,
+    arrayLimits: arrayLimits(undefined),
     allocate(count, partition) {
       if (partition !== undefined && partition !== PARTITION) return invalidPartition(partition);
       return { nodes: Array.from({ length: count }, (_, i) => `node${i}`), partition: PARTITION };
@@ -55,13 +59,14 @@ export function configuredCluster(conf: SlurmConf): ClusterShape {
   // A slurm.conf without partitions still runs jobs in plugstack's way.
   if (conf.partitions.length === 0) {
     const own = emulatedCluster();
-    return { ...own, name: conf.clusterName ?? own.name };
+    return { ...own, name: conf.clusterName ?? own.name, arrayLimits: arrayLimits(conf) };
   }
   // The nodes' CPUs as slurm.conf gives them (1 for a node that says none).
   const cpusOf = (names: string[]) => names.reduce((sum, n) => sum + (conf.nodes.find((x) => x.name === n)?.cpus ?? 1), 0);
   return {
     name: conf.clusterName ?? CLUSTER_NAME,
     ...(conf.defaultPartition ? { defaultPartition: conf.defaultPartition.name } : {}),
+    arrayLimits: arrayLimits(conf),
     allocate(count, partition, minCpus = 0) {
       const name = partition ?? conf.defaultPartition?.name;
       // Slurm's answers (slurm_strerror) when the request cannot be met

@@ -10,6 +10,7 @@ import type { Builtins } from './builtins.js';
 import type { CommandConsole } from './console.js';
 import type { CommandName } from './types.js';
 import { compressHostlist } from '../step/layout.js';
+import { parseJobArray, type JobArray } from '../cluster/job-array.js';
 
 const REFUSED: Record<CommandName, string> = {
   srun: 'Unable to allocate resources',
@@ -17,18 +18,15 @@ const REFUSED: Record<CommandName, string> = {
   sbatch: 'Batch job submission failed',
 };
 
-/**
- * _valid_array_inx: plugstack runs no job arrays. Its slurmctld answers
- * sbatch's --array as a real one set with MaxArraySize=0 does ("Job arrays
- * disabled"), before it looks at partitions or nodes, for a submission and
- * for --test-only alike; plugstack then says why, so that no job array
- * runs as one plain job unnoticed.
- */
+/** _valid_array_inx's refusal, before slurmctld looks at partitions or nodes (job-array.ts). */
 const INVALID_ARRAY = 'Invalid job array specification';
 
-function whyNoArray(b: Builtins, console: CommandConsole): void {
-  console.log('error', `plugstack runs no job arrays: its slurmctld refuses --array=${b.array} as a Slurm with MaxArraySize=0 does`, 'plugstack');
+/** The job array sbatch's -a/--array asks for: undefined when it asks for none or slurmctld refuses it. */
+export function requestedArray(cluster: ClusterShape, b: Builtins): JobArray | undefined {
+  return b.array === undefined ? undefined : parseJobArray(b.array, cluster.arrayLimits);
 }
+
+const refusesArray = (cluster: ClusterShape, b: Builtins) => b.array !== undefined && !requestedArray(cluster, b);
 
 /** A new job for the command, or undefined after printing slurmctld's refusal. */
 export function requestJob(
@@ -42,9 +40,8 @@ export function requestJob(
   /** The environment of the job's slurmds (command-env.ts). */
   slurmdEnv?: Record<string, string>,
 ): Job | undefined {
-  if (b.array !== undefined) {
+  if (refusesArray(cluster, b)) {
     console.log('error', `${REFUSED[command]}: ${INVALID_ARRAY}`);
-    whyNoArray(b, console);
     return undefined;
   }
   const allocation = cluster.allocate(nodes, b.partition, minCpusOf(b, nodes));
@@ -90,9 +87,8 @@ function slurmTimeString(d: Date): string {
  * slurm_perror's "allocation failure: ...".
  */
 export function willRun(cluster: ClusterShape, b: Builtins, nodes: number, console: CommandConsole): number {
-  if (b.array !== undefined) {
+  if (refusesArray(cluster, b)) {
     console.stderr(`allocation failure: ${INVALID_ARRAY}\n`);
-    whyNoArray(b, console);
     return 1;
   }
   const minCpus = minCpusOf(b, nodes);

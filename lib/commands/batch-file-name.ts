@@ -1,6 +1,6 @@
 /**
  * The name of a batch job's output and error file, as slurmstepd makes it
- * from sbatch's -o/-e (default slurm-%j.out) for the batch step (Slurm's
+ * from sbatch's -o/-e (default slurm-%j.out, an array task's slurm-%A_%a.out) for the batch step (Slurm's
  * fname_create, batch branch, in src/slurmd/common/fname.c):
  *
  * - a name that is only a task number is that task's file: task 0 (the
@@ -23,7 +23,7 @@ export interface BatchFileIds {
   userName: string;
   /** SLURM_JOB_NAME of the batch step's environment (undefined: none). */
   jobName: string | undefined;
-  /** Array job and task ids (plugstack has no job arrays: NO_VAL). */
+  /** An array task's array id and index (absent outside an array: %a is NO_VAL, %A the job's id). */
   arrayJobId?: number;
   arrayTaskId?: number;
 }

@@ -24,10 +24,12 @@ import { commandRlimitEnv } from '../cluster/limits.js';
 import { asksForUserEnv, LOADS_USER_ENV, loadUserEnv, overLoginEnv } from '../daemon/user-env.js';
 import { sbatchExportEnv, sbatchGetsUserEnv, withSbatchExportVar } from '../cluster/export-env.js';
 import { drainedBy, jobEnd, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
-import { BATCH_STEP, innerResults, srunShim } from '../cluster/jobs.js';
+import { arrayTaskJob, BATCH_STEP, innerResults, srunShim, type Job } from '../cluster/jobs.js';
+import { arrayJobRecord, arrayTaskEnv } from '../cluster/job-array.js';
+import type { JobScriptResult } from '../daemon/types.js';
 import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { batchEnvInOrder, sbatchEnvInOrder } from '../cluster/env-order.js';
-import { requestJob, willRun } from './allocate.js';
+import { requestedArray, requestJob, willRun } from './allocate.js';
 import { NO_VAL } from '../cluster/job-info.js';
 import { jobRecordOf } from '../cluster/job-info.js';
 import type { CommandSignal } from '../cluster/control.js';
@@ -35,7 +37,7 @@ import type { CommandStack } from './srun.js';
 import { jobContainerSettings } from '../job-container/settings.js';
 import { commandJobContainer, inJobNamespace } from '../job-container/command-job.js';
 import { taskScripts } from '../step/task-scripts.js';
-import type { CommandResult, WordCommandOptions } from './types.js';
+import type { ArrayTaskRecord, CommandResult, JobRecord, WordCommandOptions } from './types.js';
 
 
 const SIG = os.constants.signals;
@@ -91,15 +93,20 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   }
   const names = job.nodes;
   run.own(job);
-  // The job exists: cli_filter post_submit (stepid NO_VAL), then the line.
+  const array = requestedArray(stack.cluster, b);
+  // The job exists: cli_filter post_submit (stepid NO_VAL), then the line
+  // (an array's own id: its last task keeps it).
   await client.postSubmit(job.id, NO_VAL);
   console.stdout(b.parsable ? `${job.id}\n` : `Submitted batch job ${job.id}\n`);
   // The job runs now; a signal to sbatch (which on a cluster would have
   // returned already) cancels it as scancel would: slurmd terminates its
   // steps (SIGCONT, SIGTERM, SIGKILL after KillWait), so a script that
   // sleeps dies of SIGTERM. Past plugstack's own bound it is killed at once.
+  // An array's tasks that have not started are cancelled with it.
+  let cancelled = false;
   let ended: 'CANCELLED' | 'TIMEOUT' | undefined;
   const cancel = (now: boolean) => {
+    cancelled = true;
     ended ??= 'CANCELLED';
     if (!control.stepRunning) control.killAll();
     else if (now) control.signalStep(SIG.SIGKILL, 'cancel');
@@ -126,8 +133,6 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   }
 
   const workdir = b.chdir ? path.resolve(cwd, b.chdir) : cwd;
-  const script = path.join(job.dir, 'slurm_script');
-  fs.writeFileSync(script, ready.script, { mode: 0o755 });
   const scriptArgs = ready.positional.slice(1);
   const ntasks = b.ntasks;
   const perNode = names.map((_, i) => (ntasks === undefined ? 1 : Math.floor(ntasks / nodes) + (i < ntasks % nodes ? 1 : 0)));
@@ -147,27 +152,6 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const batchHost = { node: names[0]!, nodeAliasesNull: commandEnvRules(stack.slurmVersion).nodeAliasesNull };
   // env_array_for_batch_job: without -n, --ntasks-per-node times the nodes.
   const batchPerNode = batchNtasks === ntasks ? perNode : names.map(() => b.ntasksPerNode!);
-  // What the job's environment adds to sbatch's, in the order Slurm adds it
-  // (a later source's value wins, as each overwrote the one before).
-  const added = batchEnvInOrder({
-    // set_env_from_opts: 24.11's sbatch appends the launcher variables to the job's environment.
-    ...launcherEnv(stack.slurmVersion, current),
-    // set_envs: what the task-shape options write (SLURM_CPUS_PER_TASK is batchJobEnv's).
-    ...taskShapeEnv(stack.slurmVersion, { ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, current),
-    ...batchJobEnv({ job, jobName: envJobName, submitDir: cwd, tasksPerNode: batchPerNode, ...(batchNtasks !== undefined ? { ntasks: batchNtasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, batchHost),
-    ...commandProcessEnv('sbatch', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, rlimits: rlimits.env }),
-    // --open-mode for the job's sruns: slurmctld's (24.11; 22.05's sbatch wrote it into its own environment).
-    ...(b.openMode && releaseRules(stack.slurmVersion).client.jobOptionsEnvBy === 'slurmctld' ? { SLURM_OPEN_MODE: b.openMode === 'append' ? 'a' : 't' } : {}),
-    // And the job's dependency, --profile and --acctg-freq (24.11's slurmctld; the client read them).
-    ...(releaseRules(stack.slurmVersion).client.jobOptionsEnvBy === 'slurmctld' ? envRecord(ready.jobOptionsEnv ?? []) : {}),
-  }, stack.slurmVersion, { ...(ntasks !== undefined ? { ntasks } : {}), ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}) });
-  // What slurmd receives; plugstack's own variables go on top (the srun
-  // inside finds the same stack, and plugstack's srun first on PATH).
-  const submitted = overlayEnv(exported, added);
-  const withPlugstack = (list: string[]) => overlayEnv(list, plugstackEnv(stack, srunShim(job), envRecord(list).PATH));
-  let jobEnv = withPlugstack(submitted);
-
-  // slurmd runs the job prolog on the batch host before the batch step.
   const scriptContext: JobScriptContext = {
     owner: control,
     uid: process.getuid!(),
@@ -175,162 +159,241 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     workDir: workdir,
     jobControlEnv: client.record.jobControlEnv,
   };
-  // JobContainerType: the job's container (the sruns inside join it): its
-  // slurmds have started (restore), 22.05's create on the batch host before
-  // the prolog, the extern steps once it ran.
-  const jc = commandJobContainer(stack, job, { uid: scriptContext.uid, gid: scriptContext.gid, cwd: workdir, env: envRecord(jobEnv) }, false);
-  run.jobContainer = jc;
-  await jc?.begin();
-  await jc?.firstRun([names[0]!]);
-  const prologs = await runPrologs(inJobNamespace(stack, jc), job, [names[0]!], scriptContext);
-  result.jobScripts.push(...prologs);
-  if (prologs.some((p) => !p.ok)) {
-    // The launch fails; slurmctld requeues the job and holds it. plugstack
-    // does not keep jobs, so the job ends here, with its epilogs.
-    run.jobEnded(job.id);
-    result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(0, []), scriptContext)));
-    await jc?.finish();
-    result.job = { jobId: job.id, state: 'FAILED', exitCode: 0, nodes: names, drained: drainedBy(result.jobScripts), reason: 'launch failed requeued held' };
-    if (b.wait) {
-      client.exit(1, ownEnv);
-      return finish(1);
+
+  /**
+   * One batch job, from slurmd's prolog to its epilog: the job sbatch
+   * submitted, or one task of its array (`arrayEnv`: what slurmctld adds
+   * to the task's environment). Returns its record and what sbatch -W
+   * reads of it.
+   */
+  const runJob = async (job: Job, arrayEnv: Record<string, string>): Promise<{ record: JobRecord; waitStatus: number; output?: { file: string; text: string } }> => {
+    const script = path.join(job.dir, 'slurm_script');
+    fs.writeFileSync(script, ready.script, { mode: 0o755 });
+    // What the job's environment adds to sbatch's, in the order Slurm adds it
+    // (a later source's value wins, as each overwrote the one before).
+    const added = batchEnvInOrder({
+      // set_env_from_opts: 24.11's sbatch appends the launcher variables to the job's environment.
+      ...launcherEnv(stack.slurmVersion, current),
+      // set_envs: what the task-shape options write (SLURM_CPUS_PER_TASK is batchJobEnv's).
+      ...taskShapeEnv(stack.slurmVersion, { ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, current),
+      // The array's shape (slurmctld's), then the job's own variables (env_array_for_batch_job's, the task's ids among them).
+      ...arrayEnv,
+      ...batchJobEnv({ job, jobName: envJobName, submitDir: cwd, tasksPerNode: batchPerNode, ...(batchNtasks !== undefined ? { ntasks: batchNtasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, batchHost),
+      ...commandProcessEnv('sbatch', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, rlimits: rlimits.env }),
+      // --open-mode for the job's sruns: slurmctld's (24.11; 22.05's sbatch wrote it into its own environment).
+      ...(b.openMode && releaseRules(stack.slurmVersion).client.jobOptionsEnvBy === 'slurmctld' ? { SLURM_OPEN_MODE: b.openMode === 'append' ? 'a' : 't' } : {}),
+      // And the job's dependency, --profile and --acctg-freq (24.11's slurmctld; the client read them).
+      ...(releaseRules(stack.slurmVersion).client.jobOptionsEnvBy === 'slurmctld' ? envRecord(ready.jobOptionsEnv ?? []) : {}),
+    }, stack.slurmVersion, { ...(ntasks !== undefined ? { ntasks } : {}), ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}) });
+    // What slurmd receives; plugstack's own variables go on top (the srun
+    // inside finds the same stack, and plugstack's srun first on PATH).
+    const submitted = overlayEnv(exported, added);
+    const withPlugstack = (list: string[]) => overlayEnv(list, plugstackEnv(stack, srunShim(job), envRecord(list).PATH));
+    let jobEnv = withPlugstack(submitted);
+
+    // JobContainerType: the job's container (the sruns inside join it): its
+    // slurmds have started (restore), 22.05's create on the batch host before
+    // the prolog, the extern steps once it ran.
+    const jc = commandJobContainer(stack, job, { uid: scriptContext.uid, gid: scriptContext.gid, cwd: workdir, env: envRecord(jobEnv) }, false);
+    run.jobContainer = jc;
+    await jc?.begin();
+    await jc?.firstRun([names[0]!]);
+    // slurmd runs the job prolog on the batch host before the batch step.
+    // The job's prologs and epilogs (and those of the sruns inside it).
+    const scripts: JobScriptResult[] = [];
+    const ran = (list: JobScriptResult[]) => {
+      scripts.push(...list);
+      result.jobScripts.push(...list);
+    };
+    ran(await runPrologs(inJobNamespace(stack, jc), job, [names[0]!], scriptContext));
+    if (scripts.some((p) => !p.ok)) {
+      // The launch fails; slurmctld requeues the job and holds it. plugstack
+      // does not keep jobs, so the job ends here, with its epilogs.
+      run.jobEnded(job.id);
+      ran(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(0, []), scriptContext));
+      await jc?.finish();
+      return { record: { jobId: job.id, state: 'FAILED', exitCode: 0, nodes: names, drained: drainedBy(scripts), reason: 'launch failed requeued held' }, waitStatus: 1 };
     }
-    return finish(0);
-  }
 
-  const jobUser = job.description?.userName ?? String(scriptContext.uid);
-  // The prolog done, slurmd loads the user's login environment when the job
-  // asks (daemon/user-env.ts), and merges the job's over it; when it cannot,
-  // the job runs with what it was sent.
-  if (asksForUserEnv(submitted) && !LOADS_USER_ENV)
-    console.log('error', "slurmd: the batch job runs without the user's login environment (SLURM_GET_USER_ENV=1): slurmd loads it as root only", 'plugstack');
-  else if (asksForUserEnv(submitted)) {
-    const login = await loadUserEnv(stack, names[0]!, jobUser, control);
-    if (login.env) jobEnv = withPlugstack(overLoginEnv(login.env, submitted));
-    else for (const l of login.log.filter((l) => l.level === 'error' || l.level === 'fatal')) console.log('error', `slurmd: ${l.message}`, 'plugstack');
-  }
+    const jobUser = job.description?.userName ?? String(scriptContext.uid);
+    // The prolog done, slurmd loads the user's login environment when the job
+    // asks (daemon/user-env.ts), and merges the job's over it; when it cannot,
+    // the job runs with what it was sent.
+    if (asksForUserEnv(submitted) && !LOADS_USER_ENV)
+      console.log('error', "slurmd: the batch job runs without the user's login environment (SLURM_GET_USER_ENV=1): slurmd loads it as root only", 'plugstack');
+    else if (asksForUserEnv(submitted)) {
+      const login = await loadUserEnv(stack, names[0]!, jobUser, control);
+      if (login.env) jobEnv = withPlugstack(overLoginEnv(login.env, submitted));
+      else for (const l of login.log.filter((l) => l.level === 'error' || l.level === 'fatal')) console.log('error', `slurmd: ${l.message}`, 'plugstack');
+    }
 
-  // slurmstepd names the files (%u the job's user, %x the job's SLURM_JOB_NAME, ...).
-  const fileIds = { jobId: job.id, nodeName: names[0]!, userName: jobUser, jobName: envRecord(jobEnv).SLURM_JOB_NAME };
-  const outputPath = (pattern: string) => batchFileName(pattern, fileIds, workdir, stack.slurmVersion);
-  const stdoutFile = outputPath(b.output ?? 'slurm-%j.out');
-  const stderrFile = b.error ? outputPath(b.error) : stdoutFile;
-  // -i: the script reads this file, which slurmstepd opens before it makes
-  // the output files; slurmstepd makes those too (one that does not open
-  // leaves the rest unmade and fails the job).
-  const inputFile = b.input !== undefined ? outputPath(b.input) : undefined;
-  const output = new BatchOutput(stdoutFile, stderrFile);
-
-  let io = false;
-  const limit =
-    job.endTime === undefined
-      ? undefined
-      : setTimeout(() => {
-          ended ??= 'TIMEOUT';
-          control.timeLimit();
-        }, Math.max(0, job.endTime - Date.now()));
-  await jc?.startExtern();
-  if (ended) {
-    clearTimeout(limit);
-    result.job = { jobId: job.id, state: ended, exitCode: 0, nodes: names, drained: [] };
-    return finish(0);
-  }
-  const batch: StepResult = await launchStep(
-    {
-      conf: stack.conf,
-      slurmVersion: stack.slurmVersion,
-      pluginDirs: stack.pluginDirs,
-      hostEnv: stack.hostEnv,
-      clusterName: job.clusterName,
-      ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}),
-      ...(jc ? { jobContainer: jobContainerSettings(stack.slurmConf)!, jobContainerJob: jc } : {}),
-      ...(taskScripts(stack.slurmConf) ? { taskScripts: taskScripts(stack.slurmConf)! } : {}),
-      ...(stack.slurmConf ? { propagatedLimits: stack.slurmConf.propagatedLimits } : {}),
-    },
-    {
-      argv: [script, ...scriptArgs],
-      env: jobEnv,
-      launcherEnv: false,
-      nodes: 1,
-      ntasks: 1,
-      nodeNames: [names[0]!],
+    // slurmstepd names the files (%u the job's user, %x the job's SLURM_JOB_NAME,
+    // %A and %a an array task's ids); an array task's default is slurm-%A_%a.out.
+    const fileIds = {
       jobId: job.id,
-      stepId: BATCH_STEP,
-      job: jobRecordOf(job, stack.slurmVersion, { uid: process.getuid!(), gid: process.getgid!(), argv: [script], cwd: workdir }),
-      cwd: workdir,
-      ...(inputFile !== undefined ? { input: { kind: 'file', path: inputFile } as const } : {}),
-      output: { stdout: { kind: 'file', path: stdoutFile }, stderr: { kind: 'file', path: stderrFile }, errSharesOut: false },
-      ...(appendsOutput(b, stack.slurmConf) ? { outputAppend: true } : {}),
-      recordCounts: { nnodes: 0, ntasks: ntasks ?? 0 },
-      timeoutMs: run.timeoutMs,
-      onEvent: (_node, e) => {
-        // The batch step's error file stays open to the end (unlike an
-        // srun step's IO): everything slurmstepd logs from user_init on.
-        if (e.t === 'io') io = true;
-        else if (e.t === 'output') output.write(e.stream === 'stdout' ? 'stdout' : 'stderr', hostStringToBytes(e.data));
-        else if (e.t === 'log' && io) {
-          // slurmstepd's errors go to the job's error output once its IO is up.
-          const line = e.bare ? `${e.msg}\n` : e.level === 'error' ? `slurmstepd: error: ${e.msg}\n` : '';
-          if (line) output.log(line);
-        }
+      nodeName: names[0]!,
+      userName: jobUser,
+      jobName: envRecord(jobEnv).SLURM_JOB_NAME,
+      ...(job.array ? { arrayJobId: job.array.jobId, arrayTaskId: job.array.taskId } : {}),
+    };
+    const outputPath = (pattern: string) => batchFileName(pattern, fileIds, workdir, stack.slurmVersion);
+    const stdoutFile = outputPath(b.output ?? (job.array ? 'slurm-%A_%a.out' : 'slurm-%j.out'));
+    const stderrFile = b.error ? outputPath(b.error) : stdoutFile;
+    // -i: the script reads this file, which slurmstepd opens before it makes
+    // the output files; slurmstepd makes those too (one that does not open
+    // leaves the rest unmade and fails the job).
+    const inputFile = b.input !== undefined ? outputPath(b.input) : undefined;
+    const output = new BatchOutput(stdoutFile, stderrFile);
+
+    let io = false;
+    const limit =
+      job.endTime === undefined
+        ? undefined
+        : setTimeout(() => {
+            ended ??= 'TIMEOUT';
+            control.timeLimit();
+          }, Math.max(0, job.endTime - Date.now()));
+    await jc?.startExtern();
+    if (ended) {
+      clearTimeout(limit);
+      return { record: { jobId: job.id, state: ended, exitCode: 0, nodes: names, drained: [] }, waitStatus: 0 };
+    }
+    const batch: StepResult = await launchStep(
+      {
+        conf: stack.conf,
+        slurmVersion: stack.slurmVersion,
+        pluginDirs: stack.pluginDirs,
+        hostEnv: stack.hostEnv,
+        clusterName: job.clusterName,
+        ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}),
+        ...(jc ? { jobContainer: jobContainerSettings(stack.slurmConf)!, jobContainerJob: jc } : {}),
+        ...(taskScripts(stack.slurmConf) ? { taskScripts: taskScripts(stack.slurmConf)! } : {}),
+        ...(stack.slurmConf ? { propagatedLimits: stack.slurmConf.propagatedLimits } : {}),
       },
-    },
-    control,
-  );
-  output.flush();
-  clearTimeout(limit);
-  // Past its end time the job is TIMEOUT, whichever of its processes ended first.
-  if (job.endTime !== undefined && Date.now() >= job.endTime) ended ??= 'TIMEOUT';
-  result.steps.push(batch);
-  for (const inner of innerResults(job)) {
-    result.steps.push(...inner.steps);
-    result.jobScripts.push(...(inner.jobScripts ?? []));
-  }
+      {
+        argv: [script, ...scriptArgs],
+        env: jobEnv,
+        launcherEnv: false,
+        nodes: 1,
+        ntasks: 1,
+        nodeNames: [names[0]!],
+        jobId: job.id,
+        stepId: BATCH_STEP,
+        // The batch launch's array ids: 0 and NO_VAL outside an array.
+        batchArray: job.array ?? { jobId: 0, taskId: NO_VAL },
+        job: jobRecordOf(job, stack.slurmVersion, { uid: process.getuid!(), gid: process.getgid!(), argv: [script], cwd: workdir }),
+        cwd: workdir,
+        ...(inputFile !== undefined ? { input: { kind: 'file', path: inputFile } as const } : {}),
+        output: { stdout: { kind: 'file', path: stdoutFile }, stderr: { kind: 'file', path: stderrFile }, errSharesOut: false },
+        ...(appendsOutput(b, stack.slurmConf) ? { outputAppend: true } : {}),
+        recordCounts: { nnodes: 0, ntasks: ntasks ?? 0 },
+        timeoutMs: run.timeoutMs,
+        onEvent: (_node, e) => {
+          // The batch step's error file stays open to the end (unlike an
+          // srun step's IO): everything slurmstepd logs from user_init on.
+          if (e.t === 'io') io = true;
+          else if (e.t === 'output') output.write(e.stream === 'stdout' ? 'stdout' : 'stderr', hostStringToBytes(e.data));
+          else if (e.t === 'log' && io) {
+            // slurmstepd's errors go to the job's error output once its IO is up.
+            const line = e.bare ? `${e.msg}\n` : e.level === 'error' ? `slurmstepd: error: ${e.msg}\n` : '';
+            if (line) output.log(line);
+          }
+        },
+      },
+      control,
+    );
+    output.flush();
+    clearTimeout(limit);
+    // Past its end time the job is TIMEOUT, whichever of its processes ended first.
+    if (job.endTime !== undefined && Date.now() >= job.endTime) ended ??= 'TIMEOUT';
+    result.steps.push(batch);
+    const innerSteps: StepResult[] = [];
+    for (const inner of innerResults(job)) {
+      innerSteps.push(...inner.steps);
+      ran(inner.jobScripts ?? []);
+    }
+    result.steps.push(...innerSteps);
 
-  const node = batch.nodes[0]!;
-  // A script whose input does not open never ran: the job's exit code is
-  // slurmstepd's error (ESLURMD_IO_ERROR, which scontrol shows as 0:53).
-  const ioFailed = node.failedAt === 'io';
-  const status = ioFailed ? node.launchRc : (batch.tasks[0]?.status ?? 0);
-  // A batch step whose slurmstepd died never completes: the job would run
-  // until cancelled; plugstack cancels it.
-  if (node.failedAt === 'host' && !ended) {
-    ended = 'CANCELLED';
-    console.log('error', `slurmstepd of batch job ${job.id} died on ${node.name}: on a cluster the job would stay RUNNING until cancelled; plugstack cancelled it`, 'plugstack');
-  }
-  // (slurmctld does not drain the node for the input that did not open.)
-  const launchFailed = node.failedAt !== null && node.failedAt !== 'host' && !ioFailed;
-  result.job = {
-    jobId: job.id,
-    state: ended ?? (status === 0 && node.launchRc === 0 ? 'COMPLETED' : 'FAILED'),
-    exitCode: status,
-    nodes: names,
-    // A batch step that could not start its script fails the launch; slurmd
-    // reports it to slurmctld, which drains the node.
-    drained: launchFailed ? [{ node: node.name, reason: DRAIN_REASON }] : [],
-  };
-  // The job has ended: the epilog on each of its nodes (unless plugstack's
-  // own bound has passed: then nothing new starts), which a signal no
-  // longer cancels.
-  run.jobEnded(job.id);
-  await jc?.stopExtern();
-  if (!control.timedOut) result.jobScripts.push(...(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(status, result.steps.filter((s) => s !== batch), ended), scriptContext)));
-  await jc?.finish();
-  result.job.drained.push(...drainedBy(result.jobScripts));
-  if (result.jobScripts.some((r) => r.mode === 'prolog' && !r.ok)) {
-    result.job.state = 'FAILED';
-    result.job.reason = 'Prolog failure';
-  }
-  if (fs.existsSync(stdoutFile)) result.output = { file: stdoutFile, text: fs.readFileSync(stdoutFile, 'utf8') };
-
-  if (b.wait) {
+    const node = batch.nodes[0]!;
+    // A script whose input does not open never ran: the job's exit code is
+    // slurmstepd's error (ESLURMD_IO_ERROR, which scontrol shows as 0:53).
+    const ioFailed = node.failedAt === 'io';
+    const status = ioFailed ? node.launchRc : (batch.tasks[0]?.status ?? 0);
+    // A batch step whose slurmstepd died never completes: the job would run
+    // until cancelled; plugstack cancels it.
+    if (node.failedAt === 'host' && !ended) {
+      ended = 'CANCELLED';
+      console.log('error', `slurmstepd of batch job ${job.id} died on ${node.name}: on a cluster the job would stay RUNNING until cancelled; plugstack cancelled it`, 'plugstack');
+    }
+    // (slurmctld does not drain the node for the input that did not open.)
+    const launchFailed = node.failedAt !== null && node.failedAt !== 'host' && !ioFailed;
+    const record: JobRecord = {
+      jobId: job.id,
+      state: ended ?? (status === 0 && node.launchRc === 0 ? 'COMPLETED' : 'FAILED'),
+      exitCode: status,
+      nodes: names,
+      // A batch step that could not start its script fails the launch; slurmd
+      // reports it to slurmctld, which drains the node.
+      drained: launchFailed ? [{ node: node.name, reason: DRAIN_REASON }] : [],
+    };
+    // The job has ended: the epilog on each of its nodes (unless plugstack's
+    // own bound has passed: then nothing new starts), which a signal no
+    // longer cancels.
+    run.jobEnded(job.id);
+    await jc?.stopExtern();
+    if (!control.timedOut) ran(await runEpilogs(inJobNamespace(stack, jc), job, jobEnd(status, innerSteps, ended), scriptContext));
+    await jc?.finish();
+    record.drained.push(...drainedBy(scripts));
+    if (scripts.some((r) => r.mode === 'prolog' && !r.ok)) {
+      record.state = 'FAILED';
+      record.reason = 'Prolog failure';
+    }
     // sbatch's wait reads the job's exit code from slurmctld: its exit
     // status when the script exited, 1 when a signal ended it (no 128+N).
     const code = (status & 0x7f) === 0 ? (status >> 8) & 0xff : 1;
-    const exitCode = node.launchRc !== 0 ? 1 : code;
-    client.exit(exitCode, ownEnv);
-    return finish(exitCode);
+    return {
+      record,
+      waitStatus: node.launchRc !== 0 ? 1 : code,
+      ...(fs.existsSync(stdoutFile) ? { output: { file: stdoutFile, text: fs.readFileSync(stdoutFile, 'utf8') } } : {}),
+    };
+  };
+
+  let waitStatus: number;
+  if (!array) {
+    const one = await runJob(job, {});
+    result.job = one.record;
+    if (one.output) result.output = one.output;
+    waitStatus = one.waitStatus;
+  } else {
+    // The array's tasks, one after another in index order (as on a node
+    // that runs one job at a time); the first ones split off with ids of
+    // their own as they start, the last keeps the array's.
+    // A task cancelled before it started never ran: no job of its own, no
+    // exit code (sbatch -W reads 0 for it).
+    const tasks: ArrayTaskRecord[] = [];
+    waitStatus = 0;
+    for (const [i, taskId] of array.tasks.entries()) {
+      const ids = { jobId: job.id, taskId };
+      if (cancelled) {
+        tasks.push({ jobId: job.id, state: 'CANCELLED', exitCode: 0, nodes: [], drained: [], arrayJobId: job.id, arrayTaskId: taskId });
+        continue;
+      }
+      ended = undefined;
+      const last = i === array.tasks.length - 1;
+      const taskJob = arrayTaskJob(job, ids, last, b.timeLimitMs);
+      if (!last) run.own(taskJob);
+      const one = await runJob(taskJob, arrayTaskEnv(array, ids));
+      tasks.push({ ...one.record, arrayJobId: job.id, arrayTaskId: taskId, ...(one.output ? { output: one.output } : {}) });
+      // sbatch -W: the highest of the tasks' (_job_wait).
+      waitStatus = Math.max(waitStatus, one.waitStatus);
+    }
+    result.arrayTasks = tasks;
+    result.job = arrayJobRecord(job.id, tasks);
+  }
+
+  if (b.wait) {
+    client.exit(waitStatus, ownEnv);
+    return finish(waitStatus);
   }
   return finish(0);
 }
-

@@ -140,6 +140,14 @@ export interface JobRecord {
   reason?: string;
 }
 
+/** One task of an sbatch job array: its own job's record, which array and which index, its output file. */
+export interface ArrayTaskRecord extends JobRecord {
+  arrayJobId: number;
+  arrayTaskId: number;
+  /** The task's output file (slurm-%A_%a.out by default) and what it holds. */
+  output?: { file: string; text: string };
+}
+
 export interface CommandResult {
   command: CommandName;
   args: string[];
@@ -149,8 +157,14 @@ export interface CommandResult {
   stdout: string;
   stderr: string;
   client: ClientRecord;
-  /** The job, when one was created or joined. */
+  /**
+   * The job, when one was created or joined. For an sbatch job array: the
+   * array's id, COMPLETED when every task did, else the state, exit code and
+   * reason of its first task that did not; each task's own in `arrayTasks`.
+   */
   job?: JobRecord;
+  /** sbatch -a/--array: each task, in the order they ran (index order). */
+  arrayTasks?: ArrayTaskRecord[];
   /** The steps run for this command: srun's own; sbatch's batch step and the sruns inside it; salloc's sruns. */
   steps: StepResult[];
   /** Job prologs and epilogs run for this command (and the sruns inside its job), in order. */
@@ -168,7 +182,7 @@ export interface CommandResult {
    * process, node, task, result and mount namespace of each.
    */
   jobContainer?: import('../job-container/record.js').JobContainerRecord;
-  /** For sbatch: the batch job's output file and what it holds. */
+  /** For sbatch: the batch job's output file and what it holds (an array's tasks: in `arrayTasks`). */
   output?: { file: string; text: string };
 }
 

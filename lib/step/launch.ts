@@ -11,7 +11,9 @@ import type { HostSpawnOptions } from '../host/zygote.js';
 import type { HostEvent } from '../host/protocol.js';
 import { addNode, finishStep, NodeEvents } from './aggregate.js';
 import { CLUSTER_NAME, LAUNCH_NODE_ADDRESS, launcherPort, MAX_TASKS_PER_NODE, PARTITION, workingCluster } from '../cluster/names.js';
-import { jobInfo, stepJobDescription } from '../cluster/job-info.js';
+import { jobInfo, NO_VAL, stepJobDescription } from '../cluster/job-info.js';
+import { BATCH_STEP } from '../cluster/jobs.js';
+import { stepArrayIds } from '../cluster/job-array.js';
 import { launcherEnv } from './launcher-env.js';
 import { uint32 } from '../validate.js';
 import { native } from '../native/binding.js';
@@ -221,6 +223,11 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
     );
 
   const cluster = workingCluster(stack.slurmVersion, stack.clusterName);
+  // S_JOB_ARRAY_ID and S_JOB_ARRAY_TASK_ID: the batch launch's, or the launch environment's (job-array.ts).
+  const arrayIds =
+    stepId === BATCH_STEP
+      ? { jobId: uint32('batchArray.jobId', options.batchArray?.jobId, 0), taskId: uint32('batchArray.taskId', options.batchArray?.taskId, NO_VAL) }
+      : stepArrayIds(env, jobId, NO_VAL);
   // The record slurm_load_job answers with on every node (job-info.ts).
   const job =
     options.job ??
@@ -340,6 +347,8 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
               // srun's address and port (not for a batch step), the cluster.
               ...(launched ? { srunCommPort: port, launchNodeAddress: LAUNCH_NODE_ADDRESS } : {}),
               ...(cluster !== undefined ? { workingCluster: cluster } : {}),
+              arrayJobId: arrayIds.jobId,
+              arrayTaskId: arrayIds.taskId,
               ...(options.jobMem !== undefined ? { jobMem: options.jobMem } : {}),
               ...(options.stepMem !== undefined ? { stepMem: options.stepMem } : {}),
               propagateLimits: (stack.propagatedLimits ?? rlimitNames(stack.slurmVersion)).join(','),

@@ -20,6 +20,14 @@ export interface StepOptions {
   jobId?: number;
   /** Default 0. Use 0xfffffffb (SLURM_BATCH_SCRIPT) for a batch step. */
   stepId?: number;
+  /**
+   * A batch step's array ids, as the batch launch carries them
+   * (S_JOB_ARRAY_ID, S_JOB_ARRAY_TASK_ID): an array task's, or 0 and NO_VAL
+   * (the default) for a job outside an array. Other steps take them from
+   * SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID of their environment, else
+   * their job's id and NO_VAL, as slurmstepd does.
+   */
+  batchArray?: { jobId: number; taskId: number };
   /** Number of nodes (one stepd host process each). Default 1. */
   nodes?: number;
   /** Number of tasks, spread over the nodes in blocks. Default: one per node. */

@@ -48,6 +48,8 @@ class JobIds {
   text(s: string): string {
     return s
       .replace(/\b(JOB_ID=)(\d+)/g, (_, k: string, id: string) => k + this.name(id))
+      // S_JOB_ARRAY_ID: 0 outside an array's batch step, else a job's id.
+      .replace(/\b(ARRAY_JOB=)([1-9]\d*)/g, (_, k: string, id: string) => k + this.name(id))
       .replace(/\b(StepId=)(\d+)/g, (_, k: string, id: string) => k + this.name(id))
       .replace(/\b(job |allocation |batch job )(\d+)\b/g, (_, k: string, id: string) => k + this.name(id))
       .replace(/\bslurm-(\d+)\.out\b/g, (_, id: string) => `slurm-${this.name(id)}.out`)
@@ -136,7 +138,7 @@ export function observe(run: RawRun, scenario: Scenario, cwd: string): Observati
   return obs;
 }
 
-/** Every file below cwd whose relative path matches, with its lines (job ids normalised, in a name after "job"), sorted. */
+/** Every file below cwd whose relative path matches, with its lines (job ids normalised, in a name after "job" or "slurm-"), sorted. */
 function madeFiles(cwd: string, pattern: RegExp, jobs: JobIds): string[] {
   const out: string[] = [];
   const walk = (dir: string): void => {
@@ -144,8 +146,8 @@ function madeFiles(cwd: string, pattern: RegExp, jobs: JobIds): string[] {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
       else if (pattern.test(path.relative(cwd, full))) {
-        // A job id in the name ("job%j"); other numbers (%t, %n) stay.
-        const name = path.relative(cwd, full).replace(/\bjob(\d+)/g, (_, id: string) => `job${jobs.name(id)}`);
+        // A job id in the name ("job%j", an array's "slurm-%A_%a"); other numbers (%t, %n, %a) stay.
+        const name = path.relative(cwd, full).replace(/\b(job|slurm-)(\d+)/g, (_, k: string, id: string) => `${k}${jobs.name(id)}`);
         const text = fs.readFileSync(full, 'utf8');
         if (!text) out.push(`${name} (empty)`);
         for (const line of text.split('\n').filter((l) => l !== '')) out.push(`${name}: ${jobs.text(line)}`);

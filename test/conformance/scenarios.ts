@@ -197,6 +197,20 @@ export const scenarios: Scenario[] = [
   { name: 'srun -o none -e FILE', stack: trace, command: 'srun', args: ['-n', '2', '-O', '-o', 'none', '-e', 'err.txt', 'sh', '-c', 'echo task $SLURM_PROCID; echo err $SLURM_PROCID >&2'], madeFiles: /^err/ },
   { name: 'srun -o and -e naming the same file', stack: trace, command: 'srun', args: ['-o', 'same.txt', '-e', 'same.txt', 'sh', '-c', 'echo out; echo err >&2'], madeFiles: /^same/ },
   { name: 'srun --open-mode=append -o FILE', stack: trace, command: 'srun', args: ['--open-mode=append', '-o', 'app.txt', 'echo', 'two'], files: { 'app.txt': 'one\n' }, madeFiles: /^app/ },
+  // Job arrays: each task a job of its own, run one after another (the
+  // real cluster's select/linear gives a job the whole node), the first
+  // tasks with new ids, the last with the array's; the batch step's array
+  // items are the launch's, an srun step's its environment's.
+  {
+    name: 'sbatch -W --array=1-5:2: each task its own job, files by %A_%a, an srun inside each',
+    stack: trace,
+    command: 'sbatch',
+    args: ['-W', '--array=1-5:2', '-o', 'job%A_%a.out', '--wrap', 'echo task $SLURM_ARRAY_TASK_ID job $SLURM_JOB_ID array job $SLURM_ARRAY_JOB_ID count $SLURM_ARRAY_TASK_COUNT min $SLURM_ARRAY_TASK_MIN max $SLURM_ARRAY_TASK_MAX step $SLURM_ARRAY_TASK_STEP; srun true'],
+    madeFiles: /^job/,
+  },
+  { name: 'sbatch -W --array: the highest task exit code; slurm-%A_%a.out', stack: trace, command: 'sbatch', args: ['-W', '--array=2,1,3%1', '--wrap', 'echo $SLURM_ARRAY_TASK_ID; exit $((4 - SLURM_ARRAY_TASK_ID))'], madeFiles: /^slurm-/ },
+  { name: 'sbatch --array=3-1 (refused)', stack: trace, command: 'sbatch', args: ['--array=3-1', '--wrap', 'true'] },
+  { name: 'sbatch --test-only --array=0-4:2%2', stack: trace, command: 'sbatch', args: ['--test-only', '--array=0-4:2%2', '--wrap', 'true'] },
   { name: 'sbatch -W --open-mode=append -o FILE', stack: trace, command: 'sbatch', args: ['-W', '--open-mode=append', '-o', 'app.out', '--wrap', 'echo two'], files: { 'app.out': 'one\n' }, madeFiles: /^app/ },
   { name: 'srun -o with %n, %u and %s', stack: trace, command: 'srun', args: ['-o', 'o-%n-%u-%s.txt', 'echo', 'hi'], madeFiles: /^o-/ },
   { name: 'srun -o per task under a file: the launch fails on the node', stack: trace, command: 'srun', args: ['-o', 'afile/x-%t.txt', 'echo', 'hi'], files: { afile: '' }, madeFiles: /^afile/ },
