@@ -36,6 +36,7 @@ export type {
   ClientRecord,
   ClientHookCall,
   JobRecord,
+  ArrayTaskRecord,
   SeenOption,
   BuiltinOptionSetting,
   CommandName,

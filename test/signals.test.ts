@@ -333,6 +333,27 @@ describe('signals through the API', () => {
     expect(await gone([tag])).toEqual([]);
   });
 
+  it('an AbortSignal cancels an sbatch job array: the running task and those not started', async () => {
+    const { dir, conf } = emptyStack();
+    const tag = uniqueTag();
+    const stack = await Plugstack.load(conf, { pluginDir: [] });
+    const controller = new AbortController();
+    const pending = stack.sbatch({ args: ['-W', '--array=1-3', '-o', '/dev/null', '--wrap', `test $SLURM_ARRAY_TASK_ID = 1 || exec ${sleeper(tag).join(' ')}`], cwd: dir, signal: controller.signal });
+    await tasksRunning(tag, 1);
+    controller.abort();
+    const r = await pending;
+    expect(r.arrayTasks!.map((t) => [t.arrayTaskId, t.state])).toEqual([
+      [1, 'COMPLETED'],
+      [2, 'CANCELLED'],
+      [3, 'CANCELLED'],
+    ]);
+    // Task 3 never started: no job of its own ran.
+    expect(r.arrayTasks![2]!.nodes).toEqual([]);
+    expect(r.job).toMatchObject({ jobId: r.arrayTasks![2]!.jobId, state: 'CANCELLED' });
+    expect(r.steps).toHaveLength(2);
+    expect(await gone([tag])).toEqual([]);
+  });
+
   it('an AbortSignal revokes an salloc allocation; without -K its command runs on, and salloc ends with it', async () => {
     const { dir, conf } = emptyStack();
     const tag = uniqueTag();

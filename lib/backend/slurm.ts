@@ -10,7 +10,8 @@
 import { childProcess } from '../lazy-modules.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CommandName, CommandResult, JobRecord, WordCommandOptions } from '../commands/types.js';
+import type { ArrayTaskRecord, CommandName, CommandResult, JobRecord, WordCommandOptions } from '../commands/types.js';
+import { arrayJobRecord } from '../cluster/job-array.js';
 
 export interface SlurmInstallation {
   /** slurm.conf of the cluster (SLURM_CONF). Default: the commands' own default. */
@@ -49,16 +50,25 @@ async function until(test: () => boolean, ms: number): Promise<boolean> {
   return true;
 }
 
-/** scontrol show job -o, as NAME=value pairs. */
-function jobFields(slurm: SlurmInstallation, env: NodeJS.ProcessEnv, id: number): Record<string, string> {
+/** scontrol show job -o, as NAME=value pairs: one record per line (a job array's: one per task). */
+function jobRecords(slurm: SlurmInstallation, env: NodeJS.ProcessEnv, id: number): Record<string, string>[] {
   const text = query(slurm, env, 'scontrol', ['show', 'job', '-o', String(id)]);
-  return Object.fromEntries(
-    text
-      .trim()
-      .split(/\s+/)
-      .filter((kv) => kv.includes('='))
-      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-  );
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) =>
+      Object.fromEntries(
+        line
+          .trim()
+          .split(/\s+/)
+          .filter((kv) => kv.includes('='))
+          .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      ),
+    );
+}
+
+function jobFields(slurm: SlurmInstallation, env: NodeJS.ProcessEnv, id: number): Record<string, string> {
+  return jobRecords(slurm, env, id)[0] ?? {};
 }
 
 /** The job's nodes once they are done with it (epilog included), and those left drained. */
@@ -147,22 +157,38 @@ export async function runOnSlurm(command: CommandName, options: WordCommandOptio
     await until(() => query(slurm, env, 'squeue', ['-h', '-j', String(id)]).trim() === '' || requeued(jobFields(slurm, env, id)), jobTimeout);
     fields = jobFields(slurm, env, id);
   }
-  const [code = '0', signal = '0'] = (fields.ExitCode ?? '0:0').split(':');
-  const nodeList = fields.NodeList && fields.NodeList !== '(null)' ? fields.NodeList : '';
-  const nodes = nodeList ? query(slurm, env, 'scontrol', ['show', 'hostnames', nodeList]).trim().split('\n').filter(Boolean) : [];
-  const job: JobRecord = {
-    jobId: id,
-    state: fields.JobState === 'COMPLETED' ? 'COMPLETED' : 'FAILED',
-    exitCode: (Number(code) << 8) | Number(signal),
-    nodes,
-    drained: nodeList ? await drainedNodes(slurm, env, nodeList, jobTimeout) : [],
+  const record = async (f: Record<string, string>, jobId: number): Promise<JobRecord> => {
+    const [code = '0', signal = '0'] = (f.ExitCode ?? '0:0').split(':');
+    const nodeList = f.NodeList && f.NodeList !== '(null)' ? f.NodeList : '';
+    const nodes = nodeList ? query(slurm, env, 'scontrol', ['show', 'hostnames', nodeList]).trim().split('\n').filter(Boolean) : [];
+    const job: JobRecord = {
+      jobId,
+      state: f.JobState === 'COMPLETED' ? 'COMPLETED' : 'FAILED',
+      exitCode: (Number(code) << 8) | Number(signal),
+      nodes,
+      drained: nodeList ? await drainedNodes(slurm, env, nodeList, jobTimeout) : [],
+    };
+    if (requeued(f)) {
+      job.state = 'FAILED';
+      job.reason = 'launch failed requeued';
+    } else if (f.JobState && f.JobState !== 'COMPLETED' && f.JobState !== 'FAILED') job.reason = f.JobState;
+    return job;
   };
-  if (requeued(fields)) {
-    job.state = 'FAILED';
-    job.reason = 'launch failed requeued';
-  } else if (fields.JobState && fields.JobState !== 'COMPLETED' && fields.JobState !== 'FAILED') job.reason = fields.JobState;
-  result.job = job;
-  if (command === 'sbatch' && stdoutFile && fs.existsSync(stdoutFile))
-    result.output = { file: stdoutFile, text: fs.readFileSync(stdoutFile, 'utf8') };
+  const fileOf = (file: string | undefined) => (file && fs.existsSync(file) ? { file, text: fs.readFileSync(file, 'utf8') } : undefined);
+  // A job array: a record per task, each with its own job id and output file.
+  const taskOf = (f: Record<string, string>) => (f.ArrayTaskId !== undefined && /^\d+$/.test(f.ArrayTaskId) ? Number(f.ArrayTaskId) : undefined);
+  if (command === 'sbatch' && taskOf(fields) !== undefined) {
+    const tasks: ArrayTaskRecord[] = [];
+    for (const f of jobRecords(slurm, env, id).sort((a, b) => taskOf(a)! - taskOf(b)!)) {
+      const output = fileOf(f.StdOut);
+      tasks.push({ ...(await record(f, Number(f.JobId))), arrayJobId: id, arrayTaskId: taskOf(f)!, ...(output ? { output } : {}) });
+    }
+    result.arrayTasks = tasks;
+    result.job = arrayJobRecord(id, tasks);
+    return result;
+  }
+  result.job = await record(fields, id);
+  const output = command === 'sbatch' ? fileOf(stdoutFile) : undefined;
+  if (output) result.output = output;
   return result;
 }

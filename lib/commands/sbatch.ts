@@ -167,6 +167,9 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
    * reads of it.
    */
   const runJob = async (job: Job, arrayEnv: Record<string, string>): Promise<{ record: JobRecord; waitStatus: number; output?: { file: string; text: string } }> => {
+    // A signal cancels this job (the array task before it ended with its
+    // epilog, which a signal no longer cancels).
+    control.onSignal(() => cancel(false));
     const script = path.join(job.dir, 'slurm_script');
     fs.writeFileSync(script, ready.script, { mode: 0o755 });
     // What the job's environment adds to sbatch's, in the order Slurm adds it
