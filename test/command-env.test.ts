@@ -321,6 +321,23 @@ describe.each(['22.05', '24.11'] as Release[])('whole environments as the real S
     expect(taskShapeEnv(release, { ntasksPerNode: 4 }, {})).toEqual({ SLURM_NTASKS_PER_NODE: '4' });
   });
 
+  it("24.11: slurm.conf's MpiParams=disable_slurm_hydra_bootstrap keeps a HYDRA pair out unless its bootstrap is slurm", async () => {
+    const dir = tempDir('command-env-hydra-');
+    const log = path.join(dir, 'environ.log');
+    const so = release === '22.05' ? compilePlugin('environ.c', { defines: { PLUGIN_VERSION: 0x160508 } }) : compilePlugin('environ.c');
+    const conf = writeFile(dir, 'plugstack.conf', `required ${so} log=${log}\n`);
+    const slurmConf = writeFile(dir, 'slurm.conf', `ClusterName=c\nSlurmctldHost=localhost\nPlugStackConfig=${conf}\nMpiParams=ports=12000-12999,disable_slurm_hydra_bootstrap\nNodeName=node0\nPartitionName=debug Nodes=node0 Default=YES\n`);
+    const stack = await Plugstack.load(conf, { pluginDir: [], slurmVersion: release, slurmConf, env: { PATH: '/usr/bin:/bin' } });
+    expect((await stack.srun({ args: ['true'], cwd: dir, env: { PATH: '/usr/bin:/bin', I_MPI_HYDRA_BOOTSTRAP: 'slurm' } })).exitCode).toBe(0);
+    expect((await stack.sbatch({ args: ['-W', '-o', '/dev/null', '--wrap', 'true'], cwd: dir, env: { PATH: '/usr/bin:/bin' } })).exitCode).toBe(0);
+    const launchers = (env: Record<string, string>) => LAUNCHER_24_11.filter((n) => env[n] !== undefined);
+    const [srunTask, batchTask] = parse(readLog(log)).env.get('task_init@2')!;
+    const ompi = ['OMPI_MCA_plm_slurm_args', 'PRTE_MCA_plm_slurm_args'];
+    // As a real 24.11 gave them with that MpiParams.
+    expect(launchers(srunTask!.job)).toEqual(release === '24.11' ? ['I_MPI_HYDRA_BOOTSTRAP', 'I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS', ...ompi] : ['I_MPI_HYDRA_BOOTSTRAP']);
+    expect(launchers(batchTask!.job)).toEqual(release === '24.11' ? ompi : []);
+  });
+
   it("slurmd's own environment is PATH and SLURM_CONF, not the caller's", async () => {
     const dir = tempDir('command-env-slurmd-');
     const log = path.join(dir, 'environ.log');

@@ -9,6 +9,7 @@
  * What differs between releases is the commandEnv table of
  * native/core/rules/releases.json, one row per release.
  */
+import type { SlurmConf } from '../config/slurm-conf.js';
 import { native } from '../native/binding.js';
 import { userName } from '../daemon/job-script-env.js';
 import { releaseRules, type CommandEnvRules } from '../releases.generated.js';
@@ -27,19 +28,34 @@ export function commandEnvRules(slurmVersion: string): CommandEnvRules {
  * set_env_from_opts' external-launcher variables (24.11), as it appends
  * them to srun's, salloc's or a batch job's environment (dest, by default
  * the command's own): none that is already there is replaced, and a HYDRA
- * bootstrap pair only when the bootstrap is unset or "slurm" (getenv of
- * the command's own environment, current).
+ * bootstrap pair (_set_ext_launcher_hydra) only when the bootstrap is
+ * "slurm", or unset and slurm.conf's MpiParams does not say
+ * disable_slurm_hydra_bootstrap (getenv of the command's own environment,
+ * current).
  */
-export function launcherEnv(slurmVersion: string, current: Record<string, string | undefined>, dest: Record<string, string | undefined> = current): Record<string, string> {
+export function launcherEnv(
+  slurmVersion: string,
+  current: Record<string, string | undefined>,
+  dest: Record<string, string | undefined> = current,
+  hydraBootstrapOff = false,
+): Record<string, string> {
   const vars = commandEnvRules(slurmVersion).launcherVars;
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(vars)) {
     // A bootstrap and its extra arguments go together.
     const bootstrap = name.endsWith('_EXTRA_ARGS') ? HYDRA_PAIRS[name] : name.endsWith('BOOTSTRAP') ? name : undefined;
-    if (bootstrap !== undefined && current[bootstrap] !== undefined && current[bootstrap] !== 'slurm') continue;
+    if (bootstrap !== undefined) {
+      const set = current[bootstrap];
+      if (set === undefined ? hydraBootstrapOff : set !== 'slurm') continue;
+    }
     if (dest[name] === undefined) out[name] = value;
   }
   return out;
+}
+
+/** MpiParams names disable_slurm_hydra_bootstrap (found as _set_ext_launcher_hydra finds it: anywhere in the value, case as written). */
+export function hydraBootstrapOff(conf: SlurmConf | undefined): boolean {
+  return (conf?.keys.MpiParams ?? '').includes('disable_slurm_hydra_bootstrap');
 }
 
 /** Each HYDRA extra-arguments variable's bootstrap variable. */
@@ -105,6 +121,8 @@ export function srunStepEnv(input: {
   current: Record<string, string>;
   /** The srun runs inside a job (a batch script, salloc's command): its step joins the allocation. */
   inside?: { nodes: number; memZero?: boolean };
+  /** slurm.conf's MpiParams disables the HYDRA bootstrap pairs (hydraBootstrapOff). */
+  hydraBootstrapOff?: boolean;
 }): Record<string, string> {
   const rules = commandEnvRules(input.slurmVersion);
   const inside = input.inside;
@@ -118,7 +136,7 @@ export function srunStepEnv(input: {
     SLURM_STEP_ID: String(input.stepId),
     SLURM_STEPID: String(input.stepId),
     ...user,
-    ...launcherEnv(input.slurmVersion, input.current),
+    ...launcherEnv(input.slurmVersion, input.current, input.current, input.hydraBootstrapOff),
   };
   if (rules.slurmdDebug !== null) env.SLURMD_DEBUG = input.current.SLURMD_DEBUG ?? rules.slurmdDebug;
   if (rules.mpiNoneBeforeLocalUserInit && input.current.SLURM_MPI_TYPE === undefined) env.SLURM_MPI_TYPE = 'none';

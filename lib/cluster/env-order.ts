@@ -216,10 +216,10 @@ export function orderNames(command: 'srun' | 'srun-inside' | 'salloc' | 'batch',
  * environment; the launchers' variables whose bootstrap allows them), then
  * srun's environment in its order; under 22.05 srun's environment as it is.
  */
-export function launchEnvInOrder(env: string[], slurmVersion: string): string[] {
+export function launchEnvInOrder(env: string[], slurmVersion: string, hydraBootstrapOff = false): string[] {
   if (!commandEnvRules(slurmVersion).launchEnvFromOptsFirst) return env;
   const srunEnv = Object.fromEntries(env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
-  const first = [...(srunEnv.SLURM_TRES_PER_TASK !== undefined ? ['SLURM_TRES_PER_TASK'] : []), ...Object.keys(launcherEnv(slurmVersion, srunEnv, {}))];
+  const first = [...(srunEnv.SLURM_TRES_PER_TASK !== undefined ? ['SLURM_TRES_PER_TASK'] : []), ...Object.keys(launcherEnv(slurmVersion, srunEnv, {}, hydraBootstrapOff))];
   const at = new Map(env.map((e, i) => [e.slice(0, e.indexOf('=')), i]));
   const head = first.filter((n) => at.has(n)).map((n) => env[at.get(n)!]!);
   const moved = new Set(first);

@@ -17,7 +17,7 @@ import { CommandConsole } from './console.js';
 import { allocationEnv, envRecord, overlayEnv, plugstackEnv } from '../cluster/job-env.js';
 import { drainedBy, jobEnd, runEpilogs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { innerResults, srunShim, type Job } from '../cluster/jobs.js';
-import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
+import { commandEnvRules, entriesOf, hydraBootstrapOff, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { sallocEnvInOrder } from '../cluster/env-order.js';
 import { requestJob } from './allocate.js';
 import { NO_VAL } from '../cluster/job-info.js';
@@ -229,7 +229,7 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
     // 22.05's env_array_for_job writes the (NULL) alias list too.
     ...(commandEnvRules(stack.slurmVersion).nodeAliasesNull ? { SLURM_NODE_ALIASES: '(null)' } : {}),
     ...taskShapeEnv(stack.slurmVersion, b, envRecord(ready.environ)),
-    ...launcherEnv(stack.slurmVersion, envRecord(ready.environ)),
+    ...launcherEnv(stack.slurmVersion, envRecord(ready.environ), envRecord(ready.environ), hydraBootstrapOff(stack.slurmConf)),
   }, stack.slurmVersion);
   let jobEnv = overlayEnv(ready.environ, ownEnv);
   jobEnv = overlayEnv(jobEnv, plugstackEnv(stack, srunShim(job), envRecord(jobEnv).PATH));

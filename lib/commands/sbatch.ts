@@ -27,7 +27,7 @@ import { drainedBy, jobEnd, runEpilogs, runPrologs, type JobScriptContext } from
 import { arrayTaskJob, BATCH_STEP, innerResults, srunShim, type Job } from '../cluster/jobs.js';
 import { arrayJobRecord, arrayTaskEnv } from '../cluster/job-array.js';
 import type { JobScriptResult } from '../daemon/types.js';
-import { commandEnvRules, entriesOf, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
+import { commandEnvRules, entriesOf, hydraBootstrapOff, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { batchEnvInOrder, sbatchEnvInOrder } from '../cluster/env-order.js';
 import { requestedArray, requestJob, willRun } from './allocate.js';
 import { NO_VAL } from '../cluster/job-info.js';
@@ -176,7 +176,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     // (a later source's value wins, as each overwrote the one before).
     const added = batchEnvInOrder({
       // set_env_from_opts: 24.11's sbatch appends the launcher variables to the job's environment.
-      ...launcherEnv(stack.slurmVersion, current),
+      ...launcherEnv(stack.slurmVersion, current, current, hydraBootstrapOff(stack.slurmConf)),
       // set_envs: what the task-shape options write (SLURM_CPUS_PER_TASK is batchJobEnv's).
       ...taskShapeEnv(stack.slurmVersion, { ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, current),
       // The array's shape (slurmctld's), then the job's own variables (env_array_for_batch_job's, the task's ids among them).

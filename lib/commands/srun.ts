@@ -30,7 +30,7 @@ import { signalText, taskRanges } from './console.js';
 import { allocationEnv, commandProcessEnv, envRecord, overlayEnv } from '../cluster/job-env.js';
 import { commandRlimitEnv } from '../cluster/limits.js';
 import { srunExportEnv } from '../cluster/export-env.js';
-import { commandEnvRules, entriesOf, SLURM_AUTH_NOBODY, slurmdEnv, srunStepEnv, taskShapeEnv } from '../cluster/command-env.js';
+import { commandEnvRules, entriesOf, hydraBootstrapOff, SLURM_AUTH_NOBODY, slurmdEnv, srunStepEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { launchEnvInOrder, srunEnvInOrder } from '../cluster/env-order.js';
 import { checkPty } from './srun-pty.js';
 import { srunArrayIds } from '../cluster/job-array.js';
@@ -299,7 +299,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   ownEnv = {
     ...ownEnv,
     ...commandProcessEnv('srun', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, overcommit: b.overcommit, verbose: b.verbose, quiet: b.quiet, rlimits: rlimits.env }),
-    ...srunStepEnv({ slurmVersion: stack.slurmVersion, stepId, ntasks, uid, gid, current, ...(existing ? { inside: { nodes: names.length, memZero: b.memZero } } : {}) }),
+    ...srunStepEnv({ slurmVersion: stack.slurmVersion, stepId, ntasks, uid, gid, current, hydraBootstrapOff: hydraBootstrapOff(stack.slurmConf), ...(existing ? { inside: { nodes: names.length, memZero: b.memZero } } : {}) }),
     // setup_env: the step's name inside a job (-J, else the job's, else the
     // program's), and -l.
     ...(existing ? { SLURM_JOB_NAME: b.jobName ?? current.SLURM_JOB_NAME ?? ready.positional[0]!.split('/').pop()! } : {}),
@@ -457,7 +457,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // them as srun does; an sbatch --export other than ALL leaves the latter in
   // the job for its sruns).
   const exportOption = b.export;
-  let launchEnv = srunExportEnv(launchEnvInOrder(lui.environ ?? overlayEnv(ready.environ, ownEnv), stack.slurmVersion), exportOption, stack.slurmVersion);
+  let launchEnv = srunExportEnv(launchEnvInOrder(lui.environ ?? overlayEnv(ready.environ, ownEnv), stack.slurmVersion, hydraBootstrapOff(stack.slurmConf)), exportOption, stack.slurmVersion);
   if (b.label) launchEnv = overlayEnv(launchEnv, { SLURM_LABELIO: '1' });
   // env_array_merge(&env, mpi_env): what client_prelaunch set, last.
   launchEnv = overlayEnv(launchEnv, envRecord(prelaunch.env));
