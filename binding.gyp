@@ -77,6 +77,7 @@
       "native/core/rules/slurm_conf_keys.cc",
       "native/core/rules/slurm_errors.cc",
       "native/core/rules/slurm_version.cc",
+      "native/core/rules/task_distribution.cc",
       "native/core/spank/help_format.cc"
     ]
   },

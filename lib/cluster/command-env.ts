@@ -10,6 +10,7 @@
  * native/core/rules/releases.json, one row per release.
  */
 import type { SlurmConf } from '../config/slurm-conf.js';
+import { distributionEnv, type TaskDistribution } from '../step/distribution.js';
 import { native } from '../native/binding.js';
 import { userName } from '../daemon/job-script-env.js';
 import { releaseRules, type CommandEnvRules } from '../releases.generated.js';
@@ -167,11 +168,16 @@ function innerStepEnv(slurmVersion: string, ntasks: number, inside: { nodes: num
 /**
  * What the task-shape options write wherever the command writes its job's
  * variables (srun's setup_env, salloc's env_array_for_job, sbatch's
- * set_envs): SLURM_CPUS_PER_TASK and SLURM_NTASKS_PER_NODE when given, and
+ * set_envs): SLURM_CPUS_PER_TASK and SLURM_NTASKS_PER_NODE when given,
+ * -m's SLURM_DISTRIBUTION and SLURM_DIST_PLANESIZE (step/distribution.ts), and
  * under 24.11 SLURM_TRES_PER_TASK with -c's cpu entry (set_env_from_opts).
  */
-export function taskShapeEnv(slurmVersion: string, options: { cpusPerTask?: number; ntasksPerNode?: number }, current: Record<string, string | undefined>): Record<string, string> {
-  const env: Record<string, string> = {};
+export function taskShapeEnv(
+  slurmVersion: string,
+  options: { cpusPerTask?: number; ntasksPerNode?: number; distribution?: TaskDistribution },
+  current: Record<string, string | undefined>,
+): Record<string, string> {
+  const env: Record<string, string> = { ...distributionEnv(options.distribution) };
   if (options.cpusPerTask !== undefined) env.SLURM_CPUS_PER_TASK = String(options.cpusPerTask);
   if (options.ntasksPerNode !== undefined) env.SLURM_NTASKS_PER_NODE = String(options.ntasksPerNode);
   if (options.cpusPerTask !== undefined && commandEnvRules(slurmVersion).tresPerTaskCpu)

@@ -24,6 +24,7 @@ const SETUP_ENV = [
   'SLURM_CPUS_PER_TASK',
   'SLURM_NTASKS_PER_NODE',
   'SLURM_DISTRIBUTION',
+  'SLURM_DIST_PLANESIZE',
   'SLURM_OVERCOMMIT',
   'SLURMD_DEBUG',
   'SLURM_LABELIO',
@@ -86,6 +87,7 @@ const ENV_ARRAY_FOR_JOB = [
   'SLURM_NODE_ALIASES',
   'SLURM_JOB_PARTITION',
   'SLURM_DISTRIBUTION',
+  'SLURM_DIST_PLANESIZE',
   'SLURM_JOB_CPUS_PER_NODE',
   'SLURM_JOBID',
   'SLURM_NNODES',
@@ -145,6 +147,8 @@ const ENV_ARRAY_FOR_BATCH_JOB = [
   'SLURM_CLUSTER_NAME',
   'SLURM_JOB_ID',
   'SLURM_JOB_NUM_NODES',
+  'SLURM_ARRAY_JOB_ID',
+  'SLURM_ARRAY_TASK_ID',
   'SLURM_JOB_NODELIST',
   'SLURM_JOB_PARTITION',
   'SLURM_NODE_ALIASES',
@@ -163,13 +167,17 @@ const ENV_ARRAY_FOR_BATCH_JOB = [
  * The batch job's environment: sbatch's own (with 22.05's SLURM_JOB_NAME
  * where sbatch set it), what sbatch adds to the job's copy
  * (set_env_from_opts under 24.11, then set_envs' task shape: the task
- * count only when sbatch has one), 24.11's job name and open mode from
- * slurmctld, then env_array_for_batch_job's.
+ * count only when sbatch has one), an array's shape, 24.11's job name and
+ * open mode from slurmctld, then env_array_for_batch_job's (an array
+ * task's ids after the node count).
  */
 function batchOrder(slurmVersion: string, sbatchHasNtasks: boolean): string[] {
-  const sbatchShape = ['SLURM_CPUS_PER_TASK', ...(sbatchHasNtasks ? ['SLURM_NPROCS', 'SLURM_NTASKS'] : []), 'SLURM_NTASKS_PER_NODE'];
-  // slurmctld's _set_job_env (24.11): the job's name, its --open-mode, dependency, --profile and --acctg-freq.
-  return [...sbatchOwn(slurmVersion), ...fromOpts(slurmVersion), ...sbatchShape, 'SLURM_JOB_NAME', 'SLURM_OPEN_MODE', 'SLURM_JOB_DEPENDENCY', 'SLURM_PROFILE', 'SLURM_ACCTG_FREQ', ...ENV_ARRAY_FOR_BATCH_JOB];
+  const sbatchShape = ['SLURM_CPUS_PER_TASK', 'SLURM_DISTRIBUTION', ...(sbatchHasNtasks ? ['SLURM_NPROCS', 'SLURM_NTASKS'] : []), 'SLURM_NTASKS_PER_NODE', 'SLURM_DIST_PLANESIZE'];
+  // A job array's shape (slurmctld's _create_job_array), then its
+  // _set_job_env (24.11): the job's name, its --open-mode, dependency,
+  // --profile and --acctg-freq.
+  const arrayShape = ['SLURM_ARRAY_TASK_COUNT', 'SLURM_ARRAY_TASK_MIN', 'SLURM_ARRAY_TASK_MAX', 'SLURM_ARRAY_TASK_STEP'];
+  return [...sbatchOwn(slurmVersion), ...fromOpts(slurmVersion), ...sbatchShape, ...arrayShape, 'SLURM_JOB_NAME', 'SLURM_OPEN_MODE', 'SLURM_JOB_DEPENDENCY', 'SLURM_PROFILE', 'SLURM_ACCTG_FREQ', ...ENV_ARRAY_FOR_BATCH_JOB];
 }
 
 /** sbatch's own environment at its exit callbacks, in the order it writes it. */

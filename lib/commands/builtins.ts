@@ -1,5 +1,6 @@
 /** What the built-in options of srun, sbatch and salloc mean for plugstack. */
 import { native } from '../native/binding.js';
+import { taskDistribution, type TaskDistribution } from '../step/distribution.js';
 import type { BuiltinOptionSetting } from './types.js';
 
 export interface Builtins {
@@ -48,6 +49,8 @@ export interface Builtins {
   openMode?: 'append' | 'truncate';
   /** sbatch -a/--array: the job array's index expression, as given (an empty one asks for no array). */
   array?: string;
+  /** -m/--distribution, as Slurm reads it (the client refused what it does not take). */
+  distribution?: TaskDistribution;
   /**
    * salloc -K/--kill-command[=signal]: what salloc sends its command when
    * the allocation is revoked (none given: SIGTERM). Without it salloc
@@ -95,9 +98,10 @@ function verbosity(settings: BuiltinOptionSetting[]): number {
 /**
  * Reads the options that change what plugstack does; the others are
  * accepted and recorded only. cwd: the command's working directory, which
- * a relative -D is made full against.
+ * a relative -D is made full against; env: its environment (a plane's
+ * size may come from SLURM_DIST_PLANESIZE).
  */
-export function readBuiltins(settings: BuiltinOptionSetting[], cwd?: string): Builtins {
+export function readBuiltins(settings: BuiltinOptionSetting[], cwd?: string, env: Record<string, string | undefined> = {}): Builtins {
   const value = (name: string) => last(settings, name)?.value ?? undefined;
   const nodes = value('nodes');
   const b: Builtins = {
@@ -152,6 +156,7 @@ export function readBuiltins(settings: BuiltinOptionSetting[], cwd?: string): Bu
   if (array) b.array = array;
   const killCommand = last(settings, 'kill-command');
   if (killCommand) b.killCommand = killSignal(killCommand.value);
+  set('distribution', taskDistribution(value('distribution'), env));
   const pty = last(settings, 'pty');
   if (pty) b.pty = pty.value ?? '';
   return b;

@@ -59,7 +59,7 @@ export interface ClientProcess {
   /** The job (srun: the step) exists: cli_filter post_submit; resolves once it ran. */
   postSubmit(jobId: number, stepId: number): Promise<void>;
   /** srun's step exists: the mpi plugin's client_prelaunch; ok false when it failed, env what every task gets. */
-  mpiPrelaunch(step: { jobId: number; stepId: number; ntasks: number; nodeList: string; layout: number[][] }): Promise<{ ok: boolean; env: string[] }>;
+  mpiPrelaunch(step: { jobId: number; stepId: number; ntasks: number; nodeList: string; layout: number[][]; taskDist?: number; planeSize?: number }): Promise<{ ok: boolean; env: string[] }>;
   /** The step's output has ended: the mpi plugin's client_fini, and its result. */
   mpiFini(): Promise<number>;
   /** srun sends its step's launch: its IO exists from now on (and ignores SIGTTIN). */

@@ -66,7 +66,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   }
   if (ready.t === 'commandExit') return finish(ready.status);
 
-  const b = readBuiltins(ready.builtins, cwd);
+  const b = readBuiltins(ready.builtins, cwd, envRecord(ready.environ));
   console.setVerbosity(b.verbose, b.quiet);
   // _set_rlimit_env after init_post_opt, unless --get-user-env (the limits
   // then come with the login environment slurmd loads, daemon/user-env.ts);
@@ -178,7 +178,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
       // set_env_from_opts: 24.11's sbatch appends the launcher variables to the job's environment.
       ...launcherEnv(stack.slurmVersion, current, current, hydraBootstrapOff(stack.slurmConf)),
       // set_envs: what the task-shape options write (SLURM_CPUS_PER_TASK is batchJobEnv's).
-      ...taskShapeEnv(stack.slurmVersion, { ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, current),
+      ...taskShapeEnv(stack.slurmVersion, { ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}), ...(b.distribution ? { distribution: b.distribution } : {}) }, current),
       // The array's shape (slurmctld's), then the job's own variables (env_array_for_batch_job's, the task's ids among them).
       ...arrayEnv,
       ...batchJobEnv({ job, jobName: envJobName, submitDir: cwd, tasksPerNode: batchPerNode, ...(batchNtasks !== undefined ? { ntasks: batchNtasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, batchHost),

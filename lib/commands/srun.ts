@@ -17,7 +17,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep, prestartStepHosts, type StackRef } from '../step/launch.js';
-import { blockLayout, compressHostlist } from '../step/layout.js';
+import { compressHostlist } from '../step/layout.js';
+import { distributionOption, stepTaskDist, taskLayout } from '../step/distribution.js';
 import type { StepResult } from '../step/types.js';
 import { appendsOutput, readBuiltins } from './builtins.js';
 import { native } from '../native/binding.js';
@@ -166,7 +167,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   if (signalled()) return result;
   if (ready.t === 'commandExit') return done(ready.status);
 
-  const b = readBuiltins(ready.builtins, cwd);
+  const b = readBuiltins(ready.builtins, cwd, envRecord(ready.environ));
   console.setVerbosity(b.verbose, b.quiet);
   // _set_rlimit_env, after init_post_opt and before the allocation: the
   // limits the tasks will get; a bad --propagate ends srun here.
@@ -341,7 +342,9 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // Then the output's and the error's (-o, -e; the error follows the output
   // without -e): a file srun writes itself is opened now, one each task
   // writes is opened by its node's slurmstepd.
-  const stepLayout = blockLayout(ntasks, names);
+  // -m: which node gets which tasks (the same layout the launch makes).
+  const stepLayout = taskLayout(ntasks, names, b.distribution);
+  const stepDistributionOption = distributionOption(b.distribution) !== undefined ? { distribution: distributionOption(b.distribution)! } : {};
   const srunEnviron = envRecord(lui.environ ?? ready.environ);
   const outputPlan = srunOutput(b.output, b.error, ntasks, { jobId: job.id, stepId, jobName: srunEnviron.SLURM_JOB_NAME, ...srunArrayIds(srunEnviron) });
   const outputAppend = appendsOutput(b, stack.slurmConf);
@@ -391,7 +394,15 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   };
   // slurm_step_launch: the mpi plugin's client_prelaunch, on srun's side,
   // before any node hears of the step; what it sets goes to every task.
-  const prelaunch = await client.mpiPrelaunch({ jobId: job.id, stepId, ntasks, nodeList: compressHostlist(names), layout: stepLayout.map((n) => n.gtids) });
+  const prelaunch = await client.mpiPrelaunch({
+    jobId: job.id,
+    stepId,
+    ntasks,
+    nodeList: compressHostlist(names),
+    layout: stepLayout.map((n) => n.gtids),
+    taskDist: stepTaskDist(b.distribution),
+    ...(b.distribution?.planeSize ? { planeSize: b.distribution.planeSize } : {}),
+  });
   if (signalled()) return endJob('CANCELLED', 0);
   if (!prelaunch.ok) {
     // The launch fails before it starts; the step is aborted, and client_fini
@@ -424,7 +435,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const prestartStep = () =>
     prestartStepHosts(
       stepStack,
-      { nodeNames: names, ntasks, jobId: job.id, stepId, mpi: mpiType, input: inputPlan, ...(taskInput !== undefined ? { stdin: taskInput } : {}) },
+      { nodeNames: names, ntasks, jobId: job.id, stepId, mpi: mpiType, input: inputPlan, ...(taskInput !== undefined ? { stdin: taskInput } : {}), ...stepDistributionOption },
       control,
     );
   const prologs = allocPrologs ?? (await runPrologs(inJobNamespace(stack, jc), job, names, scriptContext, prestartStep));
@@ -571,6 +582,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         nodes: names.length,
         ntasks,
         nodeNames: names,
+        ...stepDistributionOption,
         jobId: job.id,
         stepId,
         job: record,

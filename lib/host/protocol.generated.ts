@@ -99,7 +99,7 @@ export interface InspectRequest extends StackRequest {
 }
 
 export interface StepdRequest extends StackRequest {
-  step: { jobId: number; stepId: number; nnodes?: number; nodeId?: number; nodeName?: string; ntasks: number; tasks: readonly { gtid: number }[]; cpus?: number; cpusPerTask?: number; uid: number; gid: number; user?: string; gids?: readonly number[]; argv: readonly string[]; env?: readonly string[]; cwd?: string; options?: readonly { plugin: string; name: string; value: string | null }[]; srunCommPort?: number; launchNodeAddress?: string; workingCluster?: string; arrayJobId?: number; arrayTaskId?: number; jobMem?: number; stepMem?: number; jobAllocCores?: string; stepAllocCores?: string; oomKillStep?: boolean; propagateLimits?: string; stdin?: readonly (string | null)[]; output?: readonly string[]; outputAppend?: boolean; outputLabelled?: boolean; taskProlog?: string; taskEpilog?: string; userTaskProlog?: string; userTaskEpilog?: string; job?: JobInfo; jobContainer?: JobContainerSettings; mpi?: { type: string | null; nodeList: string; layout: readonly (readonly number[])[]; taskDist?: number; pmiTrace?: boolean; conf?: string; slurmdFailed?: boolean } };
+  step: { jobId: number; stepId: number; nnodes?: number; nodeId?: number; nodeName?: string; ntasks: number; tasks: readonly { gtid: number }[]; cpus?: number; cpusPerTask?: number; uid: number; gid: number; user?: string; gids?: readonly number[]; argv: readonly string[]; env?: readonly string[]; cwd?: string; options?: readonly { plugin: string; name: string; value: string | null }[]; srunCommPort?: number; launchNodeAddress?: string; workingCluster?: string; arrayJobId?: number; arrayTaskId?: number; jobMem?: number; stepMem?: number; jobAllocCores?: string; stepAllocCores?: string; oomKillStep?: boolean; propagateLimits?: string; stdin?: readonly (string | null)[]; output?: readonly string[]; outputAppend?: boolean; outputLabelled?: boolean; taskProlog?: string; taskEpilog?: string; userTaskProlog?: string; userTaskEpilog?: string; job?: JobInfo; jobContainer?: JobContainerSettings; mpi?: { type: string | null; nodeList: string; layout: readonly (readonly number[])[]; taskDist?: number; planeSize?: number; pmiTrace?: boolean; conf?: string; slurmdFailed?: boolean } };
 }
 
 export interface ClientRequest extends StackRequest {
@@ -161,7 +161,7 @@ export interface PostSubmitCommand {
 /** srun's step exists (its layout here): the mpi plugin's client_prelaunch; the host answers with 'result' (env: what goes into every task's environment). */
 export interface MpiPrelaunchCommand {
   t: "mpi_prelaunch";
-  step: { jobId: number; stepId: number; ntasks: number; nodeList: string; layout: readonly (readonly number[])[]; taskDist?: number };
+  step: { jobId: number; stepId: number; ntasks: number; nodeList: string; layout: readonly (readonly number[])[]; taskDist?: number; planeSize?: number };
 }
 
 /** The step's output has ended: the mpi plugin's client_fini; the host answers with 'result' (rc). */
@@ -1000,6 +1000,7 @@ export const CATALOGUE = {
                 }
               },
               "taskDist?": "uint",
+              "planeSize?": "uint",
               "pmiTrace?": "bool",
               "conf?": "string",
               "slurmdFailed?": "bool"
@@ -1147,7 +1148,8 @@ export const CATALOGUE = {
                 "array": "uint"
               }
             },
-            "taskDist?": "uint"
+            "taskDist?": "uint",
+            "planeSize?": "uint"
           }
         }
       }

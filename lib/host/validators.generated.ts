@@ -1289,7 +1289,9 @@ const F: Valid[] = [
     if (x === undefined || !(F[92]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
-    for (const key in v) switch (key) { case "jobId": case "stepId": case "ntasks": case "nodeList": case "layout": case "taskDist": continue; default: if (Object.hasOwn(v, key)) return false; }
+    x = v["planeSize"];
+    if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
+    for (const key in v) switch (key) { case "jobId": case "stepId": case "ntasks": case "nodeList": case "layout": case "taskDist": case "planeSize": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -1660,13 +1662,15 @@ const F: Valid[] = [
     if (x === undefined || !(F[123]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
+    x = v["planeSize"];
+    if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["pmiTrace"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["conf"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["slurmdFailed"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
-    for (const key in v) switch (key) { case "type": case "nodeList": case "layout": case "taskDist": case "pmiTrace": case "conf": case "slurmdFailed": continue; default: if (Object.hasOwn(v, key)) return false; }
+    for (const key in v) switch (key) { case "type": case "nodeList": case "layout": case "taskDist": case "planeSize": case "pmiTrace": case "conf": case "slurmdFailed": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {

@@ -76,6 +76,12 @@ export interface NativeBinding {
   timeStringSeconds(text: string): number | null;
   /** The minimum of a node count "N" or "MIN-MAX", null when Slurm refuses it. */
   nodeCountMinimum(text: string): number | null;
+  /**
+   * -m/--distribution as Slurm reads it: set_distribution's text ('' when it
+   * writes none), the task_dist_states_t value, the plane's size (0 unless a
+   * plane); null when Slurm refuses it. planeSizeEnv: SLURM_DIST_PLANESIZE.
+   */
+  taskDistribution(text: string, planeSizeEnv?: string): { text: string; value: number; planeSize: number } | null;
   /** A connected unix stream socketpair, close-on-exec (for the zygote). */
   socketPair(): [number, number];
   /** The memory a host keeps its unsent events in (native/addon/event_slots.cc), a memfd: Node's descriptor and one to hand the host. */

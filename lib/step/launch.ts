@@ -17,7 +17,8 @@ import { stepArrayIds } from '../cluster/job-array.js';
 import { launcherEnv } from './launcher-env.js';
 import { uint32 } from '../validate.js';
 import { native } from '../native/binding.js';
-import { blockLayout, compressHostlist } from './layout.js';
+import { compressHostlist } from './layout.js';
+import { stepTaskDist, taskDistribution, taskLayout, type TaskDistribution } from './distribution.js';
 import { mpiRecord } from '../mpi/record.js';
 import { singletonProblems } from '../mpi/singletons.js';
 import { slurmdMpiConf } from '../mpi/conf.js';
@@ -61,8 +62,14 @@ export interface StackRef {
 
 const DEFAULT_STEP_TIMEOUT_MS = 60_000;
 
-/** task_dist of a block layout (SLURM_DIST_BLOCK), as srun's step layout has it. */
-export const SLURM_DIST_BLOCK = 2;
+/** StepOptions.distribution as -m takes it; one Slurm refuses is an invalid argument. */
+function stepDistribution(text: string | undefined): TaskDistribution | undefined {
+  if (text === undefined) return undefined;
+  if (typeof text !== 'string') throw invalidArgument('distribution', "srun's -m form: 'block', 'cyclic', 'plane=N', ...", text);
+  const d = taskDistribution(text, {});
+  if (!d) throw invalidArgument('distribution', "srun's -m form: 'block', 'cyclic', 'plane=N', ...", text);
+  return d;
+}
 
 function envList(env: StepOptions['env']): string[] {
   if (env === undefined) env = process.env;
@@ -150,13 +157,13 @@ function inputPlanOf(options: Pick<StepOptions, 'input' | 'stdin'>): TaskInputPl
  */
 export function prestartStepHosts(
   stack: StackRef,
-  options: Pick<StepOptions, 'nodeNames' | 'ntasks' | 'jobId' | 'stepId' | 'mpi' | 'input' | 'stdin'>,
+  options: Pick<StepOptions, 'nodeNames' | 'ntasks' | 'jobId' | 'stepId' | 'mpi' | 'input' | 'stdin' | 'distribution'>,
   owner: SpareOwner,
 ): void {
   if (stack.jobContainer || !options.nodeNames?.length || options.jobId === undefined) return;
   const daemon = daemonEnvOf(stack);
   const input = inputPlanOf(options);
-  for (const node of blockLayout(options.ntasks ?? options.nodeNames.length, options.nodeNames))
+  for (const node of taskLayout(options.ntasks ?? options.nodeNames.length, options.nodeNames, stepDistribution(options.distribution)))
     owner.prestart(stepHostKey(options.jobId, options.stepId ?? 0, node.nodeId), 'stepd', {
       env: stepdEnv(daemon, node.name, stack.slurmVersion, options.mpi),
       stdin: input !== undefined && nodeIsFed(input, node.gtids),
@@ -187,7 +194,8 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
   const names = options.nodeNames ?? Array.from({ length: nodes }, (_, i) => `node${i}`);
   if (names.length !== nodes || names.some((n) => typeof n !== 'string' || n === ''))
     throw invalidArgument('nodeNames', `${nodes} non-empty names`, options.nodeNames);
-  const layout = blockLayout(ntasks, names);
+  const distribution = stepDistribution(options.distribution);
+  const layout = taskLayout(ntasks, names, distribution);
   const busiest = Math.max(...layout.map((n) => n.gtids.length));
   if (busiest > MAX_TASKS_PER_NODE)
     throw invalidArgument('ntasks', `at most ${MAX_TASKS_PER_NODE} tasks per node (Slurm's MaxTasksPerNode)`, ntasks);
@@ -277,7 +285,8 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
           type: options.mpi,
           nodeList: compressHostlist(names),
           layout: layout.map((n) => n.gtids),
-          taskDist: SLURM_DIST_BLOCK,
+          taskDist: stepTaskDist(distribution),
+          ...(distribution?.planeSize ? { planeSize: distribution.planeSize } : {}),
           ...(options.pmiTrace ? { pmiTrace: true } : {}),
         };
   // slurmd's mpi.conf (read when it started): what the step's plugin gets in each slurmstepd.

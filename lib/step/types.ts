@@ -34,6 +34,12 @@ export interface StepOptions {
   ntasks?: number;
   /** Node names; default node0, node1, ... */
   nodeNames?: string[];
+  /**
+   * How the tasks are spread over the nodes, as srun's -m takes it: 'block'
+   * (the default), 'cyclic', 'plane=N' (other levels and flags are accepted
+   * and lay the nodes out by their first level; 'arbitrary' is block).
+   */
+  distribution?: string;
   /** The launch environment (srun's, as it sends it). Default: this process's environment. */
   env?: Record<string, string | undefined> | string[];
   /** Add the variables srun sends (SLURM_NTASKS, SLURM_STEP_NODELIST, ...). Default true. */

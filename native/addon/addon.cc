@@ -26,6 +26,7 @@
 #include "rules/builtin_options.h"
 #include "rules/slurm_errors.h"
 #include "rules/slurm_version.h"
+#include "rules/task_distribution.h"
 #include "spank/help_format.h"
 
 namespace {
@@ -207,6 +208,21 @@ Napi::Value NodeCountMinimum(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, static_cast<double>(*n));
 }
 
+// taskDistribution(text, planeSizeEnv?) -> { text, value, planeSize } as
+// -m takes it (rules/task_distribution.h), or null when Slurm refuses it.
+Napi::Value TaskDistributionOf(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) return typeError(env, "Expected a string");
+  std::string planeSize = info.Length() > 1 && info[1].IsString() ? info[1].As<Napi::String>().Utf8Value() : "";
+  auto d = parseTaskDistribution(info[0].As<Napi::String>().Utf8Value().c_str(), info.Length() > 1 && info[1].IsString() ? planeSize.c_str() : nullptr);
+  if (!d) return env.Null();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("text", d->text);
+  out.Set("value", d->value);
+  out.Set("planeSize", d->planeSize);
+  return out;
+}
+
 // userByUid(uid) -> { name, gid } from the system's user database (files,
 // LDAP, SSSD: whatever nsswitch says), or null when there is no such user.
 Napi::Value UserByUid(const Napi::CallbackInfo& info) {
@@ -271,6 +287,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("groupByGid", Napi::Function::New(env, GroupByGid));
   exports.Set("timeStringSeconds", Napi::Function::New(env, TimeStringSeconds));
   exports.Set("nodeCountMinimum", Napi::Function::New(env, NodeCountMinimum));
+  exports.Set("taskDistribution", Napi::Function::New(env, TaskDistributionOf));
   exports.Set("slurmVersion", Napi::Function::New(env, SlurmVersionInfo));
   registerDescriptors(env, exports);
   registerEventSlots(env, exports);

@@ -190,6 +190,18 @@ describe.skipIf(!releases().includes('22.05'))('cli_filter plugins: plugstack an
     expect(ours).toEqual(real);
   });
 
+  it('-m as its getter prints it: set_distribution\'s text, plane=N for a plane', async () => {
+    for (const [args, env] of [
+      [['-m', '*:fcyclic,nopack', 'true'], {}],
+      [['-m', 'plane', 'true'], { SLURM_DIST_PLANESIZE: '3' }],
+    ] as [string[], Record<string, string>][]) {
+      const { real, ours } = await both('srun', args, { PROBE_NAMES: 'distribution', ...env });
+      const seen = (o: Observed) => o.probe.filter((l) => / distribution/.test(l));
+      expect(seen(real).length, args.join(' ')).toBeGreaterThan(0);
+      expect(seen(ours)).toEqual(seen(real));
+    }
+  });
+
   it('every option as srun sees it, unset and after the command line', async () => {
     const names = path.join(tempDir('conformance-cf-names-'), 'names.txt');
     // Every option name of 22.05's table (releases bit 2), from the generated table.

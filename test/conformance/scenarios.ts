@@ -211,6 +211,16 @@ export const scenarios: Scenario[] = [
   { name: 'sbatch -W --array: the highest task exit code; slurm-%A_%a.out', stack: trace, command: 'sbatch', args: ['-W', '--array=2,1,3%1', '--wrap', 'echo $SLURM_ARRAY_TASK_ID; exit $((4 - SLURM_ARRAY_TASK_ID))'], madeFiles: /^slurm-/ },
   { name: 'sbatch --array=3-1 (refused)', stack: trace, command: 'sbatch', args: ['--array=3-1', '--wrap', 'true'] },
   { name: 'sbatch --test-only --array=0-4:2%2', stack: trace, command: 'sbatch', args: ['--test-only', '--array=0-4:2%2', '--wrap', 'true'] },
+  // -m/--distribution: what srun, salloc and sbatch write for it, and the
+  // values their setter refuses (one node: the layout itself is the same).
+  { name: 'srun -n 2 -m plane=2 -l env', stack: trace, command: 'srun', args: ['-n', '2', '-O', '-m', 'plane=2', '-l', 'env'], taskEnv: true },
+  { name: "srun -m '*:fcyclic,nopack'", stack: trace, command: 'srun', args: ['-n', '2', '-O', '-m', '*:fcyclic,nopack', '-l', 'sh', '-c', 'echo $SLURM_DISTRIBUTION ${SLURM_DIST_PLANESIZE-none}'] },
+  { name: 'srun -m plane with SLURM_DIST_PLANESIZE=3', stack: trace, command: 'srun', args: ['-m', 'plane', 'sh', '-c', 'echo $SLURM_DISTRIBUTION $SLURM_DIST_PLANESIZE'], env: { SLURM_DIST_PLANESIZE: '3' } },
+  { name: 'srun -m plane (no size: refused)', stack: trace, command: 'srun', args: ['-m', 'plane', 'true'], stderrOrder: 'Invalid' },
+  { name: 'srun -m block:block:block:block (refused)', stack: trace, command: 'srun', args: ['-m', 'block:block:block:block', 'true'] },
+  { name: 'salloc -m cyclic: the allocation and the srun inside', stack: trace, command: 'salloc', args: ['-n', '2', '-m', 'cyclic', 'sh', '-c', 'echo salloc $SLURM_DISTRIBUTION; srun -n 2 -l sh -c "echo \\$SLURM_DISTRIBUTION"'] },
+  { name: 'sbatch -W -m plane=3: the batch job and the srun inside', stack: trace, command: 'sbatch', args: ['-W', '-n', '2', '-m', 'plane=3', '-o', 'job.out', '--wrap', 'echo batch $SLURM_DISTRIBUTION $SLURM_DIST_PLANESIZE; srun -n 2 -l sh -c "echo \\$SLURM_DISTRIBUTION \\$SLURM_DIST_PLANESIZE"'], madeFiles: /^job\.out/ },
+  { name: 'sbatch -m bogus (refused)', stack: trace, command: 'sbatch', args: ['-m', 'bogus', '--wrap', 'true'] },
   { name: 'sbatch -W --open-mode=append -o FILE', stack: trace, command: 'sbatch', args: ['-W', '--open-mode=append', '-o', 'app.out', '--wrap', 'echo two'], files: { 'app.out': 'one\n' }, madeFiles: /^app/ },
   { name: 'srun -o with %n, %u and %s', stack: trace, command: 'srun', args: ['-o', 'o-%n-%u-%s.txt', 'echo', 'hi'], madeFiles: /^o-/ },
   { name: 'srun -o per task under a file: the launch fails on the node', stack: trace, command: 'srun', args: ['-o', 'afile/x-%t.txt', 'echo', 'hi'], files: { afile: '' }, madeFiles: /^afile/ },

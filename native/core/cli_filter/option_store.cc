@@ -59,6 +59,7 @@ bool OptionStore::setAfter(const BuiltinOption& later, const BuiltinOption& earl
 bool OptionStore::apply(const BuiltinOption& option, const char* value, bool quiet) {
   OptionSetOutcome out = setOptionValue(option, command_, version_, value, get(option), site);
   if (out.error && !quiet) {
+    if (!out.error->before.empty()) slurmLog(LogLevel::Error, out.error->before);
     slurmLog(LogLevel::Error, out.error->message);
     if (out.error->status && onExit) onExit(out.error->status);
   }

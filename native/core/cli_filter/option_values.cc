@@ -16,6 +16,7 @@
 
 #include "common/comma_list.h"
 #include "rules/parse_time.h"
+#include "rules/task_distribution.h"
 #include "rules/signal_names.h"
 #include "rules/releases.h"
 
@@ -204,6 +205,12 @@ std::optional<OptionSetOutcome> customValue(const BuiltinOption& o, const char* 
     return refused("Invalid --exclusive specification");
   }
   if (name == "oversubscribe") return shows("oversubscribe");
+  if (name == "distribution") {
+    // arg_get_distribution: set_distribution's text, "=N" after a plane.
+    auto d = arg ? parseTaskDistribution(arg, std::getenv("SLURM_DIST_PLANESIZE")) : std::nullopt;
+    if (!d) return std::nullopt;
+    return shows(d->shown());
+  }
   if (name == "begin" || name == "deadline") {
     // parse_time, printed back by slurm_make_time_str.
     time_t when = arg ? parseSlurmTime(arg, time(nullptr)) : 0;
@@ -276,8 +283,11 @@ OptionSetOutcome setOptionValue(const BuiltinOption& option, Command command, co
   if (!hasSetter(option, command)) return {};
   // The checks srun, sbatch and salloc make of their own options: a status
   // of 1 is the setter's own exit(1); otherwise the setter returns an error.
-  if (auto bad = checkBuiltinValue(option.name, arg))
-    return refused(bad->message, bad->status == 1 ? 1 : 0);
+  if (auto bad = checkBuiltinValue(option.name, arg)) {
+    OptionSetOutcome out = refused(bad->message, bad->status == 1 ? 1 : 0);
+    out.error->before = bad->before;
+    return out;
+  }
   switch (option.getter) {
     case OptionGetter::Bool:
     case OptionGetter::SrunBool:

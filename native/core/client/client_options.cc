@@ -103,10 +103,19 @@ int ClientOptions::runPluginOption(CachedOption& opt, const char* arg, const cha
   return runOptionCallback(opt, arg, 0, source);
 }
 
+namespace {
+// A setter's refusal as Slurm logs it: its own line first (a plane
+// without a size), then the option's.
+void logRefusal(const BuiltinValueError& e) {
+  if (!e.before.empty()) slurmLog(LogLevel::Error, e.before);
+  slurmLog(LogLevel::Error, e.message);
+}
+}  // namespace
+
 int ClientOptions::setBuiltin(const BuiltinOption& opt, const char* arg, const char* source) {
   arg = processedOptionArg(opt, arg);
   if (auto bad = checkBuiltinValue(opt.name, arg)) {
-    slurmLog(LogLevel::Error, bad->message);
+    logRefusal(*bad);
     return bad->status;
   }
   // The option's setter: a value it refuses ends the command
@@ -117,7 +126,7 @@ int ClientOptions::setBuiltin(const BuiltinOption& opt, const char* arg, const c
                          std::strcmp(source, "env") != 0;
   if (store_ && !earlyDone) {
     if (auto bad = store_->take(opt, arg, std::strcmp(source, "env") == 0)) {
-      slurmLog(LogLevel::Error, bad->message);
+      logRefusal(*bad);
       return bad->status == 1 ? 1 : 255;
     }
   }
@@ -181,7 +190,7 @@ int ClientOptions::processEnvironment() {
       if (!refused && store_->isSet(*o)) recordBuiltin(*o, value, "env");
     });
     if (refused) {
-      slurmLog(LogLevel::Error, refused->message);
+      logRefusal(*refused);
       return refused->status == 1 ? 1 : 255;
     }
   }

@@ -26,6 +26,7 @@ bool readMpiStepdSettings(const json::Value& mpi, const StepSpec& spec, MpiStepd
   s.ntasks = spec.record.ntasks;
   s.nodeList = mpi["nodeList"].asString();
   if (mpi["taskDist"].isNumber()) s.taskDist = static_cast<uint32_t>(mpi["taskDist"].asNumber());
+  if (mpi["planeSize"].isNumber()) s.planeSize = static_cast<uint16_t>(mpi["planeSize"].asNumber());
   for (const auto& node : mpi["layout"].asArray()) {
     std::vector<uint32_t> tids;
     for (const auto& t : node.asArray()) tids.push_back(static_cast<uint32_t>(t.asNumber()));

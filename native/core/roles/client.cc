@@ -350,6 +350,7 @@ StepShape readStepShape(const json::Value& step) {
   out.ntasks = static_cast<uint32_t>(step["ntasks"].asNumber());
   out.nodeList = step["nodeList"].asString();
   if (step["taskDist"].isNumber()) out.taskDist = static_cast<uint32_t>(step["taskDist"].asNumber());
+  if (step["planeSize"].isNumber()) out.planeSize = static_cast<uint16_t>(step["planeSize"].asNumber());
   for (const auto& node : step["layout"].asArray()) {
     std::vector<uint32_t> tids;
     for (const auto& t : node.asArray()) tids.push_back(static_cast<uint32_t>(t.asNumber()));

@@ -1,5 +1,7 @@
 #include "rules/builtin_checks.h"
 
+#include "rules/task_distribution.h"
+
 #include <cctype>
 #include <climits>
 #include <cstdlib>
@@ -14,6 +16,7 @@ enum class Check {
   NonNegativeInt,  // parse_int(name, arg, false): >= 0
   NodeCount,       // verify_node_count: "N" or "MIN-MAX", exit(-1)
   Time,            // time_str2mins, exit(-1)
+  Distribution,    // verify_dist_type (task_distribution.h), exit(-1)
 };
 
 struct CheckedOption {
@@ -36,6 +39,7 @@ constexpr CheckedOption kChecked[] = {
     {"nodes", Check::NodeCount, "--nodes"},
     {"time", Check::Time, "--time"},
     {"time-min", Check::Time, "--time-min"},
+    {"distribution", Check::Distribution, "--distribution"},
 };
 
 // parse_int: strtol, the whole string, in range.
@@ -171,6 +175,12 @@ std::optional<BuiltinValueError> checkBuiltinValue(const char* name, const char*
       case Check::Time:
         if (!arg || timeStringSeconds(arg)) return std::nullopt;
         return BuiltinValueError{std::string("Invalid ") + c.what + " specification", 255};
+      case Check::Distribution: {
+        // A plane's size may come from the command's environment.
+        TaskDistributionError why;
+        if (!arg || parseTaskDistribution(arg, std::getenv("SLURM_DIST_PLANESIZE"), &why)) return std::nullopt;
+        return BuiltinValueError{std::string("Invalid ") + c.what + " specification", 255, why.planeLine.value_or("")};
+      }
     }
   }
   return std::nullopt;

@@ -12,6 +12,7 @@ namespace plugstack {
 struct BuiltinValueError {
   std::string message;  // what the command logs at error level
   int status;           // its exit status: 1 (exit(1)) or 255 (exit(-1))
+  std::string before = {};  // a line the setter logs first, if any
 };
 
 // The error Slurm gives for this value of a built-in option, if any. arg is

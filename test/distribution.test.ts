@@ -1,0 +1,79 @@
+/**
+ * -m/--distribution (lib/step/distribution.ts, native/core/rules/
+ * task_distribution.cc): what is taken and what SLURM_DISTRIBUTION says
+ * were asked of a real 22.05 (`srun -n 2 -m X`); the layouts over several
+ * nodes follow Slurm's slurm_step_layout_create (the real cluster here has
+ * one node), checked through the tasks' own variables.
+ */
+import { describe, expect, it } from 'vitest';
+import { distributionEnv, taskDistribution, taskLayout } from '../lib/step/distribution.js';
+import { Plugstack } from '../lib/plugstack.js';
+import { tempDir, writeFile } from './helpers/plugins.js';
+
+const text = (value: string, env: Record<string, string> = {}) => taskDistribution(value, env)?.text;
+
+describe('-m/--distribution', () => {
+  it('takes what the real srun took, with the SLURM_DISTRIBUTION it wrote', () => {
+    expect(text('cyclic')).toBe('cyclic');
+    expect(text('Cyclic')).toBe('cyclic');
+    expect(text('block')).toBe('block');
+    expect(text('block:*')).toBe('block:cyclic');
+    expect(text('*:*:*')).toBe('block:cyclic:cyclic');
+    expect(text('cyclic:fcyclic')).toBe('cyclic:fcyclic');
+    expect(text('block:fcyclic:*')).toBe('block:fcyclic:fcyclic');
+    expect(text('pack')).toBe('pack');
+    expect(text('cyclic,nopack')).toBe('cyclic,nopack');
+    expect(text('hostfile')).toBe('arbitrary');
+    expect(distributionEnv(taskDistribution('plane=2', {}))).toEqual({ SLURM_DISTRIBUTION: 'plane', SLURM_DIST_PLANESIZE: '2' });
+    // A plane without a size takes SLURM_DIST_PLANESIZE.
+    expect(taskDistribution('plane', { SLURM_DIST_PLANESIZE: '3' })).toMatchObject({ text: 'plane', planeSize: 3 });
+  });
+
+  it('refuses what the real srun refused', () => {
+    for (const value of ['bogus', 'plane', 'plane=0', 'plane=2x', 'block:block:block:block', ',pack', 'block,foo', 'fcyclic', 'cyclic,pack,nopack', ''])
+      expect(taskDistribution(value, {}), value).toBeUndefined();
+  });
+
+  it('lays tasks out block, cyclic and by planes', () => {
+    const names = ['n0', 'n1'];
+    const ids = (value?: string) => taskLayout(5, names, value === undefined ? undefined : taskDistribution(value, {})).map((n) => n.gtids);
+    expect(ids()).toEqual([[0, 1, 2], [3, 4]]);
+    expect(ids('block:cyclic')).toEqual([[0, 1, 2], [3, 4]]);
+    expect(ids('cyclic')).toEqual([[0, 2, 4], [1, 3]]);
+    expect(ids('cyclic:block,pack')).toEqual([[0, 2, 4], [1, 3]]);
+    expect(ids('plane=2')).toEqual([[0, 1, 4], [2, 3]]);
+    // Each node gets one task first, then up to the plane's size in turn.
+    expect(ids('plane=4')).toEqual([[0, 1, 2, 3], [4]]);
+    expect(taskLayout(7, ['a', 'b', 'c'], taskDistribution('plane=2', {})).map((n) => n.gtids)).toEqual([[0, 1, 6], [2, 3], [4, 5]]);
+  });
+
+  it("srun's tasks get the layout, SLURM_DISTRIBUTION and SLURM_DIST_PLANESIZE; launchStep takes -m's form", async () => {
+    const dir = tempDir('distribution-');
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [] });
+    const env = { PATH: '/usr/bin:/bin' };
+    const r = await stack.srun({ args: ['-N', '2', '-n', '5', '-m', 'plane=2', '-l', 'sh', '-c', 'echo $SLURMD_NODENAME $SLURM_LOCALID $SLURM_DISTRIBUTION $SLURM_DIST_PLANESIZE'], env, cwd: dir });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['0: node0 0 plane 2', '1: node0 1 plane 2', '2: node1 0 plane 2', '3: node1 1 plane 2', '4: node0 2 plane 2']);
+    const step = await stack.launchStep({ argv: ['true'], nodes: 2, ntasks: 3, distribution: 'cyclic', env });
+    expect(step.tasks.map((t) => [t.task, t.node, t.localId])).toEqual([
+      [0, 0, 0],
+      [1, 1, 0],
+      [2, 0, 1],
+    ]);
+    await expect(stack.launchStep({ argv: ['true'], distribution: 'bogus', env })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
+  it('a value Slurm refuses ends srun, sbatch and salloc with its lines and 255, from the command line or (srun) SLURM_DISTRIBUTION', async () => {
+    const dir = tempDir('distribution-refused-');
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [] });
+    const env = { PATH: '/usr/bin:/bin' };
+    const plane = await stack.srun({ args: ['-m', 'plane', 'true'], env, cwd: dir });
+    expect([plane.exitCode, plane.stderr]).toEqual([255, 'srun: error: Invalid plane size or size not specified\nsrun: error: Invalid --distribution specification\n']);
+    const batch = await stack.sbatch({ args: ['-m', 'bogus', '--wrap', 'true'], env, cwd: dir });
+    expect([batch.exitCode, batch.stderr, batch.job]).toEqual([255, 'sbatch: error: Invalid --distribution specification\n', undefined]);
+    const alloc = await stack.salloc({ args: ['-m', 'block:x', 'true'], env, cwd: dir });
+    expect([alloc.exitCode, alloc.stderr]).toEqual([255, 'salloc: error: Invalid --distribution specification\n']);
+    const fromEnv = await stack.srun({ args: ['true'], env: { ...env, SLURM_DISTRIBUTION: 'cyclic,bogus' }, cwd: dir });
+    expect([fromEnv.exitCode, fromEnv.stderr]).toEqual([255, 'srun: error: Invalid --distribution specification\n']);
+  });
+});
