@@ -76,4 +76,21 @@ describe('-m/--distribution', () => {
     const fromEnv = await stack.srun({ args: ['true'], env: { ...env, SLURM_DISTRIBUTION: 'cyclic,bogus' }, cwd: dir });
     expect([fromEnv.exitCode, fromEnv.stderr]).toEqual([255, 'srun: error: Invalid --distribution specification\n']);
   });
+
+  it('-m arbitrary needs a node list (-w): without one the job description is refused, with the error status', async () => {
+    const dir = tempDir('distribution-arbitrary-');
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [] });
+    const env = { PATH: '/usr/bin:/bin', SLURM_EXIT_ERROR: '7' };
+    const line = 'error: With Arbitrary distribution you need to specify a nodelist or hostfile with the -w option\n';
+    for (const [command, args] of [
+      ['srun', ['-n', '2', '-m', 'arbitrary', 'true']],
+      ['salloc', ['-m', 'arbitrary', 'true']],
+      ['sbatch', ['-m', 'hostfile', '--wrap', 'true']],
+    ] as const) {
+      const r = await stack[command]({ args: [...args], env, cwd: dir });
+      expect([r.exitCode, r.stderr, r.job], command).toEqual([7, `${command}: ${line}`, undefined]);
+    }
+    const listed = await stack.srun({ args: ['-n', '2', '-m', 'arbitrary', '-w', 'node0', 'true'], env, cwd: dir });
+    expect(listed.exitCode).toBe(0);
+  });
 });

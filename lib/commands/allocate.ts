@@ -11,6 +11,7 @@ import type { CommandConsole } from './console.js';
 import type { CommandName } from './types.js';
 import { compressHostlist } from '../step/layout.js';
 import { parseJobArray, type JobArray } from '../cluster/job-array.js';
+import { nodeLevel, SLURM_DIST_ARBITRARY } from '../step/distribution.js';
 
 const REFUSED: Record<CommandName, string> = {
   srun: 'Unable to allocate resources',
@@ -28,6 +29,17 @@ export function requestedArray(cluster: ClusterShape, b: Builtins): JobArray | u
 
 const refusesArray = (cluster: ClusterShape, b: Builtins) => b.array !== undefined && !requestedArray(cluster, b);
 
+/**
+ * slurm_opt_create_job_desc's own refusal, before anything reaches
+ * slurmctld: -m arbitrary lays tasks out from a node list, so it needs one
+ * (-w). The command then ends with its error status.
+ */
+function jobDescriptionError(b: Builtins): string | undefined {
+  if (b.distribution && nodeLevel(b.distribution) === SLURM_DIST_ARBITRARY && !b.nodelist)
+    return 'With Arbitrary distribution you need to specify a nodelist or hostfile with the -w option';
+  return undefined;
+}
+
 /** A new job for the command, or undefined after printing slurmctld's refusal. */
 export function requestJob(
   cluster: ClusterShape,
@@ -40,6 +52,11 @@ export function requestJob(
   /** The environment of the job's slurmds (command-env.ts). */
   slurmdEnv?: Record<string, string>,
 ): Job | undefined {
+  const description = jobDescriptionError(b);
+  if (description) {
+    console.log('error', description);
+    return undefined;
+  }
   if (refusesArray(cluster, b)) {
     console.log('error', `${REFUSED[command]}: ${INVALID_ARRAY}`);
     return undefined;
@@ -87,6 +104,11 @@ function slurmTimeString(d: Date): string {
  * slurm_perror's "allocation failure: ...".
  */
 export function willRun(cluster: ClusterShape, b: Builtins, nodes: number, console: CommandConsole): number {
+  const description = jobDescriptionError(b);
+  if (description) {
+    console.log('error', description);
+    return 1;
+  }
   if (refusesArray(cluster, b)) {
     console.stderr(`allocation failure: ${INVALID_ARRAY}\n`);
     return 1;

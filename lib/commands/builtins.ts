@@ -51,6 +51,8 @@ export interface Builtins {
   array?: string;
   /** -m/--distribution, as Slurm reads it (the client refused what it does not take). */
   distribution?: TaskDistribution;
+  /** -w/--nodelist, as given. */
+  nodelist?: string;
   /**
    * salloc -K/--kill-command[=signal]: what salloc sends its command when
    * the allocation is revoked (none given: SIGTERM). Without it salloc
@@ -157,6 +159,7 @@ export function readBuiltins(settings: BuiltinOptionSetting[], cwd?: string, env
   const killCommand = last(settings, 'kill-command');
   if (killCommand) b.killCommand = killSignal(killCommand.value);
   set('distribution', taskDistribution(value('distribution'), env));
+  set('nodelist', value('nodelist'));
   const pty = last(settings, 'pty');
   if (pty) b.pty = pty.value ?? '';
   return b;

@@ -21,6 +21,7 @@ export interface TaskDistribution {
 /** task_dist_states_t's parts plugstack reads. */
 export const SLURM_DIST_CYCLIC = 0x0001;
 export const SLURM_DIST_BLOCK = 0x0002;
+export const SLURM_DIST_ARBITRARY = 0x0003;
 export const SLURM_DIST_PLANE = 0x0004;
 const SLURM_DIST_STATE_BASE = 0x00ffff;
 /** The node level: the lowest nibble (1 cyclic, 2 block, 3 arbitrary, 4 plane). */
@@ -56,9 +57,14 @@ export function distributionOption(d: TaskDistribution | undefined): string | un
   return d.text || undefined;
 }
 
+/** The node level it asks for (SLURM_DIST_CYCLIC, _BLOCK, _ARBITRARY, _PLANE), 0 when it leaves it to the default. */
+export function nodeLevel(d: TaskDistribution | undefined): number {
+  return d ? d.value & NODE_LEVEL : 0;
+}
+
 /** The task_dist a step's layout has (the mpi plugins read it): the node level, block by default. */
 export function stepTaskDist(d: TaskDistribution | undefined): number {
-  const node = d ? d.value & NODE_LEVEL : 0;
+  const node = nodeLevel(d);
   return node === SLURM_DIST_CYCLIC || node === SLURM_DIST_PLANE ? d!.value & SLURM_DIST_STATE_BASE : SLURM_DIST_BLOCK;
 }
 
@@ -69,7 +75,7 @@ export function stepTaskDist(d: TaskDistribution | undefined): number {
  * ids in blocks of P to each node in turn, as far as its count goes.
  */
 export function taskLayout(ntasks: number, names: string[], d?: TaskDistribution): NodeLayout[] {
-  const node = d ? d.value & NODE_LEVEL : 0;
+  const node = nodeLevel(d);
   if (node !== SLURM_DIST_CYCLIC && node !== SLURM_DIST_PLANE) return blockLayout(ntasks, names);
   const layout = blockLayout(ntasks, names).map((n) => ({ ...n, gtids: [] as number[] }));
   if (node === SLURM_DIST_CYCLIC) {
