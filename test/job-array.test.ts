@@ -5,11 +5,11 @@
  * same way (slurm_parse_array_tok is 22.05's _parse_array_tok moved).
  */
 import { describe, expect, it } from 'vitest';
-import { arrayLimits, arrayTaskEnv, parseJobArray, srunArrayIds, stepArrayIds } from '../lib/cluster/job-array.js';
+import { arrayIdsIn, arrayLimits, arrayTaskEnv, parseJobArray } from '../lib/cluster/job-array.js';
+import { envRecord } from '../lib/cluster/job-env.js';
 import type { SlurmConf } from '../lib/config/slurm-conf.js';
 
 const DEFAULT = arrayLimits(undefined);
-const NO_VAL = 0xfffffffe;
 
 describe('job array expressions', () => {
   it('takes what the real slurmctld took, with the tasks it names', () => {
@@ -58,10 +58,9 @@ describe('job array expressions', () => {
     expect(parseJobArray('0', arrayLimits(conf({ MaxArraySize: '0' })))).toBeUndefined();
   });
 
-  it('a launched step’s ids come from its environment (atoi, the last of each), else the job’s id and NO_VAL; srun’s %A and %a likewise', () => {
-    expect(stepArrayIds(['A=1'], 42, NO_VAL)).toEqual({ jobId: 42, taskId: NO_VAL });
-    expect(stepArrayIds(['SLURM_ARRAY_JOB_ID=7', 'SLURM_ARRAY_TASK_ID=3x', 'SLURM_ARRAY_JOB_ID=8'], 42, NO_VAL)).toEqual({ jobId: 8, taskId: 3 });
-    expect(srunArrayIds({ SLURM_ARRAY_JOB_ID: '7', SLURM_ARRAY_TASK_ID: 'x' })).toEqual({ arrayJobId: 7, arrayTaskId: 0 });
-    expect(srunArrayIds({})).toEqual({});
+  it('a launched step’s and srun’s array ids come from the environment (atoi, the last of each), absent when not set', () => {
+    expect(arrayIdsIn(envRecord(['A=1']))).toEqual({});
+    expect(arrayIdsIn(envRecord(['SLURM_ARRAY_JOB_ID=7', 'SLURM_ARRAY_TASK_ID=3x', 'SLURM_ARRAY_JOB_ID=8']))).toEqual({ arrayJobId: 8, arrayTaskId: 3 });
+    expect(arrayIdsIn({ SLURM_ARRAY_JOB_ID: '7', SLURM_ARRAY_TASK_ID: 'x' })).toEqual({ arrayJobId: 7, arrayTaskId: 0 });
   });
 });

@@ -138,24 +138,12 @@ export function arrayTaskEnv(array: JobArray, task: ArrayTask): Record<string, s
 }
 
 /**
- * The array ids a step's slurmstepd holds (S_JOB_ARRAY_ID,
- * S_JOB_ARRAY_TASK_ID): a batch step's come from the batch launch (0 and
- * NO_VAL outside an array); a launched step starts from its job's id and
- * NO_VAL and takes SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID from the
- * environment srun sent, read with atoi, the last of each winning
- * (stepd_step_rec_create).
+ * SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID of an environment, read with
+ * atoi as slurmstepd reads a launch's (stepd_step_rec_create; the last of
+ * each when a list repeats a name) and srun its own for %A and %a
+ * (fname_create); absent when not set.
  */
-export function stepArrayIds(env: readonly string[], jobId: number, noVal: number): ArrayTask {
-  let ids: ArrayTask = { jobId, taskId: noVal };
-  for (const entry of env) {
-    if (entry.startsWith('SLURM_ARRAY_JOB_ID=')) ids = { ...ids, jobId: atoi(entry.slice(19)) >>> 0 };
-    else if (entry.startsWith('SLURM_ARRAY_TASK_ID=')) ids = { ...ids, taskId: atoi(entry.slice(20)) >>> 0 };
-  }
-  return ids;
-}
-
-/** srun's %A and %a (its fname_create): SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID of its own environment, read with strtoul, when set. */
-export function srunArrayIds(env: Record<string, string | undefined>): { arrayJobId?: number; arrayTaskId?: number } {
+export function arrayIdsIn(env: Record<string, string | undefined>): { arrayJobId?: number; arrayTaskId?: number } {
   const read = (v: string | undefined) => (v === undefined ? undefined : atoi(v) >>> 0);
   const jobId = read(env.SLURM_ARRAY_JOB_ID);
   const taskId = read(env.SLURM_ARRAY_TASK_ID);

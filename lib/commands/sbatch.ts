@@ -282,8 +282,8 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
         nodeNames: [names[0]!],
         jobId: job.id,
         stepId: BATCH_STEP,
-        // The batch launch's array ids: 0 and NO_VAL outside an array.
-        batchArray: job.array ?? { jobId: 0, taskId: NO_VAL },
+        // An array task's ids, in the batch launch (launchStep's default: none).
+        ...(job.array ? { batchArray: job.array } : {}),
         job: jobRecordOf(job, stack.slurmVersion, { uid: process.getuid!(), gid: process.getgid!(), argv: [script], cwd: workdir }),
         cwd: workdir,
         ...(inputFile !== undefined ? { input: { kind: 'file', path: inputFile } as const } : {}),

@@ -34,7 +34,7 @@ import { srunExportEnv } from '../cluster/export-env.js';
 import { commandEnvRules, entriesOf, hydraBootstrapOff, SLURM_AUTH_NOBODY, slurmdEnv, srunStepEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { launchEnvInOrder, srunEnvInOrder } from '../cluster/env-order.js';
 import { checkPty } from './srun-pty.js';
-import { srunArrayIds } from '../cluster/job-array.js';
+import { arrayIdsIn } from '../cluster/job-array.js';
 import { drainedBy, jobEnd, prestartEpilogs, prestartPrologs, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
 import { requestJob, willRun } from './allocate.js';
@@ -346,7 +346,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const stepLayout = taskLayout(ntasks, names, b.distribution);
   const stepDistributionOption = distributionOption(b.distribution) !== undefined ? { distribution: distributionOption(b.distribution)! } : {};
   const srunEnviron = envRecord(lui.environ ?? ready.environ);
-  const outputPlan = srunOutput(b.output, b.error, ntasks, { jobId: job.id, stepId, jobName: srunEnviron.SLURM_JOB_NAME, ...srunArrayIds(srunEnviron) });
+  const outputPlan = srunOutput(b.output, b.error, ntasks, { jobId: job.id, stepId, jobName: srunEnviron.SLURM_JOB_NAME, ...arrayIdsIn(srunEnviron) });
   const outputAppend = appendsOutput(b, stack.slurmConf);
   // The job's user as launch.ts names it for %u (the step request's files).
   const userName = native().userByUid(uid)?.name ?? String(uid);

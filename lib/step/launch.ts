@@ -13,7 +13,8 @@ import { addNode, finishStep, NodeEvents } from './aggregate.js';
 import { CLUSTER_NAME, LAUNCH_NODE_ADDRESS, launcherPort, MAX_TASKS_PER_NODE, PARTITION, workingCluster } from '../cluster/names.js';
 import { jobInfo, NO_VAL, stepJobDescription } from '../cluster/job-info.js';
 import { BATCH_STEP } from '../cluster/jobs.js';
-import { stepArrayIds } from '../cluster/job-array.js';
+import { arrayIdsIn } from '../cluster/job-array.js';
+import { envRecord } from '../cluster/job-env.js';
 import { launcherEnv } from './launcher-env.js';
 import { uint32 } from '../validate.js';
 import { native } from '../native/binding.js';
@@ -231,11 +232,13 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
     );
 
   const cluster = workingCluster(stack.slurmVersion, stack.clusterName);
-  // S_JOB_ARRAY_ID and S_JOB_ARRAY_TASK_ID: the batch launch's, or the launch environment's (job-array.ts).
-  const arrayIds =
-    stepId === BATCH_STEP
-      ? { jobId: uint32('batchArray.jobId', options.batchArray?.jobId, 0), taskId: uint32('batchArray.taskId', options.batchArray?.taskId, NO_VAL) }
-      : stepArrayIds(env, jobId, NO_VAL);
+  // S_JOB_ARRAY_ID and S_JOB_ARRAY_TASK_ID: a batch step's from the batch
+  // launch (0 and NO_VAL outside an array); another step's from its launch
+  // environment, else its job's id and NO_VAL (job-array.ts).
+  const launchArray = stepId === BATCH_STEP ? undefined : arrayIdsIn(envRecord(env));
+  const arrayIds = launchArray
+    ? { jobId: launchArray.arrayJobId ?? jobId, taskId: launchArray.arrayTaskId ?? NO_VAL }
+    : { jobId: uint32('batchArray.jobId', options.batchArray?.jobId, 0), taskId: uint32('batchArray.taskId', options.batchArray?.taskId, NO_VAL) };
   // The record slurm_load_job answers with on every node (job-info.ts).
   const job =
     options.job ??

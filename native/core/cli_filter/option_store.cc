@@ -59,8 +59,7 @@ bool OptionStore::setAfter(const BuiltinOption& later, const BuiltinOption& earl
 bool OptionStore::apply(const BuiltinOption& option, const char* value, bool quiet) {
   OptionSetOutcome out = setOptionValue(option, command_, version_, value, get(option), site);
   if (out.error && !quiet) {
-    if (!out.error->before.empty()) slurmLog(LogLevel::Error, out.error->before);
-    slurmLog(LogLevel::Error, out.error->message);
+    logRefusal(*out.error);
     if (out.error->status && onExit) onExit(out.error->status);
   }
   if (!out.ok) return false;
@@ -152,6 +151,11 @@ std::vector<std::pair<std::string, OptionValue>> OptionStore::setOptions() const
   for (size_t i = 0; i < options_.size(); i++)
     if (state_[i].set) out.emplace_back(options_[i]->name, get(*options_[i]));
   return out;
+}
+
+void logRefusal(const BuiltinValueError& e) {
+  if (!e.before.empty()) slurmLog(LogLevel::Error, e.before);
+  slurmLog(LogLevel::Error, e.message);
 }
 
 }  // namespace plugstack

@@ -100,6 +100,10 @@ class OptionStore {
   unsigned long serial_ = 0;
 };
 
+// A setter's refusal as Slurm logs it: the setter's own line first, if any
+// (a plane without a size), then the option's.
+void logRefusal(const BuiltinValueError& e);
+
 }  // namespace plugstack
 
 // The type cli_filter plugins hold a pointer to.

@@ -103,15 +103,6 @@ int ClientOptions::runPluginOption(CachedOption& opt, const char* arg, const cha
   return runOptionCallback(opt, arg, 0, source);
 }
 
-namespace {
-// A setter's refusal as Slurm logs it: its own line first (a plane
-// without a size), then the option's.
-void logRefusal(const BuiltinValueError& e) {
-  if (!e.before.empty()) slurmLog(LogLevel::Error, e.before);
-  slurmLog(LogLevel::Error, e.message);
-}
-}  // namespace
-
 int ClientOptions::setBuiltin(const BuiltinOption& opt, const char* arg, const char* source) {
   arg = processedOptionArg(opt, arg);
   if (auto bad = checkBuiltinValue(opt.name, arg)) {
