@@ -147,14 +147,17 @@ MpiPlugin::Outcome MpiPlugin::load(const MpiLoadRequest& request) {
 }
 
 bool MpiPlugin::afterEnvCall(const char* hook, int task, const std::vector<std::string>& before,
-                             const XEnv& env, json::Object result) {
+                             const XEnv& env, json::Object result, bool* changed) {
   json::Object ev{{"t", msg::kMpi}, {"ref", ref_}, {"hook", hook}};
   if (task >= 0) ev.emplace_back("task", task);
   for (auto& kv : result) ev.push_back(std::move(kv));
   bool fatal = false;
   std::string broken = env.check(&fatal);
   if (!broken.empty()) ev.emplace_back("envBroken", broken);
-  if (!fatal) ev.emplace_back("changes", changesJson(envChanges(before, env.entries())));
+  // Most hooks change nothing: the arrays are then compared in place.
+  bool same = !fatal && env.holds(before);
+  if (changed) *changed = !same;
+  if (!fatal) ev.emplace_back("changes", same ? json::Array{} : changesJson(envChanges(before, env.entries())));
   emitEvent(std::move(ev));
   if (broken.empty()) return true;
   Diagnostic d;
@@ -207,16 +210,16 @@ int MpiPlugin::slurmstepdPrefork(void* stepRecord, char*** slot, XEnv& env, bool
   return rc;
 }
 
-int MpiPlugin::slurmstepdTask(void* taskInfo, XEnv& env, int task, bool* envOk) {
+int MpiPlugin::slurmstepdTask(void* taskInfo, XEnv& env, const std::vector<std::string>& before, int task,
+                              bool* envOk, bool* changed) {
   auto fn = reinterpret_cast<int (*)(void*, char***)>(context_.hooks[8]);
-  std::vector<std::string> before = env.entries();
   int rc;
   {
     HookScope scope(ref_, "mpi_p_slurmstepd_task", json::Object{{"task", task}});
     rc = fn(taskInfo, env.slot());
     scope.setResult(rc);
   }
-  *envOk = afterEnvCall("slurmstepd_task", task, before, env, {{"rc", rc}});
+  *envOk = afterEnvCall("slurmstepd_task", task, before, env, {{"rc", rc}}, changed);
   return rc;
 }
 

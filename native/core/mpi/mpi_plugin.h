@@ -67,7 +67,10 @@ class MpiPlugin {
   void* clientPrelaunch(void* info, XEnv& env, bool* envOk);
   int clientFini(void* state);
   int slurmstepdPrefork(void* stepRecord, char*** slot, XEnv& env, bool* envOk);
-  int slurmstepdTask(void* taskInfo, XEnv& env, int task, bool* envOk);
+  // before: the entries env was made from (the task's environment, which
+  // the call leaves alone); *changed: whether the hook changed any.
+  int slurmstepdTask(void* taskInfo, XEnv& env, const std::vector<std::string>& before, int task, bool* envOk,
+                     bool* changed);
   void confOptions(void** options, int* count);
   void confSet(void* table);
   void* confGet();
@@ -80,7 +83,7 @@ class MpiPlugin {
   Outcome fail(const MpiLoadRequest& request, const char* code, const std::string& message,
                const std::string& path);
   bool afterEnvCall(const char* hook, int task, const std::vector<std::string>& before, const XEnv& env,
-                    json::Object result);
+                    json::Object result, bool* changed = nullptr);
 
   PluginContext context_;
   int ref_ = kMpiRefBase;

@@ -147,12 +147,14 @@ int MpiStepd::task(size_t local, EnvArray& env) {
   void* info = mpiStructsFor(version_).taskInfo(settings_.step, node_, local, holder);
   XEnv array(env);
   bool envOk = true;
-  int rc = plugin_->slurmstepdTask(info, array, static_cast<int>(local), &envOk);
+  bool changed = true;
+  int rc = plugin_->slurmstepdTask(info, array, env.entries(), static_cast<int>(local), &envOk, &changed);
   if (!envOk) {
     array.reset(nullptr);
     return -1;
   }
-  env = EnvArray(array.entries());
+  // The task's environment is taken back only when the hook changed it.
+  if (changed) env = EnvArray(array.entries());
   return rc;
 }
 

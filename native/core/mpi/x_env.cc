@@ -85,6 +85,13 @@ std::vector<std::string> XEnv::entries() const {
   return out;
 }
 
+bool XEnv::holds(const std::vector<std::string>& entries) const {
+  size_t i = 0;
+  for (char** p = env_; p && *p; p++, i++)
+    if (i == entries.size() || entries[i] != *p) return false;
+  return i == entries.size();
+}
+
 std::vector<EnvChange> envChanges(const std::vector<std::string>& before, const std::vector<std::string>& after) {
   auto was = byName(before);
   auto now = byName(after);

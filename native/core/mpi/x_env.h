@@ -36,6 +36,10 @@ class XEnv {
   std::string check(bool* fatal = nullptr) const;
   // The entries with '=' (once check() found the array readable).
   std::vector<std::string> entries() const;
+  // True when the array holds exactly these entries, in this order: the
+  // hook changed nothing. Allocates nothing, which in a task's process,
+  // forked a moment before, spares the pages copies would write.
+  bool holds(const std::vector<std::string>& entries) const;
   // The array now lives at another address (a hook was handed another
   // slot holding it, as slurmstepd_prefork gets &step->env).
   void reset(char** env) { env_ = env; }

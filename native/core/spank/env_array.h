@@ -21,6 +21,9 @@ class EnvArray {
   explicit EnvArray(const std::vector<std::string>& entries);
   EnvArray(const EnvArray& other);
   EnvArray& operator=(const EnvArray& other);
+  // Moving keeps every string where it is, so the pointers stay good.
+  EnvArray(EnvArray&& other) noexcept = default;
+  EnvArray& operator=(EnvArray&& other) noexcept = default;
 
   // Value of name, or nullptr. Slurm's getenvp matches the first entry.
   const char* get(std::string_view name) const;
