@@ -90,7 +90,52 @@ describe('-m/--distribution', () => {
       const r = await stack[command]({ args: [...args], env, cwd: dir });
       expect([r.exitCode, r.stderr, r.job], command).toEqual([7, `${command}: ${line}`, undefined]);
     }
+    // With a list naming fewer hosts than -n asks for tasks, the job is made and its step refused.
     const listed = await stack.srun({ args: ['-n', '2', '-m', 'arbitrary', '-w', 'node0', 'true'], env, cwd: dir });
-    expect(listed.exitCode).toBe(0);
+    expect([listed.exitCode, listed.stderr.replace(/job \d+/, 'job J'), listed.job?.state]).toEqual([7, 'srun: error: Unable to create step for job J: Unspecified error\n', 'FAILED']);
+  });
+
+  it('-m arbitrary lays task i on the host -w names i-th, the distinct hosts in host list order being the nodes', () => {
+    const arbitrary = taskDistribution('arbitrary', {});
+    expect(taskLayout(3, ['node0', 'node1'], arbitrary, ['node1', 'node0', 'node1']).map((n) => [n.name, n.gtids])).toEqual([
+      ['node0', [1]],
+      ['node1', [0, 2]],
+    ]);
+    // n2 comes before n10, as hostlist_uniq sorts them.
+    expect(taskLayout(3, ['a', 'b'], arbitrary, ['n10', 'n2', 'n10']).map((n) => n.gtids)).toEqual([[1], [0, 2]]);
+    // Without the hosts it is block.
+    expect(taskLayout(3, ['a', 'b'], arbitrary).map((n) => n.gtids)).toEqual([[0, 1], [2]]);
+  });
+
+  it("-m arbitrary takes srun's task and node counts from -w (SLURM_NTASKS dropped); no list and no -n is 'invalid number of tasks'", async () => {
+    const dir = tempDir('distribution-arbitrary-counts-');
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [] });
+    const env = { PATH: '/usr/bin:/bin', SLURM_NTASKS: '5', SLURM_EXIT_ERROR: '7' };
+    const r = await stack.srun({ args: ['-m', 'arbitrary', '-w', 'node[1,0],node1', '-l', 'sh', '-c', 'echo $SLURMD_NODENAME $SLURM_LOCALID $SLURM_NTASKS $SLURM_NNODES'], env, cwd: dir });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['0: node1 0 3 2', '1: node0 0 3 2', '2: node1 1 3 2']);
+    expect(r.client.builtins.filter((o) => o.source === 'verify').map((o) => [o.name, o.value])).toEqual([
+      ['ntasks', '3'],
+      ['nodes', '2'],
+    ]);
+    const none = await stack.srun({ args: ['-m', 'arbitrary', 'true'], env, cwd: dir });
+    expect([none.exitCode, none.stderr, none.job]).toEqual([7, 'srun: error: invalid number of tasks (-n 0)\n', undefined]);
+    // Inside a job srun holds -n against the list itself, before making a step.
+    const inside = await stack.salloc({ args: ['-n', '2', 'sh', '-c', 'srun -m arbitrary -n 1 -w node0,node0 true; echo $?'], env: { PATH: env.PATH }, cwd: dir });
+    expect([inside.stdout, inside.stderr.split('\n').filter((l) => l.startsWith('srun'))]).toEqual(['1\n', ['srun: error: You asked for 1 tasks but hostlist specified 2 nodes']]);
+    await expect(stack.launchStep({ argv: ['true'], ntasks: 2, distribution: 'arbitrary', taskHosts: ['node0'], env })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
+  it('salloc and sbatch count -w for -m arbitrary as their release does: 22.05 each distinct host, 24.11 every host listed', async () => {
+    const dir = tempDir('distribution-arbitrary-alloc-');
+    const env = { PATH: '/usr/bin:/bin' };
+    for (const [version, tasks] of [
+      ['22.05', '1 1'],
+      ['24.11', '2 2'],
+    ] as const) {
+      const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [], slurmVersion: version });
+      const r = await stack.salloc({ args: ['-m', 'arbitrary', '-w', 'node0,node0', 'sh', '-c', 'echo $SLURM_NTASKS $SLURM_TASKS_PER_NODE'], env, cwd: dir });
+      expect([r.exitCode, r.stdout], version).toEqual([0, `${tasks}\n`]);
+    }
   });
 });

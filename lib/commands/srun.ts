@@ -17,8 +17,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep, prestartStepHosts, type StackRef } from '../step/launch.js';
-import { compressHostlist } from '../step/layout.js';
-import { distributionOption, stepTaskDist, taskLayout } from '../step/distribution.js';
+import { compressHostlist, expandHostlist } from '../step/layout.js';
+import { distributionOption, nodeLevel, SLURM_DIST_ARBITRARY, stepTaskDist, taskLayout } from '../step/distribution.js';
 import type { StepResult } from '../step/types.js';
 import { appendsOutput, readBuiltins } from './builtins.js';
 import { native } from '../native/binding.js';
@@ -195,6 +195,17 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     return done(ready.errorExit);
   }
   const names = existing ? existing.nodes.slice(0, nodes) : job.nodes;
+  // -m arbitrary: the host of each task, from -w's list (its task and node
+  // counts were taken from it unless -n and -N were given).
+  const taskHosts = nodeLevel(b.distribution) === SLURM_DIST_ARBITRARY && b.nodelist !== undefined ? expandHostlist(b.nodelist) : undefined;
+  const arbitraryMismatch = taskHosts !== undefined && taskHosts.length !== ntasks;
+  // Inside a job srun itself holds the count against the list
+  // (job_step_create_allocation), before any step exists.
+  if (existing && arbitraryMismatch) {
+    console.log('error', `You asked for ${ntasks} tasks but hostlist specified ${taskHosts.length} nodes`);
+    client.exit(ready.errorExit);
+    return done(ready.errorExit);
+  }
   if (!existing) run.own(job);
   const stepId = nextStepId(job);
   const stepName = `StepId=${job.id}.${stepId}`;
@@ -255,8 +266,12 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // slurmctld refuses a step with more tasks per node than MaxTasksPerNode.
   // srun ends at once (exit(error_exit)): its exit callbacks are armed only
   // once its step exists (the shepherd comes after the step's creation).
-  if (ntasks > names.length * MAX_TASKS_PER_NODE) {
-    console.log('error', `Unable to create step for job ${job.id}: Task count specification invalid`);
+  // A new job's step laid out from a list that names another number of
+  // tasks: slurmctld refuses it (SLURM_ERROR).
+  const stepRefused =
+    ntasks > names.length * MAX_TASKS_PER_NODE ? 'Task count specification invalid' : arbitraryMismatch ? 'Unspecified error' : undefined;
+  if (stepRefused) {
+    console.log('error', `Unable to create step for job ${job.id}: ${stepRefused}`);
     client.exit(ready.errorExit);
     await done(ready.errorExit);
     return endJob('FAILED', 1 << 8);
@@ -343,7 +358,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // without -e): a file srun writes itself is opened now, one each task
   // writes is opened by its node's slurmstepd.
   // -m: which node gets which tasks (the same layout the launch makes).
-  const stepLayout = taskLayout(ntasks, names, b.distribution);
+  const stepLayout = taskLayout(ntasks, names, b.distribution, taskHosts);
   const stepDistributionOption = distributionOption(b.distribution) !== undefined ? { distribution: distributionOption(b.distribution)! } : {};
   const srunEnviron = envRecord(lui.environ ?? ready.environ);
   const outputPlan = srunOutput(b.output, b.error, ntasks, { jobId: job.id, stepId, jobName: srunEnviron.SLURM_JOB_NAME, ...arrayIdsIn(srunEnviron) });
@@ -435,7 +450,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const prestartStep = () =>
     prestartStepHosts(
       stepStack,
-      { nodeNames: names, ntasks, jobId: job.id, stepId, mpi: mpiType, input: inputPlan, ...(taskInput !== undefined ? { stdin: taskInput } : {}), ...stepDistributionOption },
+      { nodeNames: names, ntasks, jobId: job.id, stepId, mpi: mpiType, input: inputPlan, ...(taskInput !== undefined ? { stdin: taskInput } : {}), ...stepDistributionOption, ...(taskHosts ? { taskHosts } : {}) },
       control,
     );
   const prologs = allocPrologs ?? (await runPrologs(inJobNamespace(stack, jc), job, names, scriptContext, prestartStep));
@@ -583,6 +598,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         ntasks,
         nodeNames: names,
         ...stepDistributionOption,
+        ...(taskHosts ? { taskHosts } : {}),
         jobId: job.id,
         stepId,
         job: record,

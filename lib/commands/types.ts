@@ -81,8 +81,12 @@ export interface SeenOption {
 export interface BuiltinOptionSetting {
   name: string;
   value: string | null;
-  /** Where it came from: the command line, the environment, the batch script, or a cli_filter plugin. */
-  source: 'argv' | 'env' | 'script' | 'cli_filter' | 'reset';
+  /**
+   * Where it came from: the command line, the environment, the batch
+   * script, a cli_filter plugin, or the command's own checks ("verify":
+   * -m arbitrary's task and node counts, taken from -w's list).
+   */
+  source: 'argv' | 'env' | 'script' | 'cli_filter' | 'reset' | 'verify';
 }
 
 /** One call into plugin code in the client process (srun, sbatch or salloc). */

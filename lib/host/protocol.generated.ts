@@ -556,7 +556,7 @@ export interface StartedEvent {
 export interface ReadyEvent {
   t: "ready";
   positional: string[];
-  builtins: { name: string; value: string | null; source: "argv" | "env" | "script" | "cli_filter" | "reset" }[];
+  builtins: { name: string; value: string | null; source: "argv" | "env" | "script" | "cli_filter" | "reset" | "verify" }[];
   options: { plugin: string; name: string; ref: number; byEnv: boolean; value: string | null }[];
   jobControlEnv: string[];
   script: string;
@@ -590,7 +590,7 @@ export interface BuiltinEvent {
   t: "builtin";
   name: string;
   value: string | null;
-  source: "argv" | "env" | "script" | "cli_filter" | "reset";
+  source: "argv" | "env" | "script" | "cli_filter" | "reset" | "verify";
 }
 
 /** What the command's getopt prints. */
@@ -1726,7 +1726,8 @@ export const CATALOGUE = {
                   "env",
                   "script",
                   "cli_filter",
-                  "reset"
+                  "reset",
+                  "verify"
                 ]
               }
             }
@@ -1815,7 +1816,8 @@ export const CATALOGUE = {
             "env",
             "script",
             "cli_filter",
-            "reset"
+            "reset",
+            "verify"
           ]
         }
       }

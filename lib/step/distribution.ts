@@ -3,9 +3,11 @@
  * Slurm's verify_dist_type: native/core/rules/task_distribution.h), the
  * variables the commands write for it, and how a step's tasks are laid out
  * over its nodes by it (Slurm's slurm_step_layout_create, for nodes with
- * as many CPUs as the step has tasks, as plugstack's are: block, cyclic and
- * plane; arbitrary and a distribution left to the default are block).
+ * as many CPUs as the step has tasks, as plugstack's are: block, cyclic,
+ * plane, and arbitrary from the host of each task; a distribution left to
+ * the default, and arbitrary without its hosts, are block).
  */
+import { PlugstackError } from '../errors.js';
 import { native } from '../native/binding.js';
 import { blockLayout, type NodeLayout } from './layout.js';
 
@@ -69,13 +71,42 @@ export function stepTaskDist(d: TaskDistribution | undefined): number {
 }
 
 /**
+ * Host names in the order Slurm's hostlist_uniq leaves them: by the text
+ * before the number, then by the number (n2 before n10).
+ */
+function hostOrder(a: string, b: string): number {
+  const ma = /^(.*?)(\d*)$/.exec(a)!;
+  const mb = /^(.*?)(\d*)$/.exec(b)!;
+  if (ma[1] !== mb[1]) return ma[1]! < mb[1]! ? -1 : 1;
+  const na = ma[2] === '' ? -1 : Number(ma[2]);
+  const nb = mb[2] === '' ? -1 : Number(mb[2]);
+  return na - nb || ma[2]!.length - mb[2]!.length;
+}
+
+/**
+ * -m arbitrary (_task_layout_hostfile): task i runs on the host the list
+ * names i-th. The list's distinct hosts, in host list order, are the
+ * step's nodes in turn; each node's tasks in increasing order.
+ */
+export function arbitraryLayout(taskHosts: readonly string[], names: string[]): NodeLayout[] {
+  const distinct = [...new Set(taskHosts)].sort(hostOrder);
+  if (distinct.length !== names.length)
+    throw new PlugstackError('INVALID_ARGUMENT', `the task hosts name ${distinct.length} node(s), the step has ${names.length}`);
+  const nodeOf = new Map(distinct.map((h, i) => [h, i]));
+  const layout = names.map((name, nodeId) => ({ nodeId, name, gtids: [] as number[] }));
+  taskHosts.forEach((h, task) => layout[nodeOf.get(h)!]!.gtids.push(task));
+  return layout;
+}
+
+/**
  * Which node gets which global task ids. Cyclic: one task to each node in
  * turn. Plane of size P (_task_layout_plane): first how many each node
  * gets (one each, then up to P-1 more each, then P each in turn), then the
  * ids in blocks of P to each node in turn, as far as its count goes.
  */
-export function taskLayout(ntasks: number, names: string[], d?: TaskDistribution): NodeLayout[] {
+export function taskLayout(ntasks: number, names: string[], d?: TaskDistribution, taskHosts?: readonly string[]): NodeLayout[] {
   const node = nodeLevel(d);
+  if (node === SLURM_DIST_ARBITRARY && taskHosts) return arbitraryLayout(taskHosts, names);
   if (node !== SLURM_DIST_CYCLIC && node !== SLURM_DIST_PLANE) return blockLayout(ntasks, names);
   const layout = blockLayout(ntasks, names).map((n) => ({ ...n, gtids: [] as number[] }));
   if (node === SLURM_DIST_CYCLIC) {

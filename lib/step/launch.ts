@@ -158,13 +158,13 @@ function inputPlanOf(options: Pick<StepOptions, 'input' | 'stdin'>): TaskInputPl
  */
 export function prestartStepHosts(
   stack: StackRef,
-  options: Pick<StepOptions, 'nodeNames' | 'ntasks' | 'jobId' | 'stepId' | 'mpi' | 'input' | 'stdin' | 'distribution'>,
+  options: Pick<StepOptions, 'nodeNames' | 'ntasks' | 'jobId' | 'stepId' | 'mpi' | 'input' | 'stdin' | 'distribution' | 'taskHosts'>,
   owner: SpareOwner,
 ): void {
   if (stack.jobContainer || !options.nodeNames?.length || options.jobId === undefined) return;
   const daemon = daemonEnvOf(stack);
   const input = inputPlanOf(options);
-  for (const node of taskLayout(options.ntasks ?? options.nodeNames.length, options.nodeNames, stepDistribution(options.distribution)))
+  for (const node of taskLayout(options.ntasks ?? options.nodeNames.length, options.nodeNames, stepDistribution(options.distribution), options.taskHosts))
     owner.prestart(stepHostKey(options.jobId, options.stepId ?? 0, node.nodeId), 'stepd', {
       env: stepdEnv(daemon, node.name, stack.slurmVersion, options.mpi),
       stdin: input !== undefined && nodeIsFed(input, node.gtids),
@@ -196,7 +196,10 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
   if (names.length !== nodes || names.some((n) => typeof n !== 'string' || n === ''))
     throw invalidArgument('nodeNames', `${nodes} non-empty names`, options.nodeNames);
   const distribution = stepDistribution(options.distribution);
-  const layout = taskLayout(ntasks, names, distribution);
+  const taskHosts = options.taskHosts;
+  if (taskHosts !== undefined && (!Array.isArray(taskHosts) || taskHosts.length !== ntasks || taskHosts.some((h) => typeof h !== 'string' || h === '')))
+    throw invalidArgument('taskHosts', `${ntasks} non-empty host names, one per task`, taskHosts);
+  const layout = taskLayout(ntasks, names, distribution, taskHosts);
   const busiest = Math.max(...layout.map((n) => n.gtids.length));
   if (busiest > MAX_TASKS_PER_NODE)
     throw invalidArgument('ntasks', `at most ${MAX_TASKS_PER_NODE} tasks per node (Slurm's MaxTasksPerNode)`, ntasks);

@@ -36,10 +36,18 @@ export interface StepOptions {
   nodeNames?: string[];
   /**
    * How the tasks are spread over the nodes, as srun's -m takes it: 'block'
-   * (the default), 'cyclic', 'plane=N' (other levels and flags are accepted
-   * and lay the nodes out by their first level; 'arbitrary' is block).
+   * (the default), 'cyclic', 'plane=N', 'arbitrary' with `taskHosts`
+   * (other levels and flags are accepted and lay the nodes out by their
+   * first level; 'arbitrary' without `taskHosts` is block).
    */
   distribution?: string;
+  /**
+   * With distribution 'arbitrary': the host of each task, in task order,
+   * as srun's -w list names them (repeats included; one per task). Its
+   * distinct names, sorted as Slurm sorts a host list, are the step's
+   * nodes in turn.
+   */
+  taskHosts?: string[];
   /** The launch environment (srun's, as it sends it). Default: this process's environment. */
   env?: Record<string, string | undefined> | string[];
   /** Add the variables srun sends (SLURM_NTASKS, SLURM_STEP_NODELIST, ...). Default true. */

@@ -10,9 +10,11 @@
 
 #include "common/events.h"
 #include "common/slurm_log.h"
+#include "libslurm/hostlist.h"
 #include "rules/builtin_checks.h"
 #include "rules/cli_env_options.h"
 #include "rules/releases.h"
+#include "rules/task_distribution.h"
 #include "step/remote_options.h"
 #include "protocol/messages.h"
 
@@ -381,6 +383,53 @@ void ClientOptions::verifyTaskCount() {
       store_->given(*o, nodes->value->c_str(), /*byEnvironment=*/false, /*quiet=*/true);
   }
   if (command_ == Command::Srun) verifyTasksPerNode(tasks, minNodes, maxNodes);
+}
+
+void ClientOptions::setVerified(const char* name, const std::string& value) {
+  const BuiltinOption* option = store_ ? findBuiltinOption(command_, stack_.version(), name) : nullptr;
+  if (!option) return;
+  store_->given(*option, value.c_str(), /*byEnvironment=*/false, /*quiet=*/true);
+  builtins_.push_back({name, value, "verify"});
+}
+
+int ClientOptions::verifyArbitraryCounts(int errorExit) {
+  if (!store_) return 0;
+  const BuiltinOption* distribution = findBuiltinOption(command_, stack_.version(), "distribution");
+  const BuiltinOption* ntasks = findBuiltinOption(command_, stack_.version(), "ntasks");
+  const BuiltinOption* nodes = findBuiltinOption(command_, stack_.version(), "nodes");
+  if (!distribution || !ntasks || !nodes || !store_->isSet(*distribution)) return 0;
+  std::optional<TaskDistribution> dist = parseTaskDistribution(store_->get(*distribution).value_or("").c_str(), nullptr);
+  if (!dist || (dist->value & kDistStateBase) != kDistArbitrary) return 0;
+  const auto& rules = releases::client(stack_.version());
+  // srun: "--ntasks was read from the environment", and so the nodes: the
+  // list decides them.
+  bool tasksSet = store_->isSet(*ntasks) && !(command_ == Command::Srun && store_->setByEnvironment(*ntasks));
+  bool nodesSet = store_->isSet(*nodes) && !(command_ == Command::Srun && store_->setByEnvironment(*nodes));
+  const BuiltinOption* nodelistOption = findBuiltinOption(command_, stack_.version(), "nodelist");
+  std::optional<std::string> nodelist =
+      nodelistOption && store_->isSet(*nodelistOption) ? store_->get(*nodelistOption) : std::nullopt;
+  long tasks = tasksSet ? std::strtol(store_->get(*ntasks).value_or("0").c_str(), nullptr, 10) : 0;
+  if ((!tasksSet || !nodesSet) && !(rules.arbitrarySkipsBrace && nodelist && nodelist->find('{') != std::string::npos)) {
+    libslurm::HostList list;
+    libslurm::Release release = static_cast<libslurm::Release>(releaseIndex(stack_.version()));
+    // No list is an empty one (hostlist_create(NULL)).
+    if (nodelist) list.parse(nodelist->c_str(), libslurm::hostlistRules(release));
+    libslurm::HostList distinct = list;
+    distinct.uniq();
+    if (!tasksSet) {
+      // salloc and sbatch of 22.05 count the list they made uniq for -N.
+      bool unique = command_ != Command::Srun && rules.arbitraryCountsUnique && nodelist;
+      tasks = unique ? distinct.count() : list.count();
+      setVerified("ntasks", std::to_string(tasks));
+    }
+    if (!nodesSet) setVerified("nodes", std::to_string(distinct.count()));
+  }
+  // srun's check for realistic arguments.
+  if (command_ == Command::Srun && tasks <= 0) {
+    slurmLog(LogLevel::Error, "invalid number of tasks (-n " + std::to_string(tasks) + ")");
+    return errorExit;
+  }
+  return 0;
 }
 
 void ClientOptions::verifyTasksPerNode(long tasks, long minNodes, long maxNodes) {

@@ -66,6 +66,14 @@ class ClientOptions {
   // rules of the release (verifyTasksPerNode).
   void verifyTaskCount();
 
+  // _opt_verify with -m arbitrary: the tasks and nodes -w's list stands
+  // for, where -n or -N were not given (srun drops the ones the
+  // environment set): a task per host listed (salloc and sbatch under
+  // 22.05: per distinct host), a node per distinct host. srun then refuses
+  // a task count that is not positive ("invalid number of tasks (-n 0)"
+  // without a list): the command's error status is returned, else 0.
+  int verifyArbitraryCounts(int errorExit);
+
   // _opt_verify: --x11 (srun, salloc) reads DISPLAY as x11_get_display
   // does: unset, unparsable, or a local display whose socket does not
   // exist is Slurm's error and exit(-1): 255 is returned. 0 otherwise
@@ -109,6 +117,8 @@ class ClientOptions {
   // the option or the task count is dropped (slurm_option_reset), with
   // Slurm's warning where it gives one.
   void verifyTasksPerNode(long tasks, long minNodes, long maxNodes);
+  // An option's value set by the command's own checks (source "verify").
+  void setVerified(const char* name, const std::string& value);
 
   Stack& stack_;
   Command command_;

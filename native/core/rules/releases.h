@@ -93,11 +93,18 @@ struct Client {
   // --kill-command (salloc) and the like take them, with or without SIG, in any case: 24.11 adds
   // CHLD and PIPE.
   const char* signalNames;
+  // salloc and sbatch with -m arbitrary and -w but no -n: the task count is the number of distinct
+  // hosts in the list (22.05: the list they made uniq for the node count is counted again) or of
+  // every host listed, repeats included (24.11, as srun always does).
+  bool arbitraryCountsUnique;
+  // -m arbitrary: a -w list containing '{' is not counted for the task and node counts (24.11);
+  // 22.05 counts it as a host list.
+  bool arbitrarySkipsBrace;
 };
 
 constexpr Client kClient[kCount] = {
-    {true, true, true, "slurmctld", false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary,gres-flags", true, true, true, true, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,CHLD,USR1,USR2,PIPE,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU"},  // 24.11
-    {false, false, false, "sbatch", true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false, false, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,USR1,USR2,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU"},  // 22.05
+    {true, true, true, "slurmctld", false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary,gres-flags", true, true, true, true, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,CHLD,USR1,USR2,PIPE,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU", false, true},  // 24.11
+    {false, false, false, "sbatch", true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false, false, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,USR1,USR2,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU", true, false},  // 22.05
 };
 
 inline const Client& client(const SlurmVersion& v) { return kClient[releaseIndex(v)]; }
