@@ -6,7 +6,7 @@
  * one node), checked through the tasks' own variables.
  */
 import { describe, expect, it } from 'vitest';
-import { distributionEnv, taskDistribution, taskLayout } from '../lib/step/distribution.js';
+import { distributionEnv, stepTaskDist, taskDistribution, taskLayout } from '../lib/step/distribution.js';
 import { Plugstack } from '../lib/plugstack.js';
 import { tempDir, writeFile } from './helpers/plugins.js';
 
@@ -105,6 +105,8 @@ describe('-m/--distribution', () => {
     expect(taskLayout(3, ['a', 'b'], arbitrary, ['n10', 'n2', 'n10']).map((n) => n.gtids)).toEqual([[1], [0, 2]]);
     // Without the hosts it is block.
     expect(taskLayout(3, ['a', 'b'], arbitrary).map((n) => n.gtids)).toEqual([[0, 1], [2]]);
+    // The mpi plugins' task_dist: SLURM_DIST_ARBITRARY once the hosts lay the tasks out.
+    expect([stepTaskDist(arbitrary, ['n0']), stepTaskDist(arbitrary), stepTaskDist(taskDistribution('cyclic', {}))]).toEqual([3, 2, 1]);
   });
 
   it("-m arbitrary takes srun's task and node counts from -w (SLURM_NTASKS dropped); no list and no -n is 'invalid number of tasks'", async () => {

@@ -415,7 +415,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     ntasks,
     nodeList: compressHostlist(names),
     layout: stepLayout.map((n) => n.gtids),
-    taskDist: stepTaskDist(b.distribution),
+    taskDist: stepTaskDist(b.distribution, taskHosts),
     ...(b.distribution?.planeSize ? { planeSize: b.distribution.planeSize } : {}),
   });
   if (signalled()) return endJob('CANCELLED', 0);

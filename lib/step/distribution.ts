@@ -64,10 +64,14 @@ export function nodeLevel(d: TaskDistribution | undefined): number {
   return d ? d.value & NODE_LEVEL : 0;
 }
 
-/** The task_dist a step's layout has (the mpi plugins read it): the node level, block by default. */
-export function stepTaskDist(d: TaskDistribution | undefined): number {
+/**
+ * The task_dist a step's layout has (the mpi plugins read it): the node
+ * level, block by default (and for arbitrary without the tasks' hosts).
+ */
+export function stepTaskDist(d: TaskDistribution | undefined, taskHosts?: readonly string[]): number {
   const node = nodeLevel(d);
-  return node === SLURM_DIST_CYCLIC || node === SLURM_DIST_PLANE ? d!.value & SLURM_DIST_STATE_BASE : SLURM_DIST_BLOCK;
+  const laidOut = node === SLURM_DIST_CYCLIC || node === SLURM_DIST_PLANE || (node === SLURM_DIST_ARBITRARY && taskHosts !== undefined);
+  return laidOut ? d!.value & SLURM_DIST_STATE_BASE : SLURM_DIST_BLOCK;
 }
 
 /**

@@ -291,7 +291,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
           type: options.mpi,
           nodeList: compressHostlist(names),
           layout: layout.map((n) => n.gtids),
-          taskDist: stepTaskDist(distribution),
+          taskDist: stepTaskDist(distribution, taskHosts),
           ...(distribution?.planeSize ? { planeSize: distribution.planeSize } : {}),
           ...(options.pmiTrace ? { pmiTrace: true } : {}),
         };
