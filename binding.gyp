@@ -156,6 +156,7 @@
         "native/core/job_container/jc_release.cc",
         "native/core/job_container/jc_stepd.cc",
         "native/core/client/client_options.cc",
+        "native/core/client/host_file.cc",
         "native/core/client/shared_checks.cc",
         "native/core/roles/client.cc",
         "native/core/roles/host_main.cc",

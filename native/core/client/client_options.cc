@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "common/events.h"
+#include "client/host_file.h"
 #include "common/slurm_log.h"
 #include "libslurm/hostlist.h"
 #include "rules/builtin_checks.h"
@@ -392,19 +393,96 @@ void ClientOptions::setVerified(const char* name, const std::string& value) {
   builtins_.push_back({name, value, "verify"});
 }
 
-int ClientOptions::verifyArbitraryCounts(int errorExit) {
+bool ClientOptions::isArbitrary() {
+  const BuiltinOption* o = findBuiltinOption(command_, stack_.version(), "distribution");
+  if (!o || !store_->isSet(*o)) return false;
+  std::optional<TaskDistribution> d = parseTaskDistribution(store_->get(*o).value_or("").c_str(), nullptr);
+  return d && (d->value & kDistStateBase) == kDistArbitrary;
+}
+
+bool ClientOptions::isSetHere(const char* name) {
+  const BuiltinOption* o = findBuiltinOption(command_, stack_.version(), name);
+  return o && store_->isSet(*o);
+}
+
+void ClientOptions::dropEnvironmentCounts() {
+  if (command_ != Command::Srun || !isArbitrary()) return;
+  for (const char* name : {"ntasks", "nodes"}) {
+    const BuiltinOption* o = findBuiltinOption(command_, stack_.version(), name);
+    if (o && store_->isSet(*o) && store_->setByEnvironment(*o)) envCountsDropped_.push_back(name);
+  }
+}
+
+bool ClientOptions::readNodeListFiles() {
+  const auto value = [&](const char* name) -> std::optional<std::string> {
+    const BuiltinOption* o = findBuiltinOption(command_, stack_.version(), name);
+    return o && store_->isSet(*o) ? store_->get(*o) : std::nullopt;
+  };
+  const auto counted = [&](const char* name) {
+    return isSetHere(name) &&
+           std::find(envCountsDropped_.begin(), envCountsDropped_.end(), std::string(name)) == envCountsDropped_.end();
+  };
+  const auto& rules = releases::client(stack_.version());
+  const bool exitsOne = std::strcmp(rules.hostFileFailureExit, "1") == 0;
+  // --nodefile's hosts (the shared checks refused a file they cannot take).
+  if (std::optional<std::string> file = value("nodefile")) {
+    HostFile read = readHostFile(*file, 0, rules.hostFileLimitPerHost);
+    if (read.ok()) setVerified("nodelist", rangedHosts(read.hosts));
+  }
+  std::optional<std::string> list = value("nodelist");
+  bool fromEnvironment = false;
+  if (!list) {
+    const char* hostfile = std::getenv("SLURM_HOSTFILE");
+    if (!hostfile) return true;
+    // A name without '/' is a file in the working directory all the same.
+    list = std::strchr(hostfile, '/') ? std::string(hostfile) : "./" + std::string(hostfile);
+    fromEnvironment = true;
+    // The distribution becomes arbitrary, its pack flag kept.
+    const BuiltinOption* d = findBuiltinOption(command_, stack_.version(), "distribution");
+    std::optional<TaskDistribution> old =
+        d && store_->isSet(*d) ? parseTaskDistribution(store_->get(*d).value_or("").c_str(), nullptr) : std::nullopt;
+    std::string text = "arbitrary";
+    if (old && (old->value & kDistPackNodes)) text += ",pack";
+    if (old && (old->value & kDistNoPackNodes)) text += ",nopack";
+    setVerified("distribution", text);
+  }
+  if (list->find('/') == std::string::npos) return true;
+  // _valid_node_list: with -m arbitrary exactly as many hosts as -n asks
+  // for (or -N's maximum, else its minimum), otherwise the whole file.
+  int limit = kReadAllHosts;
+  if (isArbitrary()) {
+    if (counted("ntasks")) limit = static_cast<int>(std::strtol(value("ntasks")->c_str(), nullptr, 10));
+    else if (counted("nodes"))
+      if (std::optional<NodeCountRange> r = nodeCountRange(value("nodes")->c_str()))
+        limit = static_cast<int>(r->max ? r->max : r->min);
+  }
+  HostFile read = readHostFile(*list, limit, rules.hostFileLimitPerHost);
+  if (!read.ok()) {
+    for (const auto& line : read.errors) slurmLog(LogLevel::Error, line);
+    if (fromEnvironment) slurmLog(LogLevel::Error, "Failure getting NodeNames from hostfile");
+    hostFileStatus_ = exitsOne ? 1 : -1;
+    return false;
+  }
+  setVerified("nodelist", rangedHosts(read.hosts));
+  return true;
+}
+
+int ClientOptions::verifyNodeList(int errorExit) {
   if (!store_) return 0;
-  const BuiltinOption* distribution = findBuiltinOption(command_, stack_.version(), "distribution");
+  const auto& rules = releases::client(stack_.version());
+  envCountsDropped_.clear();
+  if (!rules.nodeListFirst) dropEnvironmentCounts();
+  if (!readNodeListFiles()) return hostFileStatus_ == 1 ? 1 : errorExit;
+  if (rules.nodeListFirst) dropEnvironmentCounts();
+  if (!isArbitrary()) return 0;
   const BuiltinOption* ntasks = findBuiltinOption(command_, stack_.version(), "ntasks");
   const BuiltinOption* nodes = findBuiltinOption(command_, stack_.version(), "nodes");
-  if (!distribution || !ntasks || !nodes || !store_->isSet(*distribution)) return 0;
-  std::optional<TaskDistribution> dist = parseTaskDistribution(store_->get(*distribution).value_or("").c_str(), nullptr);
-  if (!dist || (dist->value & kDistStateBase) != kDistArbitrary) return 0;
-  const auto& rules = releases::client(stack_.version());
-  // srun: "--ntasks was read from the environment", and so the nodes: the
-  // list decides them.
-  bool tasksSet = store_->isSet(*ntasks) && !(command_ == Command::Srun && store_->setByEnvironment(*ntasks));
-  bool nodesSet = store_->isSet(*nodes) && !(command_ == Command::Srun && store_->setByEnvironment(*nodes));
+  if (!ntasks || !nodes) return 0;
+  const auto dropped = [&](const char* name) {
+    return std::find(envCountsDropped_.begin(), envCountsDropped_.end(), std::string(name)) != envCountsDropped_.end();
+  };
+  bool tasksSet = store_->isSet(*ntasks) && !dropped("ntasks");
+  bool nodesSet = store_->isSet(*nodes) && !dropped("nodes");
   const BuiltinOption* nodelistOption = findBuiltinOption(command_, stack_.version(), "nodelist");
   std::optional<std::string> nodelist =
       nodelistOption && store_->isSet(*nodelistOption) ? store_->get(*nodelistOption) : std::nullopt;

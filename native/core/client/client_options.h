@@ -66,13 +66,16 @@ class ClientOptions {
   // rules of the release (verifyTasksPerNode).
   void verifyTaskCount();
 
-  // _opt_verify with -m arbitrary: the tasks and nodes -w's list stands
-  // for, where -n or -N were not given (srun drops the ones the
+  // _opt_verify's node list: --nodefile's hosts become the list; without
+  // -w, SLURM_HOSTFILE's hosts do and make the distribution arbitrary; a
+  // -w naming a file (a '/') is read (with -m arbitrary, as many hosts as
+  // -n asks for). Then -m arbitrary's counts: the tasks and nodes the list
+  // stands for, where -n or -N were not given (srun drops the ones the
   // environment set): a task per host listed (salloc and sbatch under
-  // 22.05: per distinct host), a node per distinct host. srun then refuses
-  // a task count that is not positive ("invalid number of tasks (-n 0)"
-  // without a list): the command's error status is returned, else 0.
-  int verifyArbitraryCounts(int errorExit);
+  // 22.05: per distinct host), a node per distinct host; srun refuses a
+  // task count that is not positive ("invalid number of tasks (-n 0)"
+  // without a list). The command's status when it ends here, else 0.
+  int verifyNodeList(int errorExit);
 
   // _opt_verify: --x11 (srun, salloc) reads DISPLAY as x11_get_display
   // does: unset, unparsable, or a local display whose socket does not
@@ -119,10 +122,20 @@ class ClientOptions {
   void verifyTasksPerNode(long tasks, long minNodes, long maxNodes);
   // An option's value set by the command's own checks (source "verify").
   void setVerified(const char* name, const std::string& value);
+  // The node list's files read (verifyNodeList); false when one was refused.
+  bool readNodeListFiles();
+  // srun with -m arbitrary: -n and -N from the environment no longer count.
+  void dropEnvironmentCounts();
+  bool isArbitrary();
+  bool isSetHere(const char* name);
 
   Stack& stack_;
   Command command_;
   OptionStore* store_ = nullptr;
+  // verifyNodeList's state: the counts srun no longer takes from the
+  // environment, and how a refused host file ends the command.
+  std::vector<std::string> envCountsDropped_;
+  int hostFileStatus_ = 0;
   std::vector<TableEntry> table_;
   std::string shortOptions_;
   std::vector<BuiltinSetting> builtins_;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "client/host_file.h"
 #include "common/comma_list.h"
 #include "common/slurm_log.h"
 #include "rules/releases.h"
@@ -268,48 +269,15 @@ Outcome arbitrary(Options& o) {
   return Stop{"--nodes is incompatible with --distribution=arbitrary", false, 1};
 }
 
-// slurm_read_hostfile's reasons to refuse a host file (the first line of
-// its two): unreadable, a line not starting with a letter or digit (once
-// '#' comments are cut, "\#" kept), or no host at all.
-std::optional<std::string> hostFileError(const std::string& file) {
-  FILE* fp = std::fopen(file.c_str(), "r");
-  if (!fp) return "slurm_allocate_resources error opening file " + file + ", " + std::strerror(errno);
-  char buf[65536];
-  int lineNumber = 0;
-  size_t hosts = 0;
-  while (std::fgets(buf, sizeof buf, fp)) {
-    std::string line;
-    for (size_t i = 0; buf[i] && buf[i] != '\n'; i++) {
-      if (buf[i] == '#') {
-        if (!line.empty() && line.back() == '\\') {
-          line.back() = '#';
-          continue;
-        }
-        break;
-      }
-      line += buf[i];
-    }
-    lineNumber++;
-    if (line.empty()) continue;
-    if (!std::isalnum(static_cast<unsigned char>(line[0]))) {
-      std::fclose(fp);
-      return "Invalid hostfile " + file + " contents on line " + std::to_string(lineNumber);
-    }
-    hosts += commaItems(line).size();
-  }
-  std::fclose(fp);
-  if (!hosts) return std::string("Hostlist is empty!");
-  return std::nullopt;
-}
-
 // --nodefile is read before the job is asked for: a file it cannot take
 // is an error and exit(-1). (24.11 does it here; 22.05 a little later in
 // each command's own checks, with the same lines.)
 Outcome nodefile(Options& o) {
   std::optional<std::string> file = o.value("nodefile");
   if (!file) return std::nullopt;
-  if (auto why = hostFileError(*file)) {
-    slurmLog(LogLevel::Error, *why);
+  HostFile read = readHostFile(*file, 0, releases::client(o.version).hostFileLimitPerHost);
+  if (!read.ok()) {
+    for (const auto& line : read.errors) slurmLog(LogLevel::Error, line);
     return Stop{"Invalid --nodefile node file", false, 255};
   }
   return std::nullopt;

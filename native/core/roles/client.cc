@@ -615,7 +615,7 @@ int runClientRole(Channel& channel, const json::Value& request) {
   // srun's _opt_verify writes its --dependency for what it starts.
   if (s.command == Command::Srun)
     if (auto dependency = givenValue(store, "dependency")) setenv("SLURM_JOB_DEPENDENCY", dependency->c_str(), 1);
-  if (int status = options.verifyArbitraryCounts(s.errorExit)) return finish(s, status, "options");
+  if (int status = options.verifyNodeList(s.errorExit)) return finish(s, status, "options");
   options.verifyTaskCount();
   if (int x11 = options.verifyX11()) return finish(s, x11, "options");
   printSetOptions(store);

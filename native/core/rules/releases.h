@@ -100,11 +100,24 @@ struct Client {
   // -m arbitrary: a -w list containing '{' is not counted for the task and node counts (24.11);
   // 22.05 counts it as a host list.
   bool arbitrarySkipsBrace;
+  // The node list is read (--nodefile's hosts, SLURM_HOSTFILE's without -w, a -w naming a file)
+  // before srun drops the -n and -N the environment set for -m arbitrary (24.11: slurm_opt.c's
+  // _validate_nodelist among the shared checks); 22.05's srun drops them first, so a file is then
+  // read whole.
+  bool nodeListFirst;
+  // The status a host file srun, salloc or sbatch cannot take (SLURM_HOSTFILE, a -w naming a file)
+  // ends the command with: 'error' (SLURM_EXIT_ERROR, 1 by default: 22.05's commands' error_exit)
+  // or '1' (24.11's _validate_nodelist's own).
+  const char* hostFileFailureExit;
+  // slurm_read_hostfile with a limit (-m arbitrary's -n): it stops at the host that reaches it and
+  // caps a 'name*N' (24.11); 22.05 reads whole lines and stops only after a line that ends on the
+  // limit exactly, so a longer list is kept and the step is then refused.
+  bool hostFileLimitPerHost;
 };
 
 constexpr Client kClient[kCount] = {
-    {true, true, true, "slurmctld", false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary,gres-flags", true, true, true, true, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,CHLD,USR1,USR2,PIPE,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU", false, true},  // 24.11
-    {false, false, false, "sbatch", true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false, false, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,USR1,USR2,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU", true, false},  // 22.05
+    {true, true, true, "slurmctld", false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary,gres-flags", true, true, true, true, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,CHLD,USR1,USR2,PIPE,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU", false, true, true, "1", true},  // 24.11
+    {false, false, false, "sbatch", true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false, false, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,USR1,USR2,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU", true, false, false, "error", false},  // 22.05
 };
 
 inline const Client& client(const SlurmVersion& v) { return kClient[releaseIndex(v)]; }
