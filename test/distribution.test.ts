@@ -95,14 +95,12 @@ describe('-m/--distribution', () => {
     expect([listed.exitCode, listed.stderr.replace(/job \d+/, 'job J'), listed.job?.state]).toEqual([7, 'srun: error: Unable to create step for job J: Unspecified error\n', 'FAILED']);
   });
 
-  it('-m arbitrary lays task i on the host -w names i-th, the distinct hosts in host list order being the nodes', () => {
+  it('-m arbitrary lays task i on the node its host names', () => {
     const arbitrary = taskDistribution('arbitrary', {});
     expect(taskLayout(3, ['node0', 'node1'], arbitrary, ['node1', 'node0', 'node1']).map((n) => [n.name, n.gtids])).toEqual([
       ['node0', [1]],
       ['node1', [0, 2]],
     ]);
-    // n2 comes before n10, as hostlist_uniq sorts them.
-    expect(taskLayout(3, ['a', 'b'], arbitrary, ['n10', 'n2', 'n10']).map((n) => n.gtids)).toEqual([[1], [0, 2]]);
     // Without the hosts it is block.
     expect(taskLayout(3, ['a', 'b'], arbitrary).map((n) => n.gtids)).toEqual([[0, 1], [2]]);
     // The mpi plugins' task_dist: SLURM_DIST_ARBITRARY once the hosts lay the tasks out.
@@ -120,12 +118,27 @@ describe('-m/--distribution', () => {
       ['ntasks', '3'],
       ['nodes', '2'],
     ]);
+    // -w's distinct hosts name the job's nodes in the order Slurm sorts a host list: n2 before n10.
+    const sorted = await stack.srun({ args: ['-m', 'arbitrary', '-w', 'n10,n2,n10', '-l', 'sh', '-c', 'echo $SLURMD_NODENAME'], env, cwd: dir });
+    expect(sorted.stdout.split('\n').filter(Boolean).sort()).toEqual(['0: node1', '1: node0', '2: node1']);
     const none = await stack.srun({ args: ['-m', 'arbitrary', 'true'], env, cwd: dir });
     expect([none.exitCode, none.stderr, none.job]).toEqual([7, 'srun: error: invalid number of tasks (-n 0)\n', undefined]);
     // Inside a job srun holds -n against the list itself, before making a step.
     const inside = await stack.salloc({ args: ['-n', '2', 'sh', '-c', 'srun -m arbitrary -n 1 -w node0,node0 true; echo $?'], env: { PATH: env.PATH }, cwd: dir });
     expect([inside.stdout, inside.stderr.split('\n').filter((l) => l.startsWith('srun'))]).toEqual(['1\n', ['srun: error: You asked for 1 tasks but hostlist specified 2 nodes']]);
-    await expect(stack.launchStep({ argv: ['true'], ntasks: 2, distribution: 'arbitrary', taskHosts: ['node0'], env })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    for (const bad of [
+      { ntasks: 2, distribution: 'arbitrary', taskHosts: ['node0'] },
+      { ntasks: 2, distribution: 'block', taskHosts: ['node0', 'node0'] },
+      { nodes: 2, ntasks: 2, distribution: 'arbitrary', taskHosts: ['node1', 'node1'] },
+      { ntasks: 1, distribution: 'arbitrary', taskHosts: ['nodeX'] },
+    ])
+      await expect(stack.launchStep({ argv: ['true'], env, ...bad }), JSON.stringify(bad)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    const laid = await stack.launchStep({ argv: ['true'], env, nodes: 2, ntasks: 3, distribution: 'arbitrary', taskHosts: ['node1', 'node0', 'node1'] });
+    expect(laid.tasks.map((t) => [t.task, t.node, t.localId])).toEqual([
+      [0, 1, 0],
+      [1, 0, 0],
+      [2, 1, 1],
+    ]);
   });
 
   it('salloc and sbatch count -w for -m arbitrary as their release does: 22.05 each distinct host, 24.11 every host listed', async () => {

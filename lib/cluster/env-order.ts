@@ -92,6 +92,8 @@ const ENV_ARRAY_FOR_JOB = [
   'SLURM_JOBID',
   'SLURM_NNODES',
   'SLURM_NODELIST',
+  // -m arbitrary: the job's requested node list.
+  'SLURM_ARBITRARY_NODELIST',
   'SLURM_TASKS_PER_NODE',
   'SLURM_OVERCOMMIT',
   'SLURM_NTASKS',
@@ -177,7 +179,8 @@ function batchOrder(slurmVersion: string, sbatchHasNtasks: boolean): string[] {
   // _set_job_env (24.11): the job's name, its --open-mode, dependency,
   // --profile and --acctg-freq.
   const arrayShape = ['SLURM_ARRAY_TASK_COUNT', 'SLURM_ARRAY_TASK_MIN', 'SLURM_ARRAY_TASK_MAX', 'SLURM_ARRAY_TASK_STEP'];
-  return [...sbatchOwn(slurmVersion), ...fromOpts(slurmVersion), ...sbatchShape, ...arrayShape, 'SLURM_JOB_NAME', 'SLURM_OPEN_MODE', 'SLURM_JOB_DEPENDENCY', 'SLURM_PROFILE', 'SLURM_ACCTG_FREQ', ...ENV_ARRAY_FOR_BATCH_JOB];
+  // sbatch's job description first hands on -m arbitrary's requested node list.
+  return [...sbatchOwn(slurmVersion), 'SLURM_ARBITRARY_NODELIST', ...fromOpts(slurmVersion), ...sbatchShape, ...arrayShape, 'SLURM_JOB_NAME', 'SLURM_OPEN_MODE', 'SLURM_JOB_DEPENDENCY', 'SLURM_PROFILE', 'SLURM_ACCTG_FREQ', ...ENV_ARRAY_FOR_BATCH_JOB];
 }
 
 /** sbatch's own environment at its exit callbacks, in the order it writes it. */

@@ -225,6 +225,8 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   // with it. Its job name is -J, else "interactive" (salloc's opt.c).
   const ownEnv = sallocEnvInOrder({
     ...allocationEnv({ job, jobName: b.jobName ?? 'interactive', submitDir: cwd, tasksPerNode: perNode }),
+    // -m arbitrary: the job's requested node list, for the sruns inside.
+    ...(ready.arbitraryHosts ? { SLURM_ARBITRARY_NODELIST: ready.arbitraryHosts.reqNodes } : {}),
     ...(ntasks !== undefined ? { SLURM_NTASKS: String(ntasks), SLURM_NPROCS: String(ntasks) } : {}),
     // 22.05's env_array_for_job writes the (NULL) alias list too.
     ...(commandEnvRules(stack.slurmVersion).nodeAliasesNull ? { SLURM_NODE_ALIASES: '(null)' } : {}),

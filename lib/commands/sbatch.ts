@@ -175,6 +175,8 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     // What the job's environment adds to sbatch's, in the order Slurm adds it
     // (a later source's value wins, as each overwrote the one before).
     const added = batchEnvInOrder({
+      // -m arbitrary: the job's requested node list, for the sruns inside.
+      ...(ready.arbitraryHosts ? { SLURM_ARBITRARY_NODELIST: ready.arbitraryHosts.reqNodes } : {}),
       // set_env_from_opts: 24.11's sbatch appends the launcher variables to the job's environment.
       ...launcherEnv(stack.slurmVersion, current, current, hydraBootstrapOff(stack.slurmConf)),
       // set_envs: what the task-shape options write (SLURM_CPUS_PER_TASK is batchJobEnv's).

@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep, prestartStepHosts, type StackRef } from '../step/launch.js';
-import { compressHostlist, expandHostlist } from '../step/layout.js';
+import { compressHostlist } from '../step/layout.js';
 import { distributionOption, nodeLevel, SLURM_DIST_ARBITRARY, stepTaskDist, taskLayout } from '../step/distribution.js';
 import type { StepResult } from '../step/types.js';
 import { appendsOutput, readBuiltins } from './builtins.js';
@@ -179,7 +179,13 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     return done(ready.errorExit);
   }
   const existing = joinedJob(b.jobId, env);
-  const nodes = b.nodes ?? (existing && b.ntasks === undefined ? existing.nodes.length : 1);
+  // -m arbitrary: each task's host as the client read -w's list (inside a
+  // job without one, the job's SLURM_ARBITRARY_NODELIST; none: an empty
+  // list), and the distinct hosts in Slurm's order, the job's nodes in
+  // turn (a new job has them all, as -w's hosts are always the job's).
+  const listed = ready.arbitraryHosts && (!ready.arbitraryHosts.fromEnvironment || existing) ? ready.arbitraryHosts : undefined;
+  const arbitrary = nodeLevel(b.distribution) === SLURM_DIST_ARBITRARY ? (listed ?? { hosts: [] as string[], nodes: [] as string[] }) : undefined;
+  const nodes = Math.max(b.nodes ?? (existing && b.ntasks === undefined ? existing.nodes.length : 1), existing ? 0 : (arbitrary?.nodes.length ?? 0));
   // --test-only: slurmctld's answer and srun's end, before its exit
   // callbacks are armed (create_srun_job exits there).
   if (b.testOnly) {
@@ -195,14 +201,14 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     return done(ready.errorExit);
   }
   const names = existing ? existing.nodes.slice(0, nodes) : job.nodes;
-  // -m arbitrary: the host of each task, from -w's list (its task and node
-  // counts were taken from it unless -n and -N were given).
-  const taskHosts = nodeLevel(b.distribution) === SLURM_DIST_ARBITRARY && b.nodelist !== undefined ? expandHostlist(b.nodelist) : undefined;
-  const arbitraryMismatch = taskHosts !== undefined && taskHosts.length !== ntasks;
+  // The tasks' hosts as the step's node names (the list's distinct hosts
+  // name the step's nodes in turn).
+  const taskHosts = arbitrary?.hosts.length ? arbitrary.hosts.map((h) => names[arbitrary.nodes.indexOf(h)]!) : undefined;
+  const arbitraryMismatch = arbitrary !== undefined && arbitrary.hosts.length !== ntasks;
   // Inside a job srun itself holds the count against the list
   // (job_step_create_allocation), before any step exists.
-  if (existing && arbitraryMismatch) {
-    console.log('error', `You asked for ${ntasks} tasks but hostlist specified ${taskHosts.length} nodes`);
+  if (existing && arbitrary && (arbitraryMismatch || arbitrary.nodes.length > names.length)) {
+    console.log('error', `You asked for ${ntasks} tasks but hostlist specified ${arbitrary.hosts.length} nodes`);
     client.exit(ready.errorExit);
     return done(ready.errorExit);
   }

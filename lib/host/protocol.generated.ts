@@ -565,6 +565,7 @@ export interface ReadyEvent {
   limits: { name: string; soft: string }[];
   errorExit: number;
   jobOptionsEnv?: string[];
+  arbitraryHosts?: { hosts: string[]; nodes: string[]; reqNodes: string; fromEnvironment: boolean };
 }
 
 /** The command ends here with this status; reason says where it stopped ('done' when it ran through). */
@@ -1772,6 +1773,18 @@ export const CATALOGUE = {
         "errorExit": "int",
         "jobOptionsEnv?": {
           "array": "string"
+        },
+        "arbitraryHosts?": {
+          "object": {
+            "hosts": {
+              "array": "string"
+            },
+            "nodes": {
+              "array": "string"
+            },
+            "reqNodes": "string",
+            "fromEnvironment": "bool"
+          }
         }
       }
     },

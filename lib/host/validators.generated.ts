@@ -707,7 +707,9 @@ const F: Valid[] = [
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["jobOptionsEnv"];
     if (x !== undefined && !(F[56]!(x))) return false;
-    for (const key in v) switch (key) { case "t": case "positional": case "builtins": case "options": case "jobControlEnv": case "script": case "environ": case "mpi": case "limits": case "errorExit": case "jobOptionsEnv": continue; default: if (Object.hasOwn(v, key)) return false; }
+    x = v["arbitraryHosts"];
+    if (x !== undefined && !(F[57]!(x))) return false;
+    for (const key in v) switch (key) { case "t": case "positional": case "builtins": case "options": case "jobControlEnv": case "script": case "environ": case "mpi": case "limits": case "errorExit": case "jobOptionsEnv": case "arbitraryHosts": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -817,6 +819,36 @@ const F: Valid[] = [
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
+    x = v["hosts"];
+    if (x === undefined || !(F[58]!(x))) return false;
+    x = v["nodes"];
+    if (x === undefined || !(F[59]!(x))) return false;
+    x = v["reqNodes"];
+    if (x === undefined || !(typeof x === 'string')) return false;
+    x = v["fromEnvironment"];
+    if (x === undefined || !(typeof x === 'boolean')) return false;
+    for (const key in v) switch (key) { case "hosts": case "nodes": case "reqNodes": case "fromEnvironment": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
     x = v["status"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["reason"];
@@ -836,9 +868,9 @@ const F: Valid[] = [
     x = v["status"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[59]!(x))) return false;
+    if (x !== undefined && !(F[62]!(x))) return false;
     x = v["environ"];
-    if (x !== undefined && !(F[60]!(x))) return false;
+    if (x !== undefined && !(F[63]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "hook": case "rc": case "failed": case "status": case "env": case "environ": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -874,7 +906,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["stream"];
-    if (x === undefined || !(F[63]!(x))) return false;
+    if (x === undefined || !(F[66]!(x))) return false;
     x = v["text"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["what"];
@@ -889,7 +921,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["stream"];
-    if (x === undefined || !(F[63]!(x))) return false;
+    if (x === undefined || !(F[66]!(x))) return false;
     x = v["text"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["what"];
@@ -903,7 +935,7 @@ const F: Valid[] = [
     x = v["ok"];
     if (x === undefined || !(typeof x === 'boolean')) return false;
     x = v["env"];
-    if (x === undefined || !(F[66]!(x))) return false;
+    if (x === undefined || !(F[69]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "ok": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -953,7 +985,7 @@ const F: Valid[] = [
     x = v["task"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["stream"];
-    if (x === undefined || !(F[63]!(x))) return false;
+    if (x === undefined || !(F[66]!(x))) return false;
     x = v["data"];
     if (x === undefined || !(typeof x === 'string')) return false;
     for (const key in v) switch (key) { case "t": case "task": case "stream": case "data": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -1009,7 +1041,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["tasks"];
-    if (x === undefined || !(F[77]!(x))) return false;
+    if (x === undefined || !(F[80]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "tasks": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1017,7 +1049,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[78]!(x))) return false;
+      if (!(F[81]!(x))) return false;
     }
     return true;
   },
@@ -1057,7 +1089,7 @@ const F: Valid[] = [
     x = v["exitRc"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
     x = v["step"];
-    if (x !== undefined && !(F[80]!(x))) return false;
+    if (x !== undefined && !(F[83]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "ok": case "status": case "initRc": case "anyJobProlog": case "anyJobEpilog": case "stoppedAt": case "killed": case "exitRc": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1081,11 +1113,11 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["job"];
-    if (x === undefined || !(F[82]!(x))) return false;
+    if (x === undefined || !(F[85]!(x))) return false;
     x = v["record"];
-    if (x !== undefined && !(F[84]!(x))) return false;
-    x = v["env"];
     if (x !== undefined && !(F[87]!(x))) return false;
+    x = v["env"];
+    if (x !== undefined && !(F[90]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "job": case "record": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1105,7 +1137,7 @@ const F: Valid[] = [
     x = v["tasks"];
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[83]!(x))) return false;
+    if (x === undefined || !(F[86]!(x))) return false;
     for (const key in v) switch (key) { case "uid": case "gid": case "jobId": case "stepId": case "nodes": case "tasks": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1118,7 +1150,7 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
-  return F[85]!(v);
+  return F[88]!(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
@@ -1174,7 +1206,7 @@ const F: Valid[] = [
     x = v["nice"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["node_inx"];
-    if (x !== undefined && !(F[86]!(x))) return false;
+    if (x !== undefined && !(F[89]!(x))) return false;
     x = v["nodes"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["ntasks_per_node"];
@@ -1270,7 +1302,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["step"];
-    if (x === undefined || !(F[91]!(x))) return false;
+    if (x === undefined || !(F[94]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1286,7 +1318,7 @@ const F: Valid[] = [
     x = v["nodeList"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["layout"];
-    if (x === undefined || !(F[92]!(x))) return false;
+    if (x === undefined || !(F[95]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["planeSize"];
@@ -1298,7 +1330,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[93]!(x))) return false;
+      if (!(F[96]!(x))) return false;
     }
     return true;
   },
@@ -1322,7 +1354,7 @@ const F: Valid[] = [
     x = v["status"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[96]!(x))) return false;
+    if (x !== undefined && !(F[99]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "status": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1344,7 +1376,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["argv"];
-    if (x === undefined || !(F[99]!(x))) return false;
+    if (x === undefined || !(F[102]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1380,7 +1412,7 @@ const F: Valid[] = [
     x = v["role"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["env"];
-    if (x === undefined || !(F[103]!(x))) return false;
+    if (x === undefined || !(F[106]!(x))) return false;
     x = v["cwd"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["stdin"];
@@ -1408,7 +1440,7 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[105]!(x))) return false;
+    if (x === undefined || !(F[108]!(x))) return false;
     x = v["scanOnly"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "scanOnly": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -1432,9 +1464,9 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[107]!(x))) return false;
+    if (x === undefined || !(F[110]!(x))) return false;
     x = v["step"];
-    if (x === undefined || !(F[108]!(x))) return false;
+    if (x === undefined || !(F[111]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1462,7 +1494,7 @@ const F: Valid[] = [
     x = v["ntasks"];
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["tasks"];
-    if (x === undefined || !(F[109]!(x))) return false;
+    if (x === undefined || !(F[112]!(x))) return false;
     x = v["cpus"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["cpusPerTask"];
@@ -1474,15 +1506,15 @@ const F: Valid[] = [
     x = v["user"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["gids"];
-    if (x !== undefined && !(F[111]!(x))) return false;
+    if (x !== undefined && !(F[114]!(x))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[112]!(x))) return false;
+    if (x === undefined || !(F[115]!(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[113]!(x))) return false;
+    if (x !== undefined && !(F[116]!(x))) return false;
     x = v["cwd"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["options"];
-    if (x !== undefined && !(F[114]!(x))) return false;
+    if (x !== undefined && !(F[117]!(x))) return false;
     x = v["srunCommPort"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["launchNodeAddress"];
@@ -1506,9 +1538,9 @@ const F: Valid[] = [
     x = v["propagateLimits"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["stdin"];
-    if (x !== undefined && !(F[116]!(x))) return false;
+    if (x !== undefined && !(F[119]!(x))) return false;
     x = v["output"];
-    if (x !== undefined && !(F[117]!(x))) return false;
+    if (x !== undefined && !(F[120]!(x))) return false;
     x = v["outputAppend"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["outputLabelled"];
@@ -1522,11 +1554,11 @@ const F: Valid[] = [
     x = v["userTaskEpilog"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["job"];
-    if (x !== undefined && !(F[84]!(x))) return false;
+    if (x !== undefined && !(F[87]!(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[118]!(x))) return false;
+    if (x !== undefined && !(F[121]!(x))) return false;
     x = v["mpi"];
-    if (x !== undefined && !(F[122]!(x))) return false;
+    if (x !== undefined && !(F[125]!(x))) return false;
     for (const key in v) switch (key) { case "jobId": case "stepId": case "nnodes": case "nodeId": case "nodeName": case "ntasks": case "tasks": case "cpus": case "cpusPerTask": case "uid": case "gid": case "user": case "gids": case "argv": case "env": case "cwd": case "options": case "srunCommPort": case "launchNodeAddress": case "workingCluster": case "arrayJobId": case "arrayTaskId": case "jobMem": case "stepMem": case "jobAllocCores": case "stepAllocCores": case "oomKillStep": case "propagateLimits": case "stdin": case "output": case "outputAppend": case "outputLabelled": case "taskProlog": case "taskEpilog": case "userTaskProlog": case "userTaskEpilog": case "job": case "jobContainer": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1534,7 +1566,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[110]!(x))) return false;
+      if (!(F[113]!(x))) return false;
     }
     return true;
   },
@@ -1574,7 +1606,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[115]!(x))) return false;
+      if (!(F[118]!(x))) return false;
     }
     return true;
   },
@@ -1607,19 +1639,19 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
-  return F[119]!(v);
+  return F[122]!(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["types"];
-    if (x === undefined || !(F[120]!(x))) return false;
+    if (x === undefined || !(F[123]!(x))) return false;
     x = v["file"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["line"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["prologFlags"];
-    if (x !== undefined && !(F[121]!(x))) return false;
+    if (x !== undefined && !(F[124]!(x))) return false;
     x = v["containSpank"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["spoolDir"];
@@ -1659,7 +1691,7 @@ const F: Valid[] = [
     x = v["nodeList"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["layout"];
-    if (x === undefined || !(F[123]!(x))) return false;
+    if (x === undefined || !(F[126]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["planeSize"];
@@ -1677,7 +1709,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[124]!(x))) return false;
+      if (!(F[127]!(x))) return false;
     }
     return true;
   },
@@ -1699,11 +1731,11 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[126]!(x))) return false;
+    if (x === undefined || !(F[129]!(x))) return false;
     x = v["command"];
     if (x === undefined || !(C[21]!.has(x))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[127]!(x))) return false;
+    if (x === undefined || !(F[130]!(x))) return false;
     x = v["checkOnly"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["allowSpecResources"];
@@ -1713,9 +1745,9 @@ const F: Valid[] = [
     x = v["multipleSharingGres"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["cliFilter"];
-    if (x !== undefined && !(F[128]!(x))) return false;
+    if (x !== undefined && !(F[131]!(x))) return false;
     x = v["mpi"];
-    if (x !== undefined && !(F[130]!(x))) return false;
+    if (x !== undefined && !(F[133]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "command": case "argv": case "checkOnly": case "allowSpecResources": case "memoryConsumable": case "multipleSharingGres": case "cliFilter": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1739,7 +1771,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["plugins"];
-    if (x === undefined || !(F[129]!(x))) return false;
+    if (x === undefined || !(F[132]!(x))) return false;
     x = v["slurmConf"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["file"];
@@ -1787,7 +1819,7 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[132]!(x))) return false;
+    if (x === undefined || !(F[135]!(x))) return false;
     x = v["mpiCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["mpiConf"];
@@ -1795,11 +1827,11 @@ const F: Valid[] = [
     x = v["jobContainerCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[118]!(x))) return false;
+    if (x !== undefined && !(F[121]!(x))) return false;
     x = v["jobContainerOp"];
-    if (x !== undefined && !(F[133]!(x))) return false;
+    if (x !== undefined && !(F[136]!(x))) return false;
     x = v["userEnvOp"];
-    if (x !== undefined && !(F[134]!(x))) return false;
+    if (x !== undefined && !(F[137]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mpiCheck": case "mpiConf": case "jobContainerCheck": case "jobContainer": case "jobContainerOp": case "userEnvOp": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1843,13 +1875,13 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[136]!(x))) return false;
+    if (x === undefined || !(F[139]!(x))) return false;
     x = v["mode"];
     if (x === undefined || !(C[26]!.has(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[118]!(x))) return false;
+    if (x !== undefined && !(F[121]!(x))) return false;
     x = v["job"];
-    if (x !== undefined && !(F[84]!(x))) return false;
+    if (x !== undefined && !(F[87]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mode": case "jobContainer": case "job": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1896,45 +1928,45 @@ export const EVENT_VALIDATORS: Readonly<Record<string, Valid>> = {
   "fd_left": F[43]!,
   "started": F[44]!,
   "ready": F[45]!,
-  "commandExit": F[57]!,
-  "result": F[58]!,
-  "builtin": F[61]!,
-  "console": F[62]!,
-  "print": F[64]!,
-  "userEnv": F[65]!,
-  "pgid": F[67]!,
-  "task": F[68]!,
-  "exec": F[69]!,
-  "output": F[70]!,
-  "exit": F[71]!,
-  "cloneExit": F[72]!,
-  "io": F[73]!,
-  "io_end": F[74]!,
-  "launch": F[75]!,
-  "tasks": F[76]!,
-  "done": F[79]!,
+  "commandExit": F[60]!,
+  "result": F[61]!,
+  "builtin": F[64]!,
+  "console": F[65]!,
+  "print": F[67]!,
+  "userEnv": F[68]!,
+  "pgid": F[70]!,
+  "task": F[71]!,
+  "exec": F[72]!,
+  "output": F[73]!,
+  "exit": F[74]!,
+  "cloneExit": F[75]!,
+  "io": F[76]!,
+  "io_end": F[77]!,
+  "launch": F[78]!,
+  "tasks": F[79]!,
+  "done": F[82]!,
 };
 
 /** Whether a command of this type is well formed (its "t" is not tested). */
 export const COMMAND_VALIDATORS: Readonly<Record<string, Valid>> = {
-  "local_user_init": F[81]!,
-  "allocated": F[88]!,
-  "post_submit": F[89]!,
-  "mpi_prelaunch": F[90]!,
-  "mpi_fini": F[94]!,
-  "exit": F[95]!,
-  "launching": F[97]!,
-  "adopt": F[98]!,
-  "stop": F[100]!,
-  "signal": F[101]!,
-  "fork": F[102]!,
+  "local_user_init": F[84]!,
+  "allocated": F[91]!,
+  "post_submit": F[92]!,
+  "mpi_prelaunch": F[93]!,
+  "mpi_fini": F[97]!,
+  "exit": F[98]!,
+  "launching": F[100]!,
+  "adopt": F[101]!,
+  "stop": F[103]!,
+  "signal": F[104]!,
+  "fork": F[105]!,
 };
 
 /** Whether a role's request is well formed. */
 export const REQUEST_VALIDATORS: Readonly<Record<string, Valid>> = {
-  "inspect": F[104]!,
-  "stepd": F[106]!,
-  "client": F[125]!,
-  "slurmd": F[131]!,
-  "job_script": F[135]!,
+  "inspect": F[107]!,
+  "stepd": F[109]!,
+  "client": F[128]!,
+  "slurmd": F[134]!,
+  "job_script": F[138]!,
 };

@@ -7,7 +7,6 @@
  * plane, and arbitrary from the host of each task; a distribution left to
  * the default, and arbitrary without its hosts, are block).
  */
-import { PlugstackError } from '../errors.js';
 import { native } from '../native/binding.js';
 import { blockLayout, type NodeLayout } from './layout.js';
 
@@ -75,30 +74,12 @@ export function stepTaskDist(d: TaskDistribution | undefined, taskHosts?: readon
 }
 
 /**
- * Host names in the order Slurm's hostlist_uniq leaves them: by the text
- * before the number, then by the number (n2 before n10).
- */
-function hostOrder(a: string, b: string): number {
-  const ma = /^(.*?)(\d*)$/.exec(a)!;
-  const mb = /^(.*?)(\d*)$/.exec(b)!;
-  if (ma[1] !== mb[1]) return ma[1]! < mb[1]! ? -1 : 1;
-  const na = ma[2] === '' ? -1 : Number(ma[2]);
-  const nb = mb[2] === '' ? -1 : Number(mb[2]);
-  return na - nb || ma[2]!.length - mb[2]!.length;
-}
-
-/**
- * -m arbitrary (_task_layout_hostfile): task i runs on the host the list
- * names i-th. The list's distinct hosts, in host list order, are the
- * step's nodes in turn; each node's tasks in increasing order.
+ * -m arbitrary (_task_layout_hostfile): task i runs on the node named
+ * taskHosts[i] (one of names); each node's tasks in increasing order.
  */
 export function arbitraryLayout(taskHosts: readonly string[], names: string[]): NodeLayout[] {
-  const distinct = [...new Set(taskHosts)].sort(hostOrder);
-  if (distinct.length !== names.length)
-    throw new PlugstackError('INVALID_ARGUMENT', `the task hosts name ${distinct.length} node(s), the step has ${names.length}`);
-  const nodeOf = new Map(distinct.map((h, i) => [h, i]));
   const layout = names.map((name, nodeId) => ({ nodeId, name, gtids: [] as number[] }));
-  taskHosts.forEach((h, task) => layout[nodeOf.get(h)!]!.gtids.push(task));
+  taskHosts.forEach((h, task) => layout[names.indexOf(h)]!.gtids.push(task));
   return layout;
 }
 

@@ -19,7 +19,7 @@ import { launcherEnv } from './launcher-env.js';
 import { uint32 } from '../validate.js';
 import { native } from '../native/binding.js';
 import { compressHostlist } from './layout.js';
-import { stepTaskDist, taskDistribution, taskLayout, type TaskDistribution } from './distribution.js';
+import { nodeLevel, SLURM_DIST_ARBITRARY, stepTaskDist, taskDistribution, taskLayout, type TaskDistribution } from './distribution.js';
 import { mpiRecord } from '../mpi/record.js';
 import { singletonProblems } from '../mpi/singletons.js';
 import { slurmdMpiConf } from '../mpi/conf.js';
@@ -197,8 +197,11 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
     throw invalidArgument('nodeNames', `${nodes} non-empty names`, options.nodeNames);
   const distribution = stepDistribution(options.distribution);
   const taskHosts = options.taskHosts;
-  if (taskHosts !== undefined && (!Array.isArray(taskHosts) || taskHosts.length !== ntasks || taskHosts.some((h) => typeof h !== 'string' || h === '')))
-    throw invalidArgument('taskHosts', `${ntasks} non-empty host names, one per task`, taskHosts);
+  if (taskHosts !== undefined) {
+    const expected = `with distribution 'arbitrary', ${ntasks} node names (one per task) naming every node`;
+    if (!Array.isArray(taskHosts) || nodeLevel(distribution) !== SLURM_DIST_ARBITRARY || taskHosts.length !== ntasks || taskHosts.some((h) => !names.includes(h)) || names.some((n) => !taskHosts.includes(n)))
+      throw invalidArgument('taskHosts', expected, taskHosts);
+  }
   const layout = taskLayout(ntasks, names, distribution, taskHosts);
   const busiest = Math.max(...layout.map((n) => n.gtids.length));
   if (busiest > MAX_TASKS_PER_NODE)

@@ -42,10 +42,9 @@ export interface StepOptions {
    */
   distribution?: string;
   /**
-   * With distribution 'arbitrary': the host of each task, in task order,
-   * as srun's -w list names them (repeats included; one per task). Its
-   * distinct names, sorted as Slurm sorts a host list, are the step's
-   * nodes in turn.
+   * With distribution 'arbitrary': the node of each task, in task order
+   * (one of `nodeNames` per task, each node named at least once), as
+   * srun's -w list lays them out.
    */
   taskHosts?: string[];
   /** The launch environment (srun's, as it sends it). Default: this process's environment. */

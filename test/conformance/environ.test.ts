@@ -72,6 +72,8 @@ export const environScenarios: Scenario[] = [
   { name: "environ: sbatch --wrap 'srun -n 2 sh -c \"exit $SLURM_PROCID\"; srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--wrap', 'srun -n 2 sh -c "exit $SLURM_PROCID"; srun -n 1 true'], env: CALLER },
   // --dependency, --profile and --acctg-freq for the job's sruns: 22.05's sbatch writes them, 24.11's slurmctld (sbatch the dependency too).
   { name: "environ: sbatch --dependency=singleton --profile=task,energy --acctg-freq=30 --wrap 'srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--dependency=singleton', '--profile=task,energy', '--acctg-freq=30', '--wrap', 'srun -n 1 true'], env: CALLER },
+  { name: 'environ: salloc -m arbitrary -w node0,node0 true', fixture: 'environ.c', stack: environ(), command: 'salloc', args: ['-m', 'arbitrary', '-w', 'node0,node0', 'true'], env: CALLER },
+  { name: "environ: sbatch -m arbitrary -w node0,node0 --wrap 'true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['-m', 'arbitrary', '-w', 'node0,node0', '--wrap', 'true'], env: CALLER },
   { name: "environ: srun --dependency=singleton -n 1 true", fixture: 'environ.c', stack: environ(), command: 'srun', args: ['--dependency=singleton', '-n', '1', 'true'], env: CALLER },
 ];
 

@@ -108,6 +108,11 @@ void OptionStore::given(const BuiltinOption& option, const char* value, bool byE
   if (i < state_.size()) state_[i] = {true, byEnvironment, ++serial_};
 }
 
+bool OptionStore::assign(const BuiltinOption& option, const char* value) {
+  const BuiltinOption* own = index(option) < options_.size() ? &option : find(option.name);
+  return own && apply(*own, value, /*quiet=*/true);
+}
+
 std::optional<BuiltinValueError> OptionStore::take(const BuiltinOption& option, const char* value, bool byEnvironment) {
   const BuiltinOption* own = index(option) < options_.size() ? &option : find(option.name);
   if (!own) return std::nullopt;

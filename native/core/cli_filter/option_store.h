@@ -60,6 +60,11 @@ class OptionStore {
   // a value the setter refuses is dropped without a word (what plugstack
   // only shows cli_filter, not the job).
   void given(const BuiltinOption& option, const char* value, bool byEnvironment, bool quiet = false);
+  // A value the command's own checks write into its options without
+  // setting them (_opt_verify's opt.ntasks = ...): the getter prints it,
+  // slurm_option_isset and the set-options lists do not count it. False
+  // when the setter refuses it.
+  bool assign(const BuiltinOption& option, const char* value);
   // As given(), but a value the setter refuses is returned, not logged:
   // Slurm's message and status (1 for parse_int's exit(1); 0 when the
   // setter only returns an error, which the command makes exit(-1)).

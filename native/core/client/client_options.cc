@@ -388,16 +388,19 @@ void ClientOptions::verifyTaskCount() {
 
 void ClientOptions::setVerified(const char* name, const std::string& value) {
   const BuiltinOption* option = store_ ? findBuiltinOption(command_, stack_.version(), name) : nullptr;
-  if (!option) return;
-  store_->given(*option, value.c_str(), /*byEnvironment=*/false, /*quiet=*/true);
-  builtins_.push_back({name, value, "verify"});
+  if (option && store_->assign(*option, value.c_str())) builtins_.push_back({name, value, "verify"});
 }
 
 bool ClientOptions::isArbitrary() {
+  // Set, or assigned by SLURM_HOSTFILE.
   const BuiltinOption* o = findBuiltinOption(command_, stack_.version(), "distribution");
-  if (!o || !store_->isSet(*o)) return false;
-  std::optional<TaskDistribution> d = parseTaskDistribution(store_->get(*o).value_or("").c_str(), nullptr);
-  return d && (d->value & kDistStateBase) == kDistArbitrary;
+  std::optional<std::string> text = o ? store_->get(*o) : std::nullopt;
+  return text && isArbitraryDistribution(*text);
+}
+
+bool ClientOptions::assigned(const char* name) const {
+  return std::any_of(builtins_.begin(), builtins_.end(),
+                     [&](const BuiltinSetting& b) { return b.name == name && b.source == "verify"; });
 }
 
 bool ClientOptions::isSetHere(const char* name) {
@@ -416,7 +419,7 @@ void ClientOptions::dropEnvironmentCounts() {
 bool ClientOptions::readNodeListFiles() {
   const auto value = [&](const char* name) -> std::optional<std::string> {
     const BuiltinOption* o = findBuiltinOption(command_, stack_.version(), name);
-    return o && store_->isSet(*o) ? store_->get(*o) : std::nullopt;
+    return o && (store_->isSet(*o) || assigned(name)) ? store_->get(*o) : std::nullopt;
   };
   const auto counted = [&](const char* name) {
     return isSetHere(name) &&
@@ -439,8 +442,8 @@ bool ClientOptions::readNodeListFiles() {
     fromEnvironment = true;
     // The distribution becomes arbitrary, its pack flag kept.
     const BuiltinOption* d = findBuiltinOption(command_, stack_.version(), "distribution");
-    std::optional<TaskDistribution> old =
-        d && store_->isSet(*d) ? parseTaskDistribution(store_->get(*d).value_or("").c_str(), nullptr) : std::nullopt;
+    std::optional<std::string> given = d && store_->isSet(*d) ? store_->get(*d) : std::nullopt;
+    std::optional<TaskDistribution> old = given ? parseTaskDistribution(given->c_str(), nullptr) : std::nullopt;
     std::string text = "arbitrary";
     if (old && (old->value & kDistPackNodes)) text += ",pack";
     if (old && (old->value & kDistNoPackNodes)) text += ",nopack";
@@ -471,6 +474,10 @@ int ClientOptions::verifyNodeList(int errorExit) {
   if (!store_) return 0;
   const auto& rules = releases::client(stack_.version());
   envCountsDropped_.clear();
+  arbitraryHosts_.clear();
+  arbitraryNodes_.clear();
+  arbitraryReqNodes_.clear();
+  arbitraryFromEnvironment_ = false;
   if (!rules.nodeListFirst) dropEnvironmentCounts();
   if (!readNodeListFiles()) return hostFileStatus_ == 1 ? 1 : errorExit;
   if (rules.nodeListFirst) dropEnvironmentCounts();
@@ -484,16 +491,33 @@ int ClientOptions::verifyNodeList(int errorExit) {
   bool tasksSet = store_->isSet(*ntasks) && !dropped("ntasks");
   bool nodesSet = store_->isSet(*nodes) && !dropped("nodes");
   const BuiltinOption* nodelistOption = findBuiltinOption(command_, stack_.version(), "nodelist");
-  std::optional<std::string> nodelist =
-      nodelistOption && store_->isSet(*nodelistOption) ? store_->get(*nodelistOption) : std::nullopt;
-  long tasks = tasksSet ? std::strtol(store_->get(*ntasks).value_or("0").c_str(), nullptr, 10) : 0;
-  if ((!tasksSet || !nodesSet) && !(rules.arbitrarySkipsBrace && nodelist && nodelist->find('{') != std::string::npos)) {
-    libslurm::HostList list;
-    libslurm::Release release = static_cast<libslurm::Release>(releaseIndex(stack_.version()));
-    // No list is an empty one (hostlist_create(NULL)).
-    if (nodelist) list.parse(nodelist->c_str(), libslurm::hostlistRules(release));
-    libslurm::HostList distinct = list;
-    distinct.uniq();
+  std::optional<std::string> nodelist = nodelistOption && (store_->isSet(*nodelistOption) || assigned("nodelist"))
+                                            ? store_->get(*nodelistOption)
+                                            : std::nullopt;
+  // 24.11 leaves a list with '{' (another syntax) alone.
+  const bool skipped = rules.arbitrarySkipsBrace && nodelist && nodelist->find('{') != std::string::npos;
+  // No list is an empty one (hostlist_create(NULL)).
+  libslurm::HostList list;
+  if (nodelist && !skipped)
+    list.parse(nodelist->c_str(), libslurm::hostlistRules(static_cast<libslurm::Release>(releaseIndex(stack_.version()))));
+  libslurm::HostList distinct = list;
+  distinct.uniq();
+  // The hosts the step is laid out from (arbitraryHosts()): srun's own
+  // list, else, inside a job, the one the job was given.
+  const libslurm::HostlistRules& hostRules = libslurm::hostlistRules(static_cast<libslurm::Release>(releaseIndex(stack_.version())));
+  libslurm::HostList jobHosts;
+  const char* jobList = std::getenv("SLURM_ARBITRARY_NODELIST");
+  if (!nodelist && command_ == Command::Srun && jobList && jobHosts.parse(jobList, hostRules)) arbitraryFromEnvironment_ = true;
+  const libslurm::HostList& laid = arbitraryFromEnvironment_ ? jobHosts : list;
+  libslurm::HostList laidDistinct = laid;
+  laidDistinct.uniq();
+  std::string host;
+  for (int i = 0; laid.nth(i, &host); i++) arbitraryHosts_.push_back(host);
+  for (int i = 0; laidDistinct.nth(i, &host); i++) arbitraryNodes_.push_back(host);
+  arbitraryReqNodes_ = rules.reqNodesKeepRepeats ? laid.ranged() : laidDistinct.ranged();
+  // opt.ntasks as it stands: what -n (or the environment) gave, else 1.
+  long tasks = store_->isSet(*ntasks) ? std::strtol(store_->get(*ntasks).value_or("1").c_str(), nullptr, 10) : 1;
+  if ((!tasksSet || !nodesSet) && !skipped) {
     if (!tasksSet) {
       // salloc and sbatch of 22.05 count the list they made uniq for -N.
       bool unique = command_ != Command::Srun && rules.arbitraryCountsUnique && nodelist;

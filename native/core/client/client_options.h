@@ -88,6 +88,17 @@ class ClientOptions {
   void attach(OptionStore* store);
 
   const std::vector<BuiltinSetting>& builtins() const { return builtins_; }
+  // -m arbitrary's list as verifyNodeList read it: each task's host in
+  // task order, and the distinct hosts in the order Slurm sorts them (the
+  // job's nodes in turn). Empty without one.
+  // reqNodes: the list as the job asks for its nodes (req_nodes, which
+  // salloc and sbatch hand on as SLURM_ARBITRARY_NODELIST). An srun without
+  // a list of its own takes SLURM_ARBITRARY_NODELIST's inside a job
+  // (arbitraryFromEnvironment()).
+  const std::vector<std::string>& arbitraryHosts() const { return arbitraryHosts_; }
+  const std::vector<std::string>& arbitraryNodes() const { return arbitraryNodes_; }
+  const std::string& arbitraryReqNodes() const { return arbitraryReqNodes_; }
+  bool arbitraryFromEnvironment() const { return arbitraryFromEnvironment_; }
   const std::vector<std::string>& positional() const { return positional_; }
   bool helpRequested() const { return help_; }
 
@@ -128,6 +139,8 @@ class ClientOptions {
   void dropEnvironmentCounts();
   bool isArbitrary();
   bool isSetHere(const char* name);
+  // Whether the command's checks assigned name (setVerified).
+  bool assigned(const char* name) const;
 
   Stack& stack_;
   Command command_;
@@ -136,6 +149,10 @@ class ClientOptions {
   // environment, and how a refused host file ends the command.
   std::vector<std::string> envCountsDropped_;
   int hostFileStatus_ = 0;
+  std::vector<std::string> arbitraryHosts_;
+  std::vector<std::string> arbitraryNodes_;
+  std::string arbitraryReqNodes_;
+  bool arbitraryFromEnvironment_ = false;
   std::vector<TableEntry> table_;
   std::string shortOptions_;
   std::vector<BuiltinSetting> builtins_;

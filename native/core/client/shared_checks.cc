@@ -16,6 +16,7 @@
 #include "common/comma_list.h"
 #include "common/slurm_log.h"
 #include "rules/releases.h"
+#include "rules/task_distribution.h"
 
 namespace plugstack {
 
@@ -262,9 +263,7 @@ Outcome cpusPerTres(Options& o) {
 // on the command line is an error (exit(1)).
 Outcome arbitrary(Options& o) {
   std::optional<std::string> dist = o.value("distribution");
-  if (!dist) return std::nullopt;
-  std::string base = dist->substr(0, dist->find_first_of(",:"));
-  if (strcasecmp(base.c_str(), "arbitrary") != 0) return std::nullopt;
+  if (!dist || !isArbitraryDistribution(*dist)) return std::nullopt;
   if (!o.isSet("nodes") || o.byEnv("nodes")) return std::nullopt;
   return Stop{"--nodes is incompatible with --distribution=arbitrary", false, 1};
 }

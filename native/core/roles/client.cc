@@ -381,6 +381,11 @@ void reportReady(ClientSession& s, const ClientOptions& options, const std::stri
                      {"script", script},
                      {"environ", environArray()}};
   if (s.command == Command::Sbatch) ready.emplace_back("jobOptionsEnv", sbatchJobOptionsEnv(s.options->store));
+  if (!options.arbitraryHosts().empty())
+    ready.emplace_back("arbitraryHosts", json::Object{{"hosts", stringArray(options.arbitraryHosts())},
+                                                      {"nodes", stringArray(options.arbitraryNodes())},
+                                                      {"reqNodes", options.arbitraryReqNodes()},
+                                                      {"fromEnvironment", options.arbitraryFromEnvironment()}});
   // srun: the mpi plugin it loaded (type null: none).
   json::Value mpi = mpiReady(s);
   if (!mpi.isNull()) ready.emplace_back("mpi", std::move(mpi));

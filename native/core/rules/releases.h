@@ -113,11 +113,15 @@ struct Client {
   // caps a 'name*N' (24.11); 22.05 reads whole lines and stops only after a line that ends on the
   // limit exactly, so a longer list is kept and the step is then refused.
   bool hostFileLimitPerHost;
+  // The job's requested node list (req_nodes, which salloc and sbatch hand on as
+  // SLURM_ARBITRARY_NODELIST) keeps -m arbitrary's repeated hosts (24.11: node[0,0]); 22.05 makes
+  // it uniq (node0) whatever the distribution.
+  bool reqNodesKeepRepeats;
 };
 
 constexpr Client kClient[kCount] = {
-    {true, true, true, "slurmctld", false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary,gres-flags", true, true, true, true, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,CHLD,USR1,USR2,PIPE,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU", false, true, true, "1", true},  // 24.11
-    {false, false, false, "sbatch", true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false, false, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,USR1,USR2,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU", true, false, false, "error", false},  // 22.05
+    {true, true, true, "slurmctld", false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary,gres-flags", true, true, true, true, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,CHLD,USR1,USR2,PIPE,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU", false, true, true, "1", true, true},  // 24.11
+    {false, false, false, "sbatch", true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false, false, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,USR1,USR2,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU", true, false, false, "error", false, false},  // 22.05
 };
 
 inline const Client& client(const SlurmVersion& v) { return kClient[releaseIndex(v)]; }

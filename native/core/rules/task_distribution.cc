@@ -147,4 +147,9 @@ std::optional<TaskDistribution> parseTaskDistribution(const char* arg, const cha
   return base(arg);
 }
 
+bool isArbitraryDistribution(const std::string& value) {
+  std::optional<TaskDistribution> d = parseTaskDistribution(value.c_str(), nullptr);
+  return d && (d->value & kDistStateBase) == kDistArbitrary;
+}
+
 }  // namespace plugstack

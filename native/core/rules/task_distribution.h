@@ -43,4 +43,8 @@ struct TaskDistributionError {
 std::optional<TaskDistribution> parseTaskDistribution(const char* arg, const char* planeSizeEnv,
                                                       TaskDistributionError* why = nullptr);
 
+// Whether a value (as -m takes it, or its getter prints it) lays tasks out
+// from a host list: Slurm's (dist & SLURM_DIST_STATE_BASE) == ARBITRARY.
+bool isArbitraryDistribution(const std::string& value);
+
 }  // namespace plugstack
