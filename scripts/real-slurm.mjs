@@ -352,12 +352,25 @@ function daemonExe(dir, names) {
 }
 
 export async function restartSlurmd(dir) {
-  await stopPid(pidOf(`${dir}/slurmd.pid`), 10_000, daemonExe(dir, ['slurmd', 'slurmd-wlm']));
-  fs.rmSync(`${dir}/slurmd.pid`, { force: true });
+  const exe = daemonExe(dir, ['slurmd', 'slurmd-wlm']);
+  const port = slurmdPort(dir);
   // On a loaded machine the old slurmd's listening socket has outlived its
   // stop here: the new one then failed with "Unable to bind listen port".
-  const port = slurmdPort(dir);
-  await waitFor(`slurmd port ${port} free`, () => !listening(port), 15_000);
+  // And a 24.11 slurmd that `scontrol reconfigure` reached execs a new
+  // slurmd that takes over its listening socket and writes the pid file
+  // again: the pid read first may be the one already on its way out. So
+  // whichever slurmd the pid file names is stopped until the port is free.
+  const end = Date.now() + 20_000;
+  for (;;) {
+    await stopPid(pidOf(`${dir}/slurmd.pid`), 10_000, exe);
+    try {
+      await waitFor(`slurmd port ${port} free`, () => !listening(port), Math.min(3_000, Math.max(0, end - Date.now())));
+      break;
+    } catch (error) {
+      if (Date.now() >= end) throw error;
+    }
+  }
+  fs.rmSync(`${dir}/slurmd.pid`, { force: true });
   await startSlurmd(dir);
 }
 
