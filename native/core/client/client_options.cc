@@ -403,120 +403,110 @@ bool ClientOptions::assigned(const char* name) const {
                      [&](const BuiltinSetting& b) { return b.name == name && b.source == "verify"; });
 }
 
-bool ClientOptions::isSetHere(const char* name) {
+std::optional<std::string> ClientOptions::valueOf(const char* name) const {
   const BuiltinOption* o = findBuiltinOption(command_, stack_.version(), name);
-  return o && store_->isSet(*o);
+  return o && (store_->isSet(*o) || assigned(name)) ? store_->get(*o) : std::nullopt;
+}
+
+bool ClientOptions::given(const char* name) const {
+  const BuiltinOption* o = findBuiltinOption(command_, stack_.version(), name);
+  if (!o || !store_->isSet(*o)) return false;
+  // srun with -m arbitrary: what the environment set no longer counts.
+  return !(std::strcmp(name, "ntasks") == 0 ? envCounts_.tasks : std::strcmp(name, "nodes") == 0 && envCounts_.nodes);
 }
 
 void ClientOptions::dropEnvironmentCounts() {
   if (command_ != Command::Srun || !isArbitrary()) return;
-  for (const char* name : {"ntasks", "nodes"}) {
+  const auto byEnvironment = [&](const char* name) {
     const BuiltinOption* o = findBuiltinOption(command_, stack_.version(), name);
-    if (o && store_->isSet(*o) && store_->setByEnvironment(*o)) envCountsDropped_.push_back(name);
-  }
+    return o && store_->isSet(*o) && store_->setByEnvironment(*o);
+  };
+  envCounts_ = {byEnvironment("ntasks"), byEnvironment("nodes")};
 }
 
-bool ClientOptions::readNodeListFiles() {
-  const auto value = [&](const char* name) -> std::optional<std::string> {
-    const BuiltinOption* o = findBuiltinOption(command_, stack_.version(), name);
-    return o && (store_->isSet(*o) || assigned(name)) ? store_->get(*o) : std::nullopt;
-  };
-  const auto counted = [&](const char* name) {
-    return isSetHere(name) &&
-           std::find(envCountsDropped_.begin(), envCountsDropped_.end(), std::string(name)) == envCountsDropped_.end();
-  };
+int ClientOptions::readNodeListFiles(int errorExit) {
   const auto& rules = releases::client(stack_.version());
-  const bool exitsOne = std::strcmp(rules.hostFileFailureExit, "1") == 0;
   // --nodefile's hosts (the shared checks refused a file they cannot take).
-  if (std::optional<std::string> file = value("nodefile")) {
+  if (std::optional<std::string> file = valueOf("nodefile")) {
     HostFile read = readHostFile(*file, 0, rules.hostFileLimitPerHost);
     if (read.ok()) setVerified("nodelist", rangedHosts(read.hosts));
   }
-  std::optional<std::string> list = value("nodelist");
+  std::optional<std::string> list = valueOf("nodelist");
   bool fromEnvironment = false;
   if (!list) {
     const char* hostfile = std::getenv("SLURM_HOSTFILE");
-    if (!hostfile) return true;
+    if (!hostfile) return 0;
     // A name without '/' is a file in the working directory all the same.
     list = std::strchr(hostfile, '/') ? std::string(hostfile) : "./" + std::string(hostfile);
     fromEnvironment = true;
     // The distribution becomes arbitrary, its pack flag kept.
-    const BuiltinOption* d = findBuiltinOption(command_, stack_.version(), "distribution");
-    std::optional<std::string> given = d && store_->isSet(*d) ? store_->get(*d) : std::nullopt;
-    std::optional<TaskDistribution> old = given ? parseTaskDistribution(given->c_str(), nullptr) : std::nullopt;
+    std::optional<std::string> before = given("distribution") ? valueOf("distribution") : std::nullopt;
+    std::optional<TaskDistribution> old = before ? parseTaskDistribution(before->c_str(), nullptr) : std::nullopt;
     std::string text = "arbitrary";
     if (old && (old->value & kDistPackNodes)) text += ",pack";
     if (old && (old->value & kDistNoPackNodes)) text += ",nopack";
     setVerified("distribution", text);
   }
-  if (list->find('/') == std::string::npos) return true;
+  if (list->find('/') == std::string::npos) return 0;
   // _valid_node_list: with -m arbitrary exactly as many hosts as -n asks
   // for (or -N's maximum, else its minimum), otherwise the whole file.
   int limit = kReadAllHosts;
   if (isArbitrary()) {
-    if (counted("ntasks")) limit = static_cast<int>(std::strtol(value("ntasks")->c_str(), nullptr, 10));
-    else if (counted("nodes"))
-      if (std::optional<NodeCountRange> r = nodeCountRange(value("nodes")->c_str()))
+    if (given("ntasks")) limit = static_cast<int>(std::strtol(valueOf("ntasks")->c_str(), nullptr, 10));
+    else if (given("nodes"))
+      if (std::optional<NodeCountRange> r = nodeCountRange(valueOf("nodes")->c_str()))
         limit = static_cast<int>(r->max ? r->max : r->min);
   }
   HostFile read = readHostFile(*list, limit, rules.hostFileLimitPerHost);
   if (!read.ok()) {
     for (const auto& line : read.errors) slurmLog(LogLevel::Error, line);
     if (fromEnvironment) slurmLog(LogLevel::Error, "Failure getting NodeNames from hostfile");
-    hostFileStatus_ = exitsOne ? 1 : -1;
-    return false;
+    return std::strcmp(rules.hostFileFailureExit, "1") == 0 ? 1 : errorExit;
   }
   setVerified("nodelist", rangedHosts(read.hosts));
-  return true;
+  return 0;
 }
 
 int ClientOptions::verifyNodeList(int errorExit) {
   if (!store_) return 0;
   const auto& rules = releases::client(stack_.version());
-  envCountsDropped_.clear();
+  envCounts_ = {};
   arbitraryHosts_.clear();
   arbitraryNodes_.clear();
   arbitraryReqNodes_.clear();
   arbitraryFromEnvironment_ = false;
   if (!rules.nodeListFirst) dropEnvironmentCounts();
-  if (!readNodeListFiles()) return hostFileStatus_ == 1 ? 1 : errorExit;
+  if (int status = readNodeListFiles(errorExit)) return status;
   if (rules.nodeListFirst) dropEnvironmentCounts();
   if (!isArbitrary()) return 0;
-  const BuiltinOption* ntasks = findBuiltinOption(command_, stack_.version(), "ntasks");
-  const BuiltinOption* nodes = findBuiltinOption(command_, stack_.version(), "nodes");
-  if (!ntasks || !nodes) return 0;
-  const auto dropped = [&](const char* name) {
-    return std::find(envCountsDropped_.begin(), envCountsDropped_.end(), std::string(name)) != envCountsDropped_.end();
-  };
-  bool tasksSet = store_->isSet(*ntasks) && !dropped("ntasks");
-  bool nodesSet = store_->isSet(*nodes) && !dropped("nodes");
-  const BuiltinOption* nodelistOption = findBuiltinOption(command_, stack_.version(), "nodelist");
-  std::optional<std::string> nodelist = nodelistOption && (store_->isSet(*nodelistOption) || assigned("nodelist"))
-                                            ? store_->get(*nodelistOption)
-                                            : std::nullopt;
+  const bool tasksSet = given("ntasks");
+  const bool nodesSet = given("nodes");
+  std::optional<std::string> nodelist = valueOf("nodelist");
   // 24.11 leaves a list with '{' (another syntax) alone.
   const bool skipped = rules.arbitrarySkipsBrace && nodelist && nodelist->find('{') != std::string::npos;
+  const libslurm::HostlistRules& hostRules =
+      libslurm::hostlistRules(static_cast<libslurm::Release>(releaseIndex(stack_.version())));
   // No list is an empty one (hostlist_create(NULL)).
   libslurm::HostList list;
-  if (nodelist && !skipped)
-    list.parse(nodelist->c_str(), libslurm::hostlistRules(static_cast<libslurm::Release>(releaseIndex(stack_.version()))));
+  if (nodelist && !skipped) list.parse(nodelist->c_str(), hostRules);
   libslurm::HostList distinct = list;
   distinct.uniq();
   // The hosts the step is laid out from (arbitraryHosts()): srun's own
   // list, else, inside a job, the one the job was given.
-  const libslurm::HostlistRules& hostRules = libslurm::hostlistRules(static_cast<libslurm::Release>(releaseIndex(stack_.version())));
   libslurm::HostList jobHosts;
   const char* jobList = std::getenv("SLURM_ARBITRARY_NODELIST");
   if (!nodelist && command_ == Command::Srun && jobList && jobHosts.parse(jobList, hostRules)) arbitraryFromEnvironment_ = true;
+  libslurm::HostList jobDistinct = jobHosts;
+  jobDistinct.uniq();
   const libslurm::HostList& laid = arbitraryFromEnvironment_ ? jobHosts : list;
-  libslurm::HostList laidDistinct = laid;
-  laidDistinct.uniq();
+  const libslurm::HostList& laidDistinct = arbitraryFromEnvironment_ ? jobDistinct : distinct;
   std::string host;
   for (int i = 0; laid.nth(i, &host); i++) arbitraryHosts_.push_back(host);
   for (int i = 0; laidDistinct.nth(i, &host); i++) arbitraryNodes_.push_back(host);
   arbitraryReqNodes_ = rules.reqNodesKeepRepeats ? laid.ranged() : laidDistinct.ranged();
   // opt.ntasks as it stands: what -n (or the environment) gave, else 1.
-  long tasks = store_->isSet(*ntasks) ? std::strtol(store_->get(*ntasks).value_or("1").c_str(), nullptr, 10) : 1;
+  std::optional<std::string> ntasks = valueOf("ntasks");
+  long tasks = ntasks ? std::strtol(ntasks->c_str(), nullptr, 10) : 1;
   if ((!tasksSet || !nodesSet) && !skipped) {
     if (!tasksSet) {
       // salloc and sbatch of 22.05 count the list they made uniq for -N.

@@ -133,12 +133,16 @@ class ClientOptions {
   void verifyTasksPerNode(long tasks, long minNodes, long maxNodes);
   // An option's value set by the command's own checks (source "verify").
   void setVerified(const char* name, const std::string& value);
-  // The node list's files read (verifyNodeList); false when one was refused.
-  bool readNodeListFiles();
+  // The node list's files read (verifyNodeList): 0, or the status a file
+  // that was refused ends the command with.
+  int readNodeListFiles(int errorExit);
   // srun with -m arbitrary: -n and -N from the environment no longer count.
   void dropEnvironmentCounts();
   bool isArbitrary();
-  bool isSetHere(const char* name);
+  // An option's value, set or assigned (setVerified); none otherwise.
+  std::optional<std::string> valueOf(const char* name) const;
+  // Whether name counts as given (_opt_verify's ntasks_set, nodes_set).
+  bool given(const char* name) const;
   // Whether the command's checks assigned name (setVerified).
   bool assigned(const char* name) const;
 
@@ -146,9 +150,11 @@ class ClientOptions {
   Command command_;
   OptionStore* store_ = nullptr;
   // verifyNodeList's state: the counts srun no longer takes from the
-  // environment, and how a refused host file ends the command.
-  std::vector<std::string> envCountsDropped_;
-  int hostFileStatus_ = 0;
+  // environment.
+  struct EnvCounts {
+    bool tasks = false;
+    bool nodes = false;
+  } envCounts_;
   std::vector<std::string> arbitraryHosts_;
   std::vector<std::string> arbitraryNodes_;
   std::string arbitraryReqNodes_;
