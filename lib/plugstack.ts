@@ -170,7 +170,7 @@ export class Plugstack {
       slurmVersion: this.slurmVersion,
       pluginDirs: [...this.pluginDirs],
       missing: this.config.missing,
-      ok: reports.every((r) => r.ok) && (this.slurmConf?.ok ?? true),
+      ok: reports.every((r) => r.ok) && (this.slurmConf?.ok ?? true) && (this.slurmConf?.controllerOk ?? true),
       contexts: reports,
     };
     if (this.slurmConf) {
@@ -321,6 +321,7 @@ function slurmConfReport(conf: SlurmConf): NonNullable<CheckReport['slurmConf']>
   return {
     path: conf.path,
     ok: conf.ok,
+    controllerOk: conf.controllerOk,
     problems: conf.problems.map((d) => {
       const p: Problem = { severity: d.severity, code: d.code, message: d.message, context: 'local' };
       if (d.file !== undefined) p.file = d.file;

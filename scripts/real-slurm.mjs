@@ -343,6 +343,32 @@ export async function start(dir, plugstack, release = '22.05') {
   await startSlurmd(dir);
 }
 
+/**
+ * What the cluster's slurmctld makes of other node and partition lines: a
+ * slurmctld of the release started in the foreground (-D, -i) on a copy of
+ * the cluster's slurm.conf whose NodeName and PartitionName lines are these,
+ * with a port, state, pid and log of its own beside the cluster's (DIR/ctld-check),
+ * stopped after timeoutMs if it has not ended by then. Its exit status (null
+ * when it was still running) and the lines of its log.
+ */
+export function controllerStartup(dir, lines, timeoutMs = 20_000) {
+  dir = path.resolve(dir);
+  const work = `${dir}/ctld-check`;
+  fs.rmSync(work, { recursive: true, force: true });
+  fs.mkdirSync(`${work}/state`, { recursive: true });
+  const own = { SlurmctldPort: String(slurmdPort(dir) + 40), StateSaveLocation: `${work}/state`, SlurmctldPidFile: `${work}/slurmctld.pid`, SlurmctldLogFile: `${work}/slurmctld.log` };
+  const kept = fs
+    .readFileSync(`${dir}/slurm.conf`, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '' && !/^(NodeName|PartitionName|SlurmctldPort|StateSaveLocation|SlurmctldPidFile|SlurmctldLogFile)=/.test(l));
+  fs.writeFileSync(`${work}/slurm.conf`, [...kept, ...Object.entries(own).map(([k, v]) => `${k}=${v}`), ...lines, ''].join('\n'));
+  const [cmd, ...args] = daemon(dir, ['/usr/sbin/slurmctld', '-D', '-i', '-f', `${work}/slurm.conf`]);
+  const r = spawnSync(cmd, args, { env: DAEMON_ENV, timeout: timeoutMs, killSignal: 'SIGKILL', stdio: 'ignore' });
+  const log = fs.existsSync(own.SlurmctldLogFile) ? fs.readFileSync(own.SlurmctldLogFile, 'utf8').split('\n').filter(Boolean) : [];
+  fs.rmSync(work, { recursive: true, force: true });
+  return { status: r.status, log };
+}
+
 /** Is this executable the daemon of this cluster's release? */
 function daemonExe(dir, names) {
   const state = readState(dir);

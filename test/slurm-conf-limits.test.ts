@@ -49,7 +49,9 @@ describe('slurm.conf includes', () => {
     writeFile(dir, 'nodes.conf', 'NodeName=n1 CPUs=2\n');
     const conf = readSlurmConf(writeFile(dir, 'slurm.conf', 'Include nodes.conf\nInclude nodes.conf\n'), '24.11');
     expect(conf.ok).toBe(true);
-    expect(conf.nodes.map((n) => n.name)).toEqual(['n1', 'n1']);
+    // Both lines are read; slurmctld then stops on the node named twice.
+    expect(conf.nodes.map((n) => n.name)).toEqual(['n1']);
+    expect(conf.controllerProblems.map((p) => [p.code, p.slurmLog.at(-1)!.text])).toEqual([['SLURM_CONF_DUPLICATE_NODE', 'Duplicated NodeHostName n1 in config file']]);
   });
 
   it('sixteen distinct files each including the next twice (65,536 reads) stop at 1024 files read', () => {

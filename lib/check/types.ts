@@ -142,7 +142,11 @@ export interface CheckReport {
   ok: boolean;
   contexts: ContextReport[];
   /** The slurm.conf given, if any: whether srun, sbatch and salloc could read it, and why not. */
-  slurmConf?: { path: string; ok: boolean; problems: Problem[]; log: LogLine[] };
+  /**
+   * ok: srun, sbatch and salloc read the file; controllerOk: slurmctld
+   * would start on its nodes and partitions.
+   */
+  slurmConf?: { path: string; ok: boolean; controllerOk: boolean; problems: Problem[]; log: LogLine[] };
   /** The cli_filter plugins the slurm.conf names, loaded as srun, sbatch and salloc load them. */
   cliFilter?: CliFilterCheck;
   /** The mpi plugins of the slurm.conf's PluginDir, loaded as slurmd loads them, and MpiDefault's. */

@@ -73,7 +73,8 @@ function problemLine(p: Problem): string {
 function slurmConfLines(report: CheckReport): string[] {
   const out: string[] = [];
   if (report.slurmConf) {
-    out.push('', `slurm.conf ${report.slurmConf.path}: ${report.slurmConf.ok ? 'srun, sbatch and salloc read it' : 'srun, sbatch and salloc stop on it'}`);
+    const controller = report.slurmConf.controllerOk ? '' : '; slurmctld stops at its start on its nodes or partitions';
+    out.push('', `slurm.conf ${report.slurmConf.path}: ${report.slurmConf.ok ? 'srun, sbatch and salloc read it' : 'srun, sbatch and salloc stop on it'}${controller}`);
     out.push(...report.slurmConf.problems.map(problemLine));
   }
   const cf = report.cliFilter;
@@ -114,6 +115,7 @@ export function renderCheck(report: CheckReport): string {
   out.push(...slurmConfLines(report));
   const failing: string[] = report.contexts.filter((c) => !c.ok).map((c) => c.context);
   if (report.slurmConf && !report.slurmConf.ok) failing.push('srun, sbatch and salloc (slurm.conf)');
+  if (report.slurmConf && !report.slurmConf.controllerOk) failing.push('slurmctld (slurm.conf)');
   if (report.slurmConf?.problems.some((p) => p.code === 'TASK_PROLOG_UNUSABLE')) failing.push('every task (TaskProlog)');
   if (report.cliFilter && !report.cliFilter.ok) failing.push(`${report.cliFilter.commands.join(', ')} (cli_filter)`);
   if (report.mpi && !report.mpi.ok) failing.push('slurmd and srun (mpi)');

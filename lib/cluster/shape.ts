@@ -34,7 +34,16 @@ export interface ClusterShape {
   allocate(count: number, partition?: string, minCpus?: number): Allocation | AllocationError;
   /** What job arrays may be: MaxArraySize and max_array_tasks (job-array.ts). */
   arrayLimits: ArrayLimits;
+  /**
+   * slurmctld stopped at its start on the slurm.conf (slurm-conf-nodes.ts):
+   * what every request gets instead of an answer, and why, for plugstack's
+   * own lines.
+   */
+  unreachable?: { error: AllocationError; causes: SlurmConf['problems'] };
 }
+
+/** What a command gets from a slurmctld that is not listening (slurm_strerror of SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR). */
+const CONNECT_FAILURE: AllocationError = { error: 'Unable to contact slurm controller (connect failure)' };
 
 /** _get_job_parts: the partition named is unknown (its name in the message). */
 function invalidPartition(name: string): AllocationError {
@@ -56,6 +65,14 @@ export function emulatedCluster(): ClusterShape {
 
 /** The cluster a slurm.conf describes (its ClusterName, partitions and nodes). */
 export function configuredCluster(conf: SlurmConf): ClusterShape {
+  if (!conf.controllerOk) {
+    return {
+      name: conf.clusterName ?? CLUSTER_NAME,
+      arrayLimits: arrayLimits(conf),
+      unreachable: { error: CONNECT_FAILURE, causes: conf.controllerProblems.filter((p) => p.severity === 'error') },
+      allocate: () => CONNECT_FAILURE,
+    };
+  }
   // A slurm.conf without partitions still runs jobs in plugstack's way.
   if (conf.partitions.length === 0) {
     const own = emulatedCluster();

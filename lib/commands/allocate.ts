@@ -40,6 +40,21 @@ function jobDescriptionError(b: Builtins): string | undefined {
   return undefined;
 }
 
+/**
+ * A slurmctld that stopped at its start answers nothing: the command's own
+ * line for that (refused), then plugstack's lines saying why, which the
+ * real command cannot know. False when slurmctld is there.
+ */
+function refusedUnreachable(cluster: ClusterShape, console: CommandConsole, refused: (error: string) => void): boolean {
+  if (!cluster.unreachable) return false;
+  refused(cluster.unreachable.error.error);
+  for (const p of cluster.unreachable.causes) {
+    const where = p.file !== undefined ? `, ${p.file}${p.line !== undefined ? `:${p.line}` : ''}` : '';
+    console.stderr(`plugstack: ${p.severity}: ${p.code} (slurmctld${where}): ${p.message}\n`);
+  }
+  return true;
+}
+
 /** A new job for the command, or undefined after printing slurmctld's refusal. */
 export function requestJob(
   cluster: ClusterShape,
@@ -57,6 +72,7 @@ export function requestJob(
     console.log('error', description);
     return undefined;
   }
+  if (refusedUnreachable(cluster, console, (error) => console.log('error', `${REFUSED[command]}: ${error}`))) return undefined;
   if (refusesArray(cluster, b)) {
     console.log('error', `${REFUSED[command]}: ${INVALID_ARRAY}`);
     return undefined;
@@ -109,6 +125,7 @@ export function willRun(cluster: ClusterShape, b: Builtins, nodes: number, conso
     console.log('error', description);
     return 1;
   }
+  if (refusedUnreachable(cluster, console, (error) => console.stderr(`allocation failure: ${error}\n`))) return 1;
   if (refusesArray(cluster, b)) {
     console.stderr(`allocation failure: ${INVALID_ARRAY}\n`);
     return 1;

@@ -57,8 +57,12 @@ export interface CommandRun {
 
 /** What Slurm's commands do with a slurm.conf they cannot process: its errors, then a fatal line, exit 1. */
 function unreadableConf(command: CommandName, conf: SlurmConf, console: CommandConsole, options: WordCommandOptions): CommandResult {
-  for (const d of conf.problems) for (const l of d.slurmLog) console.log(l.level, l.text);
-  console.log('fatal', 'Unable to process configuration file');
+  // A fatal() while parsing ends the command there; errors let the parse
+  // finish, then the command stops on them.
+  const lines = conf.problems.filter((d) => !conf.controllerProblems.includes(d)).flatMap((d) => d.slurmLog);
+  const fatalAt = lines.findIndex((l) => l.level === 'fatal');
+  for (const l of fatalAt < 0 ? lines : lines.slice(0, fatalAt + 1)) console.log(l.level, l.text);
+  if (fatalAt < 0) console.log('fatal', 'Unable to process configuration file');
   const problems: Problem[] = conf.problems.map((d) => ({
     severity: d.severity,
     code: d.code,

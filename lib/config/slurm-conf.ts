@@ -7,26 +7,14 @@
  */
 import path from 'node:path';
 import { native, type NativeDiagnostic } from '../native/binding.js';
-import { expandHostlist } from '../step/layout.js';
+import { slurmConfNodes, type SlurmConfNode, type SlurmConfPartition } from './slurm-conf-nodes.js';
 import { mpiDefault } from '../mpi/settings.js';
 import { configuredPropagation } from '../cluster/limits.js';
 
 /** Slurm's compiled-in PluginDir when slurm.conf sets none (upstream default). */
 export const DEFAULT_PLUGIN_DIR = '/usr/local/lib/slurm';
 
-export interface SlurmConfNode {
-  name: string;
-  cpus?: number;
-  realMemory?: number;
-}
-
-export interface SlurmConfPartition {
-  name: string;
-  nodes: string[];
-  default: boolean;
-  maxTime?: string;
-  defaultTime?: string;
-}
+export type { SlurmConfNode, SlurmConfPartition };
 
 export interface SlurmConf {
   /** Absolute path of the slurm.conf read. */
@@ -35,6 +23,14 @@ export interface SlurmConf {
   missing: boolean;
   /** False when srun, sbatch and salloc would stop on the file ("Unable to process configuration file"). */
   ok: boolean;
+  /**
+   * False when slurmctld would stop at its start on the file's nodes or
+   * partitions (slurm-conf-nodes.ts): the commands read the file, then
+   * cannot reach a controller.
+   */
+  controllerOk: boolean;
+  /** The problems of problems that are slurmctld's (its fatal() at its start, and plugstack's own limit on the nodes it emulates). */
+  controllerProblems: NativeDiagnostic[];
   /** PluginDir, ':'-separated in the file; Slurm's default when unset. */
   pluginDirs: string[];
   /** PlugStackConfig, absolute; default: plugstack.conf beside slurm.conf. */
@@ -114,38 +110,16 @@ export function readSlurmConf(file: string, slurmVersion: string): SlurmConf {
     keyLines[k.key] = { file: k.file, line: k.line };
   }
   const dir = path.dirname(absolute);
-  const nodes: SlurmConfNode[] = [];
-  const partitions: SlurmConfPartition[] = [];
+  const cluster = slurmConfNodes(parsed.records, slurmVersion);
+  const { nodes, partitions } = cluster;
   const number = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined);
-  for (const r of parsed.records) {
-    const fields = Object.fromEntries(r.fields.map((f) => [f.key, f.value]));
-    if (r.kind === 'NodeName' && r.name.toUpperCase() !== 'DEFAULT') {
-      for (const name of expandHostlist(r.name)) {
-        const node: SlurmConfNode = { name };
-        const cpus = number(fields.CPUs ?? fields.Procs);
-        const mem = number(fields.RealMemory);
-        if (cpus !== undefined) node.cpus = cpus;
-        if (mem !== undefined) node.realMemory = mem;
-        nodes.push(node);
-      }
-    } else if (r.kind === 'PartitionName' && r.name.toUpperCase() !== 'DEFAULT') {
-      const p: SlurmConfPartition = {
-        name: r.name,
-        nodes: fields.Nodes === undefined || fields.Nodes.toUpperCase() === 'ALL' ? [] : expandHostlist(fields.Nodes),
-        default: /^(yes|up|true|1)$/i.test(fields.Default ?? ''),
-      };
-      if (fields.MaxTime !== undefined) p.maxTime = fields.MaxTime;
-      if (fields.DefaultTime !== undefined) p.defaultTime = fields.DefaultTime;
-      partitions.push(p);
-    }
-  }
-  // Nodes=ALL: every node of the file.
-  for (const p of partitions) if (p.nodes.length === 0) p.nodes = nodes.map((n) => n.name);
 
   const conf: SlurmConf = {
     path: absolute,
     missing: parsed.missing,
-    ok: parsed.ok && !parsed.missing,
+    ok: parsed.ok && !parsed.missing && cluster.parseProblems.length === 0,
+    controllerOk: !cluster.problems.some((p) => p.severity === 'error'),
+    controllerProblems: cluster.problems,
     pluginDirs: keys.PluginDir ? keys.PluginDir.split(':').filter((d) => d !== '') : [DEFAULT_PLUGIN_DIR],
     plugStackConfig: keys.PlugStackConfig ? path.resolve(dir, keys.PlugStackConfig) : path.join(dir, 'plugstack.conf'),
     cliFilterPlugins: pluginList(keys.CliFilterPlugins, 'cli_filter'),
@@ -159,7 +133,7 @@ export function readSlurmConf(file: string, slurmVersion: string): SlurmConf {
     partitions,
     keys,
     keyLines,
-    problems: parsed.diagnostics,
+    problems: [...parsed.diagnostics, ...cluster.parseProblems, ...cluster.problems],
   };
   const propagation = configuredPropagation(keys, slurmVersion);
   conf.propagatedLimits = propagation.propagated;

@@ -82,6 +82,17 @@ export interface NativeBinding {
    * plane); null when Slurm refuses it. planeSizeEnv: SLURM_DIST_PLANESIZE.
    */
   taskDistribution(text: string, planeSizeEnv?: string): { text: string; value: number; planeSize: number } | null;
+  /**
+   * The hosts a node list ("node[1-3],login1") stands for, read by the
+   * core's hostlist with the release's rules (at most limit of them; count is
+   * the list's); ok false when Slurm refuses the list, log then holding the
+   * lines its parser writes.
+   */
+  expandHostlist(expression: string, slurmVersion: string, limit: number): { ok: boolean; count: number; hosts: string[]; log: string[] };
+  /** Slurm's compact form of host names, in their order ("node[1-11]"), as hostlist_ranged_string writes it. */
+  rangedHostlist(names: string[]): string;
+  /** The names sorted and each once, as hostlist_uniq leaves a list. */
+  uniqueHosts(names: string[]): string[];
   /** A connected unix stream socketpair, close-on-exec (for the zygote). */
   socketPair(): [number, number];
   /** The memory a host keeps its unsent events in (native/addon/event_slots.cc), a memfd: Node's descriptor and one to hand the host. */

@@ -4,6 +4,7 @@
  * side (srun, slurmctld): which node gets which global task ids.
  */
 import { PlugstackError } from '../errors.js';
+import { native } from '../native/binding.js';
 
 export interface NodeLayout {
   nodeId: number;
@@ -32,82 +33,13 @@ export function blockLayout(ntasks: number, names: string[]): NodeLayout[] {
   return layout;
 }
 
-/** "node[0-3,5]": Slurm's ranged host list (consecutive names with one prefix share brackets). */
-export function compressHostlist(names: string[]): string {
-  const parsed = names.map((n) => {
-    const m = /^(.*?)(\d+)$/.exec(n);
-    return m ? { prefix: m[1]!, digits: m[2]! } : { prefix: n, digits: '' };
-  });
-  const out: string[] = [];
-  let i = 0;
-  while (i < parsed.length) {
-    const { prefix, digits } = parsed[i]!;
-    if (digits === '') {
-      out.push(prefix);
-      i++;
-      continue;
-    }
-    const width = digits.length;
-    const numbers: number[] = [];
-    let j = i;
-    while (j < parsed.length && parsed[j]!.prefix === prefix && parsed[j]!.digits !== '' && parsed[j]!.digits.length === width) {
-      numbers.push(Number(parsed[j]!.digits));
-      j++;
-    }
-    if (numbers.length === 1) {
-      out.push(prefix + digits);
-    } else {
-      const pad = (n: number) => String(n).padStart(width, '0');
-      const ranges: string[] = [];
-      for (let k = 0; k < numbers.length; ) {
-        let end = k;
-        while (end + 1 < numbers.length && numbers[end + 1] === numbers[end]! + 1) end++;
-        ranges.push(end === k ? pad(numbers[k]!) : `${pad(numbers[k]!)}-${pad(numbers[end]!)}`);
-        k = end + 1;
-      }
-      out.push(`${prefix}[${ranges.join(',')}]`);
-    }
-    i = j;
-  }
-  return out.join(',');
-}
-
 /**
- * "node[0-3,5],login1" as the list of names it stands for (zero padding
- * kept: "n[08-10]" is n08 n09 n10). Text around one bracket group is a
- * prefix and a suffix; a name without brackets stands for itself.
+ * "node[0-3,5]": Slurm's ranged host list of names in their order, as
+ * hostlist_ranged_string writes it (the core's hostlist: "n9,n10" is
+ * n[9-10], "n01,n1" is n[01,1]).
  */
-export function expandHostlist(list: string): string[] {
-  const out: string[] = [];
-  // Split on commas outside brackets.
-  const items: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < list.length; i++) {
-    if (list[i] === '[') depth++;
-    else if (list[i] === ']') depth--;
-    else if (list[i] === ',' && depth === 0) {
-      items.push(list.slice(start, i));
-      start = i + 1;
-    }
-  }
-  items.push(list.slice(start));
-  for (const item of items.filter((x) => x !== '')) {
-    const m = /^(.*?)\[([^\]]*)\](.*)$/.exec(item);
-    if (!m) {
-      out.push(item);
-      continue;
-    }
-    const [, prefix, ranges, suffix] = m;
-    for (const range of ranges!.split(',')) {
-      const [lo, hi] = range.split('-');
-      const width = lo!.length;
-      const first = Number(lo);
-      const last = hi === undefined ? first : Number(hi);
-      for (let n = first; n <= last && out.length < 100_000; n++) out.push(`${prefix}${String(n).padStart(width, '0')}${suffix}`);
-    }
-  }
-  return out;
+export function compressHostlist(names: string[]): string {
+  return native().rangedHostlist(names);
 }
 
 /** "2(x3),1": counts per node with runs of equal counts folded, as in SLURM_TASKS_PER_NODE. */

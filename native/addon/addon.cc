@@ -12,6 +12,7 @@
 #include <pwd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <vector>
 
 #include "config/plugstack_conf.h"
@@ -22,6 +23,7 @@
 #include "spawn.h"
 #include "terminal.h"
 #include "config/slurm_conf.h"
+#include "libslurm/hostlist.h"
 #include "rules/builtin_checks.h"
 #include "rules/builtin_options.h"
 #include "rules/slurm_errors.h"
@@ -223,6 +225,70 @@ Napi::Value TaskDistributionOf(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// A list of host names from JavaScript, pushed in their order (false when
+// it is not an array of strings).
+bool hostNamesArg(const Napi::Value& value, libslurm::HostList* list) {
+  if (!value.IsArray()) return false;
+  Napi::Array names = value.As<Napi::Array>();
+  for (uint32_t i = 0; i < names.Length(); i++) {
+    Napi::Value name = names.Get(i);
+    if (!name.IsString()) return false;
+    list->pushHost(name.As<Napi::String>().Utf8Value());
+  }
+  return true;
+}
+
+// The list's hosts, one string each, the first limit of them.
+Napi::Array hostsOf(Napi::Env env, const libslurm::HostList& list, uint32_t limit) {
+  Napi::Array hosts = Napi::Array::New(env);
+  uint32_t n = 0;
+  for (const libslurm::HostRange& r : list.ranges())
+    for (unsigned long depth = 0; depth < r.count() && n < limit; depth++) hosts.Set(n++, r.host(depth));
+  return hosts;
+}
+
+// expandHostlist(expression, slurmVersion, limit) -> { ok, count, hosts,
+// log }: the hosts a node list stands for, read with the release's hostlist
+// rules; log holds the lines Slurm's parser writes when it refuses one.
+// hosts stops at limit (count is the whole list's).
+Napi::Value ExpandHostlist(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  SlurmVersion version;
+  if (info.Length() < 3 || !info[0].IsString() || !versionArg(info[1], &version) || !info[2].IsNumber())
+    return typeError(env, "Expected a node list, a Slurm version and a limit");
+  std::string expression = info[0].As<Napi::String>().Utf8Value();
+  libslurm::HostList list;
+  bool ok = list.parse(expression.c_str(), releases::hostlist(version));
+  Napi::Array log = Napi::Array::New(env);
+  for (uint32_t i = 0; i < list.parseLog().size(); i++) log.Set(i, list.parseLog()[i]);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("ok", ok);
+  out.Set("count", ok ? list.count() : 0);
+  out.Set("hosts", ok ? hostsOf(env, list, info[2].As<Napi::Number>().Uint32Value()) : Napi::Array::New(env));
+  out.Set("log", log);
+  return out;
+}
+
+// rangedHostlist(names) -> Slurm's compact form of the names in their order
+// ("node[1-11]"), as hostlist_ranged_string writes a list they were pushed
+// onto.
+Napi::Value RangedHostlist(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  libslurm::HostList list;
+  if (info.Length() < 1 || !hostNamesArg(info[0], &list)) return typeError(env, "Expected an array of host names");
+  return Napi::String::New(env, list.ranged());
+}
+
+// uniqueHosts(names) -> the names sorted and each once, as hostlist_uniq
+// leaves a list (nodespec_to_hostlist's order).
+Napi::Value UniqueHosts(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  libslurm::HostList list;
+  if (info.Length() < 1 || !hostNamesArg(info[0], &list)) return typeError(env, "Expected an array of host names");
+  list.uniq();
+  return hostsOf(env, list, UINT32_MAX);
+}
+
 // userByUid(uid) -> { name, gid } from the system's user database (files,
 // LDAP, SSSD: whatever nsswitch says), or null when there is no such user.
 Napi::Value UserByUid(const Napi::CallbackInfo& info) {
@@ -289,6 +355,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("nodeCountMinimum", Napi::Function::New(env, NodeCountMinimum));
   exports.Set("taskDistribution", Napi::Function::New(env, TaskDistributionOf));
   exports.Set("slurmVersion", Napi::Function::New(env, SlurmVersionInfo));
+  exports.Set("expandHostlist", Napi::Function::New(env, ExpandHostlist));
+  exports.Set("rangedHostlist", Napi::Function::New(env, RangedHostlist));
+  exports.Set("uniqueHosts", Napi::Function::New(env, UniqueHosts));
   registerDescriptors(env, exports);
   registerEventSlots(env, exports);
   registerPolledSocket(env, exports);

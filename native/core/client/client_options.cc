@@ -11,7 +11,7 @@
 #include "common/events.h"
 #include "client/host_file.h"
 #include "common/slurm_log.h"
-#include "libslurm/hostlist.h"
+#include "libslurm/hostlist_log.h"
 #include "rules/builtin_checks.h"
 #include "rules/cli_env_options.h"
 #include "rules/releases.h"
@@ -488,14 +488,14 @@ int ClientOptions::verifyNodeList(int errorExit) {
       libslurm::hostlistRules(static_cast<libslurm::Release>(releaseIndex(stack_.version())));
   // No list is an empty one (hostlist_create(NULL)).
   libslurm::HostList list;
-  if (nodelist && !skipped) list.parse(nodelist->c_str(), hostRules);
+  if (nodelist && !skipped) libslurm::parseAndLog(list, nodelist->c_str(), hostRules);
   libslurm::HostList distinct = list;
   distinct.uniq();
   // The hosts the step is laid out from (arbitraryHosts()): srun's own
   // list, else, inside a job, the one the job was given.
   libslurm::HostList jobHosts;
   const char* jobList = std::getenv("SLURM_ARBITRARY_NODELIST");
-  if (!nodelist && command_ == Command::Srun && jobList && jobHosts.parse(jobList, hostRules)) arbitraryFromEnvironment_ = true;
+  if (!nodelist && command_ == Command::Srun && jobList && libslurm::parseAndLog(jobHosts, jobList, hostRules)) arbitraryFromEnvironment_ = true;
   libslurm::HostList jobDistinct = jobHosts;
   jobDistinct.uniq();
   const libslurm::HostList& laid = arbitraryFromEnvironment_ ? jobHosts : list;

@@ -6,8 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "common/slurm_log.h"
-
 namespace plugstack::libslurm {
 
 namespace {
@@ -218,39 +216,40 @@ char* nextToken(const char* sep, char** str) {
   return tok;
 }
 
-bool invalidRange(const char* orig, const char* what = "Invalid range: `") {
-  slurmLog(LogLevel::Error, std::string("_parse_single_range: ") + what + orig + "'");
+// The error line Slurm logs for a range it refuses, kept for the caller.
+bool invalidRange(std::vector<std::string>* log, const char* orig, const char* what = "Invalid range: `") {
+  log->push_back(std::string("_parse_single_range: ") + what + orig + "'");
   return false;
 }
 
-bool parseSingleRange(char* str, HostRange* range) {
+bool parseSingleRange(char* str, HostRange* range, std::vector<std::string>* log) {
   std::string orig = str;
-  if (std::strchr(str, 'x')) return invalidRange(orig.c_str());
+  if (std::strchr(str, 'x')) return invalidRange(log, orig.c_str());
   char* p = std::strchr(str, '-');
   if (p) {
     *p++ = '\0';
-    if (*p == '-') return invalidRange(orig.c_str());
+    if (*p == '-') return invalidRange(log, orig.c_str());
   }
   range->width = static_cast<int>(std::strlen(str));
   char* q;
   range->lo = std::strtoul(str, &q, 10);
-  if (q == str) return invalidRange(orig.c_str());
+  if (q == str) return invalidRange(log, orig.c_str());
   range->hi = (p && *p) ? std::strtoul(p, &q, 10) : range->lo;
-  if (q == p || *q != '\0') return invalidRange(orig.c_str());
-  if (range->lo > range->hi) return invalidRange(orig.c_str());
+  if (q == p || *q != '\0') return invalidRange(log, orig.c_str());
+  if (range->lo > range->hi) return invalidRange(log, orig.c_str());
   if (range->hi - range->lo + 1 > kMaxRange)
-    return invalidRange(orig.c_str(), "Too many hosts in range `");
+    return invalidRange(log, orig.c_str(), "Too many hosts in range `");
   return true;
 }
 
-bool parseRangeList(char* str, std::vector<HostRange>* out) {
+bool parseRangeList(char* str, std::vector<HostRange>* out, std::vector<std::string>* log) {
   out->clear();
   while (str) {
     if (out->size() == kMaxRanges) return false;
     char* p = std::strchr(str, ',');
     if (p) *p++ = '\0';
     HostRange r;
-    if (!parseSingleRange(str, &r)) return false;
+    if (!parseSingleRange(str, &r, log)) return false;
     out->push_back(r);
     str = p;
   }
@@ -315,7 +314,7 @@ bool HostList::pushRangeList(std::string prefix, const char* suffix, const std::
     std::string tail = prefix.substr(close + 1);
     bool recurse = head.find('[') != std::string::npos;
     std::vector<HostRange> outer;
-    if (!parseRangeList(inner.data(), &outer)) return false;
+    if (!parseRangeList(inner.data(), &outer, &parseLog_)) return false;
     unsigned long total = 0;
     bool ok = true;
     for (const auto& r : outer) {
@@ -336,6 +335,7 @@ bool HostList::pushRangeList(std::string prefix, const char* suffix, const std::
 }
 
 bool HostList::parse(const char* expression, const HostlistRules& rules) {
+  parseLog_.clear();
   if (!expression) return true;
   std::string copy = expression;
   char* str = copy.data();
@@ -368,7 +368,7 @@ bool HostList::parse(const char* expression, const HostlistRules& rules) {
     }
     std::string after = suffix ? suffix : "";
     *q = '\0';
-    if (!parseRangeList(p, &ranges) || !pushRangeList(prefix, suffix ? after.c_str() : nullptr, ranges)) {
+    if (!parseRangeList(p, &ranges, &parseLog_) || !pushRangeList(prefix, suffix ? after.c_str() : nullptr, ranges)) {
       errno = EINVAL;
       return false;
     }

@@ -43,9 +43,12 @@ struct HostRange {
 
 class HostList {
  public:
-  // False (errno EINVAL) when the expression is invalid; Slurm's error
-  // lines are logged.
+  // False (errno EINVAL) when the expression is invalid. The error lines
+  // Slurm's parser would log are kept in parseLog(), not logged: this
+  // parser also runs inside Node (the slurm.conf reader), where there is
+  // no host to log to; parseAndLog (hostlist_log.h) logs them in a host.
   bool parse(const char* expression, const HostlistRules& rules);
+  const std::vector<std::string>& parseLog() const { return parseLog_; }
 
   int count() const { return static_cast<int>(nhosts_); }
   int pushHost(const std::string& name);
@@ -95,6 +98,7 @@ class HostList {
   std::vector<HostRange> ranges_;
   unsigned long nhosts_ = 0;
   std::vector<Cursor*> cursors_;
+  std::vector<std::string> parseLog_;
 };
 
 }  // namespace plugstack::libslurm

@@ -12,7 +12,7 @@
 
 #include "common/visibility.h"
 #include "libslurm/api_guard.h"
-#include "libslurm/hostlist.h"
+#include "libslurm/hostlist_log.h"
 #include "api/xmalloc_internal.h"
 
 using plugstack::libslurm::HostList;
@@ -35,7 +35,7 @@ HostList::Cursor* cursor(hostlist_iterator* i) { return reinterpret_cast<HostLis
 
 hostlist* create(const char* expression) {
   auto* hl = new hostlist;
-  if (!hl->list.parse(expression, hostlistRules(currentRelease()))) {
+  if (!parseAndLog(hl->list, expression, hostlistRules(currentRelease()))) {
     delete hl;
     return nullptr;  // errno EINVAL
   }
