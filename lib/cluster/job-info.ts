@@ -20,6 +20,7 @@ import type { JobInfo } from '../host/protocol.generated.js';
 import { releaseRules } from '../releases.generated.js';
 import { signalText } from '../commands/console.js';
 import { searchPath } from './search-path.js';
+import { compressHostlist } from '../step/layout.js';
 
 export type { JobInfo };
 
@@ -144,50 +145,10 @@ export function describeJob(d: DescribeJob): JobDescription {
   };
 }
 
-/**
- * The compact form of node names (hostlist ranged string) for plugstack's
- * names: node0,node1,node3 is node[0-1,3].
- */
-export function rangedNodes(names: readonly string[]): string {
-  const groups: { prefix: string; parts: string[] }[] = [];
-  let i = 0;
-  while (i < names.length) {
-    const m = /^(.*?)(\d+)$/.exec(names[i]!);
-    if (!m) {
-      groups.push({ prefix: names[i]!, parts: [] });
-      i++;
-      continue;
-    }
-    const [, prefix, digits] = m as unknown as [string, string, string];
-    let j = i + 1;
-    let last = Number(digits);
-    while (j < names.length) {
-      const n = /^(.*?)(\d+)$/.exec(names[j]!);
-      if (!n || n[1] !== prefix || n[2]!.length !== digits.length || Number(n[2]) !== last + 1) break;
-      last++;
-      j++;
-    }
-    const part = j - i > 1 ? `${digits}-${names[j - 1]!.slice(prefix.length)}` : digits;
-    const group = groups[groups.length - 1];
-    if (group && group.prefix === prefix && group.parts.length) group.parts.push(part);
-    else groups.push({ prefix, parts: [part] });
-    i = j;
-  }
-  return groups
-    .map((g) => {
-      if (!g.parts.length) return g.prefix;
-      const single = g.parts.length === 1 && !g.parts[0]!.includes('-');
-      return single ? `${g.prefix}${g.parts[0]}` : `${g.prefix}[${g.parts.join(',')}]`;
-    })
-    .join(',');
-}
-
 /** node_inx: pairs of first and last index of the job's nodes in the cluster's node table. */
-function nodeIndexPairs(names: readonly string[]): number[] {
-  const index = names.map((n, i) => {
-    const m = /(\d+)$/.exec(n);
-    return m ? Number(m[1]) : i;
-  });
+function nodeIndexPairs(job: JobShape): number[] {
+  // A job from before the table's indices were kept: plugstack's own node names' numbers.
+  const index = job.nodeIndex ?? job.nodes.map((n, i) => Number(/(\d+)$/.exec(n)?.[1] ?? i));
   const pairs: number[] = [];
   for (const n of [...index].sort((a, b) => a - b)) {
     if (pairs.length && pairs[pairs.length - 1] === n - 1) pairs[pairs.length - 1] = n;
@@ -199,6 +160,7 @@ function nodeIndexPairs(names: readonly string[]): number[] {
 export interface JobShape {
   id: number;
   nodes: readonly string[];
+  nodeIndex?: readonly number[];
   ntasks?: number;
   partition: string;
   clusterName: string;
@@ -229,8 +191,8 @@ export function jobInfo(job: JobShape, slurmVersion: string): JobInfo {
     name: d.name,
     partition: job.partition,
     cluster: job.clusterName,
-    nodes: rangedNodes(job.nodes),
-    node_inx: nodeIndexPairs(job.nodes),
+    nodes: compressHostlist([...job.nodes]),
+    node_inx: nodeIndexPairs(job),
     num_nodes: numNodes,
     num_cpus: cpus,
     // A running job without -n reports its node count.

@@ -31,6 +31,8 @@ export interface Job {
   /** The command that created the job (pid and start time): it removes the job when it ends. */
   owner?: { pid: number; start: string };
   nodes: string[];
+  /** Each node's index in the cluster's node table (node_inx); absent in jobs from before it was kept. */
+  nodeIndex?: number[];
   /** Tasks of the allocation (-n), when given. */
   ntasks?: number;
   /** When the job's time limit (-t) runs out, in ms since the epoch. */
@@ -48,6 +50,7 @@ export interface Job {
 
 export interface JobRequest {
   nodes: string[];
+  nodeIndex?: number[];
   partition: string;
   clusterName: string;
   ntasks?: number;
@@ -127,6 +130,7 @@ export function createJob(request: JobRequest): Job {
         dir,
         owner: { pid: process.pid, start: processStart(process.pid) ?? '' },
         nodes,
+        ...(request.nodeIndex ? { nodeIndex: request.nodeIndex } : {}),
         partition: request.partition,
         clusterName: request.clusterName,
         ...(request.description ? { description: request.description } : {}),

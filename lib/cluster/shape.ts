@@ -11,6 +11,8 @@ import { arrayLimits, type ArrayLimits } from './job-array.js';
 
 export interface Allocation {
   nodes: string[];
+  /** Each node's index in the cluster's node table (node_inx). */
+  nodeIndex: number[];
   partition: string;
   /** The CPUs the job gets: all of its nodes' (slurm.conf's CPUs=, 1 when unset); absent on plugstack's own nodes. */
   cpus?: number;
@@ -29,9 +31,11 @@ export interface ClusterShape {
   /**
    * Nodes for a job of `count` nodes in `partition` (default: the default
    * partition), or the error slurmctld answers. `minCpus` is the job's
-   * min_cpus as the command computes it (minCpusOf).
+   * min_cpus as the command computes it (minCpusOf). `required`: the nodes
+   * -w asks for (req_nodes, distinct), which the job gets first; maxNodes:
+   * -N's maximum (0: none).
    */
-  allocate(count: number, partition?: string, minCpus?: number): Allocation | AllocationError;
+  allocate(count: number, partition?: string, minCpus?: number, required?: RequiredNodes): Allocation | AllocationError;
   /** What job arrays may be: MaxArraySize and max_array_tasks (job-array.ts). */
   arrayLimits: ArrayLimits;
   /**
@@ -45,6 +49,49 @@ export interface ClusterShape {
 /** What a command gets from a slurmctld that is not listening (slurm_strerror of SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR). */
 const CONNECT_FAILURE: AllocationError = { error: 'Unable to contact slurm controller (connect failure)' };
 
+/** The nodes a job asks for by name (-w), as the client read them. */
+export interface RequiredNodes {
+  /** Distinct, sorted; empty with parsed false when the hostlist refused the list. */
+  hosts: string[];
+  parsed: boolean;
+  /** -N's maximum (0: none given). */
+  maxNodes: number;
+}
+
+const INVALID_NODE_NAME: AllocationError = { error: 'Invalid node name specified' };
+const INVALID_NODE_COUNT: AllocationError = { error: 'Node count specification invalid' };
+
+/**
+ * _job_create's reading of req_nodes, before the partition: every name a
+ * node of the cluster (node_name2bitmap; else ESLURM_INVALID_NODE_NAME),
+ * the node count raised to the names' count, which -N's maximum must allow
+ * (ESLURM_INVALID_NODE_COUNT). The table indices of the required nodes and
+ * the count, or the error.
+ */
+function requiredIndices(required: RequiredNodes | undefined, count: number, indexOf: (name: string) => number | undefined): { indices: number[]; count: number } | AllocationError {
+  if (!required) return { indices: [], count };
+  if (!required.parsed) return INVALID_NODE_NAME;
+  const indices: number[] = [];
+  for (const name of required.hosts) {
+    const i = indexOf(name);
+    if (i === undefined) return INVALID_NODE_NAME;
+    if (!indices.includes(i)) indices.push(i);
+  }
+  const needed = Math.max(count, indices.length);
+  if (required.maxNodes > 0 && needed > required.maxNodes) return INVALID_NODE_COUNT;
+  return { indices, count: needed };
+}
+
+/** The job's nodes: the required ones, then the lowest-indexed others of those it may have, in node table order. */
+function pickNodes(required: number[], candidates: number[], count: number): number[] {
+  const chosen = new Set(required);
+  for (const i of candidates) {
+    if (chosen.size >= count) break;
+    chosen.add(i);
+  }
+  return [...chosen].sort((a, b) => a - b);
+}
+
 /** _get_job_parts: the partition named is unknown (its name in the message). */
 function invalidPartition(name: string): AllocationError {
   return { error: 'Invalid partition name specified', message: `invalid partition specified: ${name}` };
@@ -56,9 +103,18 @@ export function emulatedCluster(): ClusterShape {
     name: CLUSTER_NAME,
     defaultPartition: PARTITION,
     arrayLimits: arrayLimits(undefined),
-    allocate(count, partition) {
+    allocate(count, partition, _minCpus, required) {
+      // Its nodes are node0, node1, ... as many as jobs ask for: a name is
+      // one of them when it is node and a number (no leading zero).
+      const wanted = requiredIndices(required, count, (name) => {
+        const m = /^node(0|[1-9]\d{0,5})$/.exec(name);
+        return m ? Number(m[1]) : undefined;
+      });
+      if ('error' in wanted) return wanted;
       if (partition !== undefined && partition !== PARTITION) return invalidPartition(partition);
-      return { nodes: Array.from({ length: count }, (_, i) => `node${i}`), partition: PARTITION };
+      const candidates = Array.from({ length: wanted.count }, (_, i) => i);
+      const nodeIndex = pickNodes(wanted.indices, candidates, wanted.count);
+      return { nodes: nodeIndex.map((i) => `node${i}`), nodeIndex, partition: PARTITION };
     },
   };
 }
@@ -78,13 +134,19 @@ export function configuredCluster(conf: SlurmConf): ClusterShape {
     const own = emulatedCluster();
     return { ...own, name: conf.clusterName ?? own.name, arrayLimits: arrayLimits(conf) };
   }
+  const tableIndex = new Map(conf.nodes.map((n, i) => [n.name, i]));
   // The nodes' CPUs as slurm.conf gives them (1 for a node that says none).
   const cpusOf = (names: string[]) => names.reduce((sum, n) => sum + (conf.nodes.find((x) => x.name === n)?.cpus ?? 1), 0);
   return {
     name: conf.clusterName ?? CLUSTER_NAME,
     ...(conf.defaultPartition ? { defaultPartition: conf.defaultPartition.name } : {}),
     arrayLimits: arrayLimits(conf),
-    allocate(count, partition, minCpus = 0) {
+    allocate(count, partition, minCpus = 0, required) {
+      const wanted = requiredIndices(required, count, (n) => tableIndex.get(n));
+      if ('error' in wanted) return wanted;
+      count = wanted.count;
+      // As many CPUs as required nodes at least.
+      minCpus = Math.max(minCpus, wanted.indices.length);
       const name = partition ?? conf.defaultPartition?.name;
       // Slurm's answers (slurm_strerror) when the request cannot be met
       // (_valid_job_part: more CPUs than the partition's nodes have is
@@ -94,9 +156,12 @@ export function configuredCluster(conf: SlurmConf): ClusterShape {
       const p = conf.partitions.find((x) => x.name === name);
       if (!p) return invalidPartition(name);
       if (minCpus > cpusOf(p.nodes)) return { error: 'More processors requested than permitted' };
-      if (count > p.nodes.length) return { error: 'Node count specification invalid' };
-      const nodes = p.nodes.slice(0, count);
-      return { nodes, partition: p.name, cpus: cpusOf(nodes) };
+      if (count > p.nodes.length) return INVALID_NODE_COUNT;
+      const members = p.nodes.map((n) => tableIndex.get(n)!);
+      if (wanted.indices.some((i) => !members.includes(i))) return { error: 'Requested nodes not in this partition' };
+      const nodeIndex = pickNodes(wanted.indices, members, count);
+      const nodes = nodeIndex.map((i) => conf.nodes[i]!.name);
+      return { nodes, nodeIndex, partition: p.name, cpus: cpusOf(nodes) };
     },
   };
 }

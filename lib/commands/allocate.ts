@@ -77,7 +77,7 @@ export function requestJob(
     console.log('error', `${REFUSED[command]}: ${INVALID_ARRAY}`);
     return undefined;
   }
-  const allocation = cluster.allocate(nodes, b.partition, minCpusOf(b, nodes));
+  const allocation = cluster.allocate(nodes, b.partition, minCpusOf(b, nodes), b.required);
   if ('error' in allocation) {
     if (allocation.message) console.log('error', allocation.message);
     console.log('error', `${REFUSED[command]}: ${allocation.error}`);
@@ -89,7 +89,7 @@ export function requestJob(
   // come in either order from the real one: the one here is its more
   // frequent).
   if (b.ntasksPerNode !== undefined && b.ntasks !== undefined && b.ntasks > b.ntasksPerNode * allocation.nodes.length) {
-    const failed = createJob({ nodes: allocation.nodes, partition: allocation.partition, clusterName: cluster.name });
+    const failed = createJob({ nodes: allocation.nodes, nodeIndex: allocation.nodeIndex, partition: allocation.partition, clusterName: cluster.name });
     removeJob(failed);
     console.log('error', `${REFUSED[command]}: Requested node configuration is not available`);
     if (command === 'salloc') console.log('info', `Job allocation ${failed.id} has been revoked.`);
@@ -97,6 +97,7 @@ export function requestJob(
   }
   return createJob({
     nodes: allocation.nodes,
+    nodeIndex: allocation.nodeIndex,
     partition: allocation.partition,
     clusterName: cluster.name,
     // The job's task count as the commands send it: -n, else --ntasks-per-node times the nodes.
@@ -131,14 +132,14 @@ export function willRun(cluster: ClusterShape, b: Builtins, nodes: number, conso
     return 1;
   }
   const minCpus = minCpusOf(b, nodes);
-  const allocation = cluster.allocate(nodes, b.partition, minCpus);
+  const allocation = cluster.allocate(nodes, b.partition, minCpus, b.required);
   if ('error' in allocation) {
     if (allocation.message) console.log('error', allocation.message);
     // slurm_perror: the bare line, without the command's "error:" prefix.
     console.stderr(`allocation failure: ${allocation.error}\n`);
     return 1;
   }
-  const answer = createJob({ nodes: allocation.nodes, partition: allocation.partition, clusterName: cluster.name });
+  const answer = createJob({ nodes: allocation.nodes, nodeIndex: allocation.nodeIndex, partition: allocation.partition, clusterName: cluster.name });
   removeJob(answer);
   // select/linear gives a job all of its nodes' CPUs; plugstack's own nodes have as many as the job asks for.
   const cpus = allocation.cpus ?? Math.max(minCpus, allocation.nodes.length);

@@ -1,6 +1,7 @@
 /** What the built-in options of srun, sbatch and salloc mean for plugstack. */
 import { native } from '../native/binding.js';
 import { taskDistribution, type TaskDistribution } from '../step/distribution.js';
+import type { RequiredNodes } from '../cluster/shape.js';
 import type { BuiltinOptionSetting } from './types.js';
 
 export interface Builtins {
@@ -53,6 +54,8 @@ export interface Builtins {
   distribution?: TaskDistribution;
   /** -w/--nodelist, as given. */
   nodelist?: string;
+  /** -w's nodes without -m arbitrary, as the client read them (the job's required nodes), with -N's maximum. */
+  required?: RequiredNodes;
   /**
    * salloc -K/--kill-command[=signal]: what salloc sends its command when
    * the allocation is revoked (none given: SIGTERM). Without it salloc
@@ -103,7 +106,13 @@ function verbosity(settings: BuiltinOptionSetting[]): number {
  * a relative -D is made full against; env: its environment (a plane's
  * size may come from SLURM_DIST_PLANESIZE).
  */
-export function readBuiltins(settings: BuiltinOptionSetting[], cwd?: string, env: Record<string, string | undefined> = {}): Builtins {
+export function readBuiltins(
+  settings: BuiltinOptionSetting[],
+  cwd?: string,
+  env: Record<string, string | undefined> = {},
+  /** The client's reading of -w (its ready event's requiredNodes). */
+  required?: { hosts: string[]; parsed: boolean },
+): Builtins {
   const value = (name: string) => last(settings, name)?.value ?? undefined;
   const nodes = value('nodes');
   const b: Builtins = {
@@ -128,6 +137,11 @@ export function readBuiltins(settings: BuiltinOptionSetting[], cwd?: string, env
   // "-N 2" or a range "-N 2-4": the minimum is what a free cluster gives.
   const minNodes = nodes === undefined ? null : native().nodeCountMinimum(nodes);
   if (minNodes !== null && minNodes > 0) b.nodes = minNodes;
+  if (required) {
+    // -N's maximum: the second number of a range, else the count itself.
+    const m = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(nodes ?? '');
+    b.required = { ...required, maxNodes: m ? Number(m[2] ?? m[1]) : 0 };
+  }
   // The client checked the value; no limit is -1 (and 0 means none too).
   const time = value('time');
   const seconds = time === undefined ? null : native().timeStringSeconds(time);

@@ -180,7 +180,7 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   }
   if (ready.t === 'commandExit') return finish(ready.status);
 
-  const b = readBuiltins(ready.builtins, cwd, envRecord(ready.environ));
+  const b = readBuiltins(ready.builtins, cwd, envRecord(ready.environ), ready.requiredNodes);
   console.setVerbosity(b.verbose, b.quiet);
   const nodes = b.nodes ?? 1;
   // salloc changes into -D's directory right after init_post_opt, and ends

@@ -66,7 +66,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   }
   if (ready.t === 'commandExit') return finish(ready.status);
 
-  const b = readBuiltins(ready.builtins, cwd, envRecord(ready.environ));
+  const b = readBuiltins(ready.builtins, cwd, envRecord(ready.environ), ready.requiredNodes);
   console.setVerbosity(b.verbose, b.quiet);
   // _set_rlimit_env after init_post_opt, unless --get-user-env (the limits
   // then come with the login environment slurmd loads, daemon/user-env.ts);

@@ -39,6 +39,7 @@ import { drainedBy, jobEnd, prestartEpilogs, prestartPrologs, runEpilogs, runPro
 import { findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
 import { requestJob, willRun } from './allocate.js';
 import { jobRecordOf } from '../cluster/job-info.js';
+import type { RequiredNodes } from '../cluster/shape.js';
 import { MAX_TASKS_PER_NODE } from '../cluster/names.js';
 import { releaseRules } from '../releases.generated.js';
 import { mpiConfPath } from '../mpi/conf.js';
@@ -167,7 +168,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   if (signalled()) return result;
   if (ready.t === 'commandExit') return done(ready.status);
 
-  const b = readBuiltins(ready.builtins, cwd, envRecord(ready.environ));
+  const b = readBuiltins(ready.builtins, cwd, envRecord(ready.environ), ready.requiredNodes);
   console.setVerbosity(b.verbose, b.quiet);
   // _set_rlimit_env, after init_post_opt and before the allocation: the
   // limits the tasks will get; a bad --propagate ends srun here.
@@ -200,7 +201,13 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     client.exit(ready.errorExit);
     return done(ready.errorExit);
   }
-  const names = existing ? existing.nodes.slice(0, nodes) : job.nodes;
+  const names = existing ? stepNodes(existing.nodes, nodes, b.required) : job.nodes;
+  if (!names) {
+    // slurmctld's answer to a step asking for nodes the job does not have.
+    console.log('error', `Unable to create step for job ${job.id}: Requested node configuration is not available`);
+    client.exit(ready.errorExit);
+    return done(ready.errorExit);
+  }
   // The tasks' hosts as the step's node names (the list's distinct hosts
   // name the step's nodes in turn).
   const taskHosts = arbitrary?.hosts.length ? arbitrary.hosts.map((h) => names[arbitrary.nodes.indexOf(h)]!) : undefined;
@@ -747,4 +754,20 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   if (job.endTime !== undefined && Date.now() >= job.endTime) timedOut = true;
   const state: JobRecord['state'] = timedOut ? 'TIMEOUT' : cancelled ? 'CANCELLED' : raw === 0 ? 'COMPLETED' : 'FAILED';
   return endJob(state, raw);
+}
+
+/**
+ * A step's nodes inside a job: the first `count` of the job's, or with -w
+ * the listed ones first (each must be one of the job's: undefined
+ * otherwise), then the job's others, in the job's order.
+ */
+function stepNodes(jobNodes: string[], count: number, required: RequiredNodes | undefined): string[] | undefined {
+  if (!required) return jobNodes.slice(0, count);
+  if (!required.parsed || required.hosts.some((h) => !jobNodes.includes(h))) return undefined;
+  const chosen = new Set(required.hosts);
+  for (const n of jobNodes) {
+    if (chosen.size >= count) break;
+    chosen.add(n);
+  }
+  return jobNodes.filter((n) => chosen.has(n));
 }

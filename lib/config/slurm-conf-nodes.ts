@@ -8,11 +8,14 @@
  *
  * What slurmctld refuses there it refuses with fatal(): it does not start,
  * and every command then fails to reach it. Those refusals are problems
- * with the file and line of the record, its log lines Slurm's own.
+ * with the file and line of the record, its log lines Slurm's own. (The
+ * NodeName lines read_config.c refuses while parsing, which stop every
+ * command, are the parser's: native/core/config/slurm_conf.cc.)
  */
 import { native, type NativeDiagnostic, type NativeParsedSlurmConf } from '../native/binding.js';
 
 type SlurmConfRecord = NativeParsedSlurmConf['records'][number];
+type LogLine = { level: string; text: string };
 
 export interface SlurmConfNode {
   name: string;
@@ -33,20 +36,23 @@ export interface SlurmConfPartition {
 export interface SlurmConfNodes {
   nodes: SlurmConfNode[];
   partitions: SlurmConfPartition[];
-  /** What makes slurmctld stop at its start (its fatal(), severity error), with the record's file and line. */
+  /**
+   * What makes slurmctld stop at its start (its fatal(), severity error),
+   * with the record's file and line; and a warning when the file names more
+   * nodes than plugstack emulates.
+   */
   problems: NativeDiagnostic[];
-  /** What read_config.c's NodeName handler refuses while it parses: every command stops on the file. */
-  parseProblems: NativeDiagnostic[];
 }
 
-/** Keys a NodeName=DEFAULT line may not set (_parse_nodename): each names one node. */
-const NOT_DEFAULTS = ['NodeHostname', 'BcastAddr', 'NodeAddr'];
-
-/** The most hosts one node list may stand for here: plugstack emulates every node it names. */
-export const NODE_LIST_LIMIT = 100_000;
+/** The most nodes plugstack emulates from one slurm.conf (each is a name in memory). */
+export const NODE_TABLE_LIMIT = 100_000;
+/** Names listed in a problem's message before "and N more". */
+const NAMES_SHOWN = 10;
 
 const isDefault = (name: string) => name.toUpperCase() === 'DEFAULT';
 const number = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined);
+const shown = (names: string[]) =>
+  names.length > NAMES_SHOWN ? `${names.slice(0, NAMES_SHOWN).join(', ')} and ${names.length - NAMES_SHOWN} more` : names.join(', ');
 
 /** The record's fields, over the DEFAULT line's before it (a field given again replaces the default). */
 function fieldsOf(r: SlurmConfRecord, defaults: Record<string, string>): Record<string, string> {
@@ -54,7 +60,7 @@ function fieldsOf(r: SlurmConfRecord, defaults: Record<string, string>): Record<
 }
 
 /** slurmctld's fatal() over the record: its text, the lines it logged before, and what plugstack adds to say why. */
-function fatal(r: SlurmConfRecord, code: string, message: string, log: { level: string; text: string }[], why = ''): NativeDiagnostic {
+function fatal(r: SlurmConfRecord, code: string, message: string, log: LogLine[], why = ''): NativeDiagnostic {
   return {
     kind: 'diagnostic',
     severity: 'error',
@@ -68,20 +74,25 @@ function fatal(r: SlurmConfRecord, code: string, message: string, log: { level: 
 
 export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string): SlurmConfNodes {
   const problems: NativeDiagnostic[] = [];
-  const parseProblems: NativeDiagnostic[] = [];
-  const refuseLine = (r: SlurmConfRecord, message: string, log: { level: string; text: string }) =>
-    parseProblems.push({ kind: 'diagnostic', severity: 'error', code: 'SLURM_CONF_BAD_NODE_LINE', message, file: r.file, line: r.line, slurmLog: [log] });
-  const expand = (list: string) => native().expandHostlist(list, slurmVersion, NODE_LIST_LIMIT);
-  const tooMany = (r: SlurmConfRecord, list: string, count: number) =>
+  const expand = (list: string, limit: number) => native().expandHostlist(list, slurmVersion, limit);
+  // Whether Slurm's hostlist takes the list (a host is enough to read it all).
+  const refusal = (list: string) => {
+    const r = expand(list, 1);
+    return r.ok ? undefined : r.log.map((text) => ({ level: 'error', text }));
+  };
+  let truncated = false;
+  const tooMany = (r: SlurmConfRecord, list: string) => {
+    truncated = true;
     problems.push({
       kind: 'diagnostic',
       severity: 'warning',
       code: 'SLURM_CONF_TOO_MANY_NODES',
-      message: `${list} names ${count} hosts; plugstack emulates at most ${NODE_LIST_LIMIT} in one list`,
+      message: `${list}: plugstack emulates at most ${NODE_TABLE_LIMIT} nodes; the ones past them are left out`,
       file: r.file,
       line: r.line,
       slurmLog: [],
     });
+  };
 
   // The node table, in slurm.conf's order (expand_nodeline_info). Each line's
   // lists are made in Slurm's order: NodeAddr (the names when not given),
@@ -89,21 +100,14 @@ export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string)
   const nodes: SlurmConfNode[] = [];
   const seen = new Set<string>();
   const singles = new Set<string>();
+  // A refused NodeName line leaves nodes out that partitions may name.
+  let refusedLine = false;
   let nodeDefaults: Record<string, string> = {};
   for (const r of records) {
     if (r.kind !== 'NodeName') continue;
     const fields = fieldsOf(r, nodeDefaults);
     if (isDefault(r.name)) {
-      const named = NOT_DEFAULTS.find((k) => r.fields.some((f) => f.key === k));
-      if (named) {
-        refuseLine(r, `${named} is not allowed on a NodeName=DEFAULT line`, { level: 'error', text: `${named} not allowed with NodeName=DEFAULT` });
-        continue;
-      }
       nodeDefaults = fields;
-      continue;
-    }
-    if (r.name.toUpperCase() === 'ALL') {
-      refuseLine(r, `NodeName=${r.name}: ALL is a reserved word`, { level: 'fatal', text: `'${r.name}' is a reserved word disallowed for use with NodeName` });
       continue;
     }
     const lists: [string, string | undefined][] = [
@@ -112,22 +116,19 @@ export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string)
       ['BcastAddr', fields.BcastAddr],
       ['NodeHostname', fields.NodeHostname ?? r.name],
     ];
-    const refused = lists.find(([, list]) => list !== undefined && !expand(list).ok);
-    if (refused) {
-      const [label, list] = refused;
-      problems.push(
-        fatal(
-          r,
-          'SLURM_CONF_BAD_NODE_LIST',
-          `Unable to create ${label} list from ${list}`,
-          expand(list!).log.map((text) => ({ level: 'error', text })),
-          ` (Slurm ${slurmVersion}'s hostlist refuses it)`,
-        ),
-      );
-      continue;
+    let refused = false;
+    for (const [label, list] of lists) {
+      const log = list === undefined ? undefined : refusal(list);
+      if (!log) continue;
+      problems.push(fatal(r, 'SLURM_CONF_BAD_NODE_LIST', `Unable to create ${label} list from ${list}`, log, ` (Slurm ${slurmVersion}'s hostlist refuses it)`));
+      refused = refusedLine = true;
+      break;
     }
-    const names = expand(r.name);
-    if (names.count > NODE_LIST_LIMIT) tooMany(r, r.name, names.count);
+    if (refused || truncated) continue;
+    const names = expand(r.name, NODE_TABLE_LIMIT - nodes.length);
+    if (names.overLimit) tooMany(r, r.name);
+    // Two lines of one single name meet in node_conf.c's check; any other
+    // overlap first in read_config.c's (both releases, observed).
     const repeatsSingle = names.count === 1 && singles.has(r.name);
     if (names.count === 1) singles.add(r.name);
     const cpus = number(fields.CPUs ?? fields.Procs);
@@ -135,8 +136,6 @@ export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string)
     const features = (fields.Features ?? fields.Feature ?? '').split(',').filter((f) => f !== '');
     for (const name of names.hosts) {
       if (seen.has(name)) {
-        // Two lines of one single name meet in node_conf.c's check; any other
-        // overlap first in read_config.c's (both releases, observed).
         const text = repeatsSingle ? `Duplicated NodeHostName ${name} in config file` : `Duplicated NodeName ${name} in the config file`;
         problems.push(fatal(r, 'SLURM_CONF_DUPLICATE_NODE', text, []));
         break;
@@ -146,9 +145,10 @@ export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string)
     }
   }
 
+  // NodeSets by name (the first line of a name is the one nodespec_to_hostlist meets).
   const nodeSets = new Map<string, { nodes?: string; feature?: string }>();
   for (const r of records) {
-    if (r.kind !== 'NodeSet') continue;
+    if (r.kind !== 'NodeSet' || nodeSets.has(r.name)) continue;
     const fields = fieldsOf(r, {});
     nodeSets.set(r.name, { ...(fields.Nodes !== undefined ? { nodes: fields.Nodes } : {}), ...(fields.Feature !== undefined ? { feature: fields.Feature } : {}) });
   }
@@ -156,6 +156,7 @@ export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string)
   const index = new Map(nodes.map((n, i) => [n.name, i]));
   // _find_node_record: a cluster whose only node is "localhost" answers every name with it.
   const lookup = (name: string) => index.get(name) ?? (nodes.length === 1 && nodes[0]!.name === 'localhost' ? 0 : undefined);
+  const allNames = () => nodes.map((n) => n.name);
   const partitions: SlurmConfPartition[] = [];
   let partDefaults: Record<string, string> = {};
   for (const r of records) {
@@ -169,53 +170,56 @@ export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string)
     if (fields.MaxTime !== undefined) p.maxTime = fields.MaxTime;
     if (fields.DefaultTime !== undefined) p.defaultTime = fields.DefaultTime;
     partitions.push(p);
+    // A partition without Nodes= has none (slurmctld: "No nodes in partition").
     const spec = fields.Nodes;
-    // A partition without Nodes= has every node here (plugstack's reading, kept from before).
-    if (spec === undefined || spec.toUpperCase() === 'ALL') {
-      p.nodes = nodes.map((n) => n.name);
+    if (spec === undefined) continue;
+    if (spec.toUpperCase() === 'ALL') {
+      p.nodes = allNames();
       continue;
     }
-    const listed = expand(spec);
+    const listed = expand(spec, NODE_TABLE_LIMIT);
     if (!listed.ok) {
       problems.push(
-        fatal(r, 'SLURM_CONF_BAD_NODE_LIST', `Invalid node names in partition ${r.name}`, [
-          ...listed.log.map((text) => ({ level: 'error', text })),
-          { level: 'error', text: `nodespec_to_hostlist: hostlist_create() error for ${spec}` },
-        ], ` (Slurm ${slurmVersion}'s hostlist refuses Nodes=${spec})`),
+        fatal(
+          r,
+          'SLURM_CONF_BAD_NODE_LIST',
+          `Invalid node names in partition ${r.name}`,
+          [...listed.log.map((text) => ({ level: 'error', text })), { level: 'error', text: `nodespec_to_hostlist: hostlist_create() error for ${spec}` }],
+          ` (Slurm ${slurmVersion}'s hostlist refuses Nodes=${spec})`,
+        ),
       );
       continue;
     }
-    if (listed.count > NODE_LIST_LIMIT) tooMany(r, spec, listed.count);
     // NodeSet names stand for their nodes: those with its feature, then its Nodes= list.
     const names: string[] = [];
-    const sets = new Set<string>();
+    const sets: string[] = [];
     for (const name of listed.hosts) {
-      const set = nodeSets.get(name);
-      if (set && !sets.has(name)) {
-        sets.add(name);
-        continue;
-      }
-      names.push(name);
+      if (nodeSets.has(name)) {
+        if (!sets.includes(name)) sets.push(name);
+      } else names.push(name);
     }
     for (const name of sets) {
       const set = nodeSets.get(name)!;
       if (set.feature !== undefined) names.push(...nodes.filter((n) => n.features.includes(set.feature!)).map((n) => n.name));
-      if (set.nodes !== undefined) names.push(...(set.nodes.toUpperCase() === 'ALL' ? nodes.map((n) => n.name) : expand(set.nodes).hosts));
+      if (set.nodes !== undefined) names.push(...(set.nodes.toUpperCase() === 'ALL' ? allNames() : expand(set.nodes, NODE_TABLE_LIMIT).hosts));
     }
-    // 24.11's hostlist functions ("{...}") are not emulated: only the names that are nodes count.
-    const functions = spec.includes('{');
-    const missing = native().uniqueHosts(names).filter((n) => lookup(n) === undefined);
-    if (missing.length > 0 && !functions) {
+    // Names that are no node make slurmctld stop; not said when plugstack
+    // left nodes out (a refused or cut NodeName line: the name may be one of
+    // them), nor for 24.11's hostlist functions ("{...}"), which are not
+    // emulated.
+    const certain = !refusedLine && !truncated && !listed.overLimit && !spec.includes('{');
+    const missing = certain ? native().uniqueHosts(names).filter((n) => lookup(n) === undefined) : [];
+    if (missing.length > 0) {
       problems.push(
         fatal(
           r,
           'SLURM_CONF_UNKNOWN_NODE',
           `Invalid node names in partition ${r.name}`,
-          missing.flatMap((n) => [
+          missing.slice(0, 1000).flatMap((n) => [
             { level: 'error', text: `_find_node_record: lookup failure for node "${n}"` },
             { level: 'info', text: `build_part_bitmap: invalid node name ${n} in partition` },
           ]),
-          ` (no NodeName line names ${missing.join(', ')})`,
+          ` (no NodeName line names ${shown(missing)})`,
         ),
       );
       continue;
@@ -223,5 +227,5 @@ export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string)
     const members = new Set(names.map(lookup).filter((i): i is number => i !== undefined));
     p.nodes = [...members].sort((a, b) => a - b).map((i) => nodes[i]!.name);
   }
-  return { nodes, partitions, problems, parseProblems };
+  return { nodes, partitions, problems };
 }

@@ -117,7 +117,7 @@ export function readSlurmConf(file: string, slurmVersion: string): SlurmConf {
   const conf: SlurmConf = {
     path: absolute,
     missing: parsed.missing,
-    ok: parsed.ok && !parsed.missing && cluster.parseProblems.length === 0,
+    ok: parsed.ok && !parsed.missing,
     controllerOk: !cluster.problems.some((p) => p.severity === 'error'),
     controllerProblems: cluster.problems,
     pluginDirs: keys.PluginDir ? keys.PluginDir.split(':').filter((d) => d !== '') : [DEFAULT_PLUGIN_DIR],
@@ -133,7 +133,7 @@ export function readSlurmConf(file: string, slurmVersion: string): SlurmConf {
     partitions,
     keys,
     keyLines,
-    problems: [...parsed.diagnostics, ...cluster.parseProblems, ...cluster.problems],
+    problems: [...parsed.diagnostics, ...cluster.problems],
   };
   const propagation = configuredPropagation(keys, slurmVersion);
   conf.propagatedLimits = propagation.propagated;

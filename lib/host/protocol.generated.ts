@@ -566,6 +566,7 @@ export interface ReadyEvent {
   errorExit: number;
   jobOptionsEnv?: string[];
   arbitraryHosts?: { hosts: string[]; nodes: string[]; reqNodes: string; fromEnvironment: boolean };
+  requiredNodes?: { hosts: string[]; parsed: boolean };
 }
 
 /** The command ends here with this status; reason says where it stopped ('done' when it ran through). */
@@ -1784,6 +1785,14 @@ export const CATALOGUE = {
             },
             "reqNodes": "string",
             "fromEnvironment": "bool"
+          }
+        },
+        "requiredNodes?": {
+          "object": {
+            "hosts": {
+              "array": "string"
+            },
+            "parsed": "bool"
           }
         }
       }

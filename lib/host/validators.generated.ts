@@ -709,7 +709,9 @@ const F: Valid[] = [
     if (x !== undefined && !(F[56]!(x))) return false;
     x = v["arbitraryHosts"];
     if (x !== undefined && !(F[57]!(x))) return false;
-    for (const key in v) switch (key) { case "t": case "positional": case "builtins": case "options": case "jobControlEnv": case "script": case "environ": case "mpi": case "limits": case "errorExit": case "jobOptionsEnv": case "arbitraryHosts": continue; default: if (Object.hasOwn(v, key)) return false; }
+    x = v["requiredNodes"];
+    if (x !== undefined && !(F[60]!(x))) return false;
+    for (const key in v) switch (key) { case "t": case "positional": case "builtins": case "options": case "jobControlEnv": case "script": case "environ": case "mpi": case "limits": case "errorExit": case "jobOptionsEnv": case "arbitraryHosts": case "requiredNodes": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {
@@ -849,6 +851,24 @@ const F: Valid[] = [
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
+    x = v["hosts"];
+    if (x === undefined || !(F[61]!(x))) return false;
+    x = v["parsed"];
+    if (x === undefined || !(typeof x === 'boolean')) return false;
+    for (const key in v) switch (key) { case "hosts": case "parsed": continue; default: if (Object.hasOwn(v, key)) return false; }
+    return true;
+  },
+  function (v) {
+  if (!Array.isArray(v)) return false;
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (!(typeof x === 'string')) return false;
+    }
+    return true;
+  },
+  function (v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+    let x;
     x = v["status"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["reason"];
@@ -868,9 +888,9 @@ const F: Valid[] = [
     x = v["status"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[62]!(x))) return false;
+    if (x !== undefined && !(F[64]!(x))) return false;
     x = v["environ"];
-    if (x !== undefined && !(F[63]!(x))) return false;
+    if (x !== undefined && !(F[65]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "hook": case "rc": case "failed": case "status": case "env": case "environ": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -906,7 +926,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["stream"];
-    if (x === undefined || !(F[66]!(x))) return false;
+    if (x === undefined || !(F[68]!(x))) return false;
     x = v["text"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["what"];
@@ -921,7 +941,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["stream"];
-    if (x === undefined || !(F[66]!(x))) return false;
+    if (x === undefined || !(F[68]!(x))) return false;
     x = v["text"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["what"];
@@ -935,7 +955,7 @@ const F: Valid[] = [
     x = v["ok"];
     if (x === undefined || !(typeof x === 'boolean')) return false;
     x = v["env"];
-    if (x === undefined || !(F[69]!(x))) return false;
+    if (x === undefined || !(F[71]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "ok": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -985,7 +1005,7 @@ const F: Valid[] = [
     x = v["task"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["stream"];
-    if (x === undefined || !(F[66]!(x))) return false;
+    if (x === undefined || !(F[68]!(x))) return false;
     x = v["data"];
     if (x === undefined || !(typeof x === 'string')) return false;
     for (const key in v) switch (key) { case "t": case "task": case "stream": case "data": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -1041,7 +1061,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["tasks"];
-    if (x === undefined || !(F[80]!(x))) return false;
+    if (x === undefined || !(F[82]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "tasks": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1049,7 +1069,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[81]!(x))) return false;
+      if (!(F[83]!(x))) return false;
     }
     return true;
   },
@@ -1089,7 +1109,7 @@ const F: Valid[] = [
     x = v["exitRc"];
     if (x !== undefined && !(Number.isSafeInteger(x))) return false;
     x = v["step"];
-    if (x !== undefined && !(F[83]!(x))) return false;
+    if (x !== undefined && !(F[85]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "ok": case "status": case "initRc": case "anyJobProlog": case "anyJobEpilog": case "stoppedAt": case "killed": case "exitRc": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1113,11 +1133,11 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["job"];
-    if (x === undefined || !(F[85]!(x))) return false;
+    if (x === undefined || !(F[87]!(x))) return false;
     x = v["record"];
-    if (x !== undefined && !(F[87]!(x))) return false;
+    if (x !== undefined && !(F[89]!(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[90]!(x))) return false;
+    if (x !== undefined && !(F[92]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "job": case "record": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1137,7 +1157,7 @@ const F: Valid[] = [
     x = v["tasks"];
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[86]!(x))) return false;
+    if (x === undefined || !(F[88]!(x))) return false;
     for (const key in v) switch (key) { case "uid": case "gid": case "jobId": case "stepId": case "nodes": case "tasks": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1150,7 +1170,7 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
-  return F[88]!(v);
+  return F[90]!(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
@@ -1206,7 +1226,7 @@ const F: Valid[] = [
     x = v["nice"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["node_inx"];
-    if (x !== undefined && !(F[89]!(x))) return false;
+    if (x !== undefined && !(F[91]!(x))) return false;
     x = v["nodes"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["ntasks_per_node"];
@@ -1302,7 +1322,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["step"];
-    if (x === undefined || !(F[94]!(x))) return false;
+    if (x === undefined || !(F[96]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1318,7 +1338,7 @@ const F: Valid[] = [
     x = v["nodeList"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["layout"];
-    if (x === undefined || !(F[95]!(x))) return false;
+    if (x === undefined || !(F[97]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["planeSize"];
@@ -1330,7 +1350,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[96]!(x))) return false;
+      if (!(F[98]!(x))) return false;
     }
     return true;
   },
@@ -1354,7 +1374,7 @@ const F: Valid[] = [
     x = v["status"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["env"];
-    if (x !== undefined && !(F[99]!(x))) return false;
+    if (x !== undefined && !(F[101]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "status": case "env": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1376,7 +1396,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["argv"];
-    if (x === undefined || !(F[102]!(x))) return false;
+    if (x === undefined || !(F[104]!(x))) return false;
     for (const key in v) switch (key) { case "t": case "argv": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1412,7 +1432,7 @@ const F: Valid[] = [
     x = v["role"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["env"];
-    if (x === undefined || !(F[106]!(x))) return false;
+    if (x === undefined || !(F[108]!(x))) return false;
     x = v["cwd"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["stdin"];
@@ -1440,7 +1460,7 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[108]!(x))) return false;
+    if (x === undefined || !(F[110]!(x))) return false;
     x = v["scanOnly"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "scanOnly": continue; default: if (Object.hasOwn(v, key)) return false; }
@@ -1464,9 +1484,9 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[110]!(x))) return false;
+    if (x === undefined || !(F[112]!(x))) return false;
     x = v["step"];
-    if (x === undefined || !(F[111]!(x))) return false;
+    if (x === undefined || !(F[113]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "step": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1494,7 +1514,7 @@ const F: Valid[] = [
     x = v["ntasks"];
     if (x === undefined || !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["tasks"];
-    if (x === undefined || !(F[112]!(x))) return false;
+    if (x === undefined || !(F[114]!(x))) return false;
     x = v["cpus"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["cpusPerTask"];
@@ -1506,15 +1526,15 @@ const F: Valid[] = [
     x = v["user"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["gids"];
-    if (x !== undefined && !(F[114]!(x))) return false;
-    x = v["argv"];
-    if (x === undefined || !(F[115]!(x))) return false;
-    x = v["env"];
     if (x !== undefined && !(F[116]!(x))) return false;
+    x = v["argv"];
+    if (x === undefined || !(F[117]!(x))) return false;
+    x = v["env"];
+    if (x !== undefined && !(F[118]!(x))) return false;
     x = v["cwd"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["options"];
-    if (x !== undefined && !(F[117]!(x))) return false;
+    if (x !== undefined && !(F[119]!(x))) return false;
     x = v["srunCommPort"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["launchNodeAddress"];
@@ -1538,9 +1558,9 @@ const F: Valid[] = [
     x = v["propagateLimits"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["stdin"];
-    if (x !== undefined && !(F[119]!(x))) return false;
+    if (x !== undefined && !(F[121]!(x))) return false;
     x = v["output"];
-    if (x !== undefined && !(F[120]!(x))) return false;
+    if (x !== undefined && !(F[122]!(x))) return false;
     x = v["outputAppend"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["outputLabelled"];
@@ -1554,11 +1574,11 @@ const F: Valid[] = [
     x = v["userTaskEpilog"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["job"];
-    if (x !== undefined && !(F[87]!(x))) return false;
+    if (x !== undefined && !(F[89]!(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[121]!(x))) return false;
+    if (x !== undefined && !(F[123]!(x))) return false;
     x = v["mpi"];
-    if (x !== undefined && !(F[125]!(x))) return false;
+    if (x !== undefined && !(F[127]!(x))) return false;
     for (const key in v) switch (key) { case "jobId": case "stepId": case "nnodes": case "nodeId": case "nodeName": case "ntasks": case "tasks": case "cpus": case "cpusPerTask": case "uid": case "gid": case "user": case "gids": case "argv": case "env": case "cwd": case "options": case "srunCommPort": case "launchNodeAddress": case "workingCluster": case "arrayJobId": case "arrayTaskId": case "jobMem": case "stepMem": case "jobAllocCores": case "stepAllocCores": case "oomKillStep": case "propagateLimits": case "stdin": case "output": case "outputAppend": case "outputLabelled": case "taskProlog": case "taskEpilog": case "userTaskProlog": case "userTaskEpilog": case "job": case "jobContainer": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1566,7 +1586,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[113]!(x))) return false;
+      if (!(F[115]!(x))) return false;
     }
     return true;
   },
@@ -1606,7 +1626,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[118]!(x))) return false;
+      if (!(F[120]!(x))) return false;
     }
     return true;
   },
@@ -1639,19 +1659,19 @@ const F: Valid[] = [
     return true;
   },
   function (v) {
-  return F[122]!(v);
+  return F[124]!(v);
   },
   function (v) {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["types"];
-    if (x === undefined || !(F[123]!(x))) return false;
+    if (x === undefined || !(F[125]!(x))) return false;
     x = v["file"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["line"];
     if (x === undefined || !(Number.isSafeInteger(x))) return false;
     x = v["prologFlags"];
-    if (x !== undefined && !(F[124]!(x))) return false;
+    if (x !== undefined && !(F[126]!(x))) return false;
     x = v["containSpank"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["spoolDir"];
@@ -1691,7 +1711,7 @@ const F: Valid[] = [
     x = v["nodeList"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["layout"];
-    if (x === undefined || !(F[126]!(x))) return false;
+    if (x === undefined || !(F[128]!(x))) return false;
     x = v["taskDist"];
     if (x !== undefined && !((Number.isSafeInteger(x) && x >= 0))) return false;
     x = v["planeSize"];
@@ -1709,7 +1729,7 @@ const F: Valid[] = [
   if (!Array.isArray(v)) return false;
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
-      if (!(F[127]!(x))) return false;
+      if (!(F[129]!(x))) return false;
     }
     return true;
   },
@@ -1731,11 +1751,11 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[129]!(x))) return false;
+    if (x === undefined || !(F[131]!(x))) return false;
     x = v["command"];
     if (x === undefined || !(C[21]!.has(x))) return false;
     x = v["argv"];
-    if (x === undefined || !(F[130]!(x))) return false;
+    if (x === undefined || !(F[132]!(x))) return false;
     x = v["checkOnly"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["allowSpecResources"];
@@ -1745,9 +1765,9 @@ const F: Valid[] = [
     x = v["multipleSharingGres"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["cliFilter"];
-    if (x !== undefined && !(F[131]!(x))) return false;
-    x = v["mpi"];
     if (x !== undefined && !(F[133]!(x))) return false;
+    x = v["mpi"];
+    if (x !== undefined && !(F[135]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "command": case "argv": case "checkOnly": case "allowSpecResources": case "memoryConsumable": case "multipleSharingGres": case "cliFilter": case "mpi": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1771,7 +1791,7 @@ const F: Valid[] = [
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
     let x;
     x = v["plugins"];
-    if (x === undefined || !(F[132]!(x))) return false;
+    if (x === undefined || !(F[134]!(x))) return false;
     x = v["slurmConf"];
     if (x === undefined || !(typeof x === 'string')) return false;
     x = v["file"];
@@ -1819,7 +1839,7 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[135]!(x))) return false;
+    if (x === undefined || !(F[137]!(x))) return false;
     x = v["mpiCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["mpiConf"];
@@ -1827,11 +1847,11 @@ const F: Valid[] = [
     x = v["jobContainerCheck"];
     if (x !== undefined && !(typeof x === 'boolean')) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[121]!(x))) return false;
+    if (x !== undefined && !(F[123]!(x))) return false;
     x = v["jobContainerOp"];
-    if (x !== undefined && !(F[136]!(x))) return false;
+    if (x !== undefined && !(F[138]!(x))) return false;
     x = v["userEnvOp"];
-    if (x !== undefined && !(F[137]!(x))) return false;
+    if (x !== undefined && !(F[139]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mpiCheck": case "mpiConf": case "jobContainerCheck": case "jobContainer": case "jobContainerOp": case "userEnvOp": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1875,13 +1895,13 @@ const F: Valid[] = [
     x = v["slurmVersion"];
     if (x !== undefined && !(typeof x === 'string')) return false;
     x = v["pluginDirs"];
-    if (x === undefined || !(F[139]!(x))) return false;
+    if (x === undefined || !(F[141]!(x))) return false;
     x = v["mode"];
     if (x === undefined || !(C[26]!.has(x))) return false;
     x = v["jobContainer"];
-    if (x !== undefined && !(F[121]!(x))) return false;
+    if (x !== undefined && !(F[123]!(x))) return false;
     x = v["job"];
-    if (x !== undefined && !(F[87]!(x))) return false;
+    if (x !== undefined && !(F[89]!(x))) return false;
     for (const key in v) switch (key) { case "conf": case "context": case "slurmVersion": case "pluginDirs": case "mode": case "jobContainer": case "job": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
@@ -1928,45 +1948,45 @@ export const EVENT_VALIDATORS: Readonly<Record<string, Valid>> = {
   "fd_left": F[43]!,
   "started": F[44]!,
   "ready": F[45]!,
-  "commandExit": F[60]!,
-  "result": F[61]!,
-  "builtin": F[64]!,
-  "console": F[65]!,
-  "print": F[67]!,
-  "userEnv": F[68]!,
-  "pgid": F[70]!,
-  "task": F[71]!,
-  "exec": F[72]!,
-  "output": F[73]!,
-  "exit": F[74]!,
-  "cloneExit": F[75]!,
-  "io": F[76]!,
-  "io_end": F[77]!,
-  "launch": F[78]!,
-  "tasks": F[79]!,
-  "done": F[82]!,
+  "commandExit": F[62]!,
+  "result": F[63]!,
+  "builtin": F[66]!,
+  "console": F[67]!,
+  "print": F[69]!,
+  "userEnv": F[70]!,
+  "pgid": F[72]!,
+  "task": F[73]!,
+  "exec": F[74]!,
+  "output": F[75]!,
+  "exit": F[76]!,
+  "cloneExit": F[77]!,
+  "io": F[78]!,
+  "io_end": F[79]!,
+  "launch": F[80]!,
+  "tasks": F[81]!,
+  "done": F[84]!,
 };
 
 /** Whether a command of this type is well formed (its "t" is not tested). */
 export const COMMAND_VALIDATORS: Readonly<Record<string, Valid>> = {
-  "local_user_init": F[84]!,
-  "allocated": F[91]!,
-  "post_submit": F[92]!,
-  "mpi_prelaunch": F[93]!,
-  "mpi_fini": F[97]!,
-  "exit": F[98]!,
-  "launching": F[100]!,
-  "adopt": F[101]!,
-  "stop": F[103]!,
-  "signal": F[104]!,
-  "fork": F[105]!,
+  "local_user_init": F[86]!,
+  "allocated": F[93]!,
+  "post_submit": F[94]!,
+  "mpi_prelaunch": F[95]!,
+  "mpi_fini": F[99]!,
+  "exit": F[100]!,
+  "launching": F[102]!,
+  "adopt": F[103]!,
+  "stop": F[105]!,
+  "signal": F[106]!,
+  "fork": F[107]!,
 };
 
 /** Whether a role's request is well formed. */
 export const REQUEST_VALIDATORS: Readonly<Record<string, Valid>> = {
-  "inspect": F[107]!,
-  "stepd": F[109]!,
-  "client": F[128]!,
-  "slurmd": F[134]!,
-  "job_script": F[138]!,
+  "inspect": F[109]!,
+  "stepd": F[111]!,
+  "client": F[130]!,
+  "slurmd": F[136]!,
+  "job_script": F[140]!,
 };

@@ -84,11 +84,12 @@ export interface NativeBinding {
   taskDistribution(text: string, planeSizeEnv?: string): { text: string; value: number; planeSize: number } | null;
   /**
    * The hosts a node list ("node[1-3],login1") stands for, read by the
-   * core's hostlist with the release's rules (at most limit of them; count is
-   * the list's); ok false when Slurm refuses the list, log then holding the
-   * lines its parser writes.
+   * core's hostlist with the release's rules, at most limit of them
+   * (overLimit: the list has more; count and hosts are then the first
+   * ones); ok false when Slurm refuses the list, log then holding the lines
+   * its parser writes.
    */
-  expandHostlist(expression: string, slurmVersion: string, limit: number): { ok: boolean; count: number; hosts: string[]; log: string[] };
+  expandHostlist(expression: string, slurmVersion: string, limit: number): { ok: boolean; overLimit: boolean; count: number; hosts: string[]; log: string[] };
   /** Slurm's compact form of host names, in their order ("node[1-11]"), as hostlist_ranged_string writes it. */
   rangedHostlist(names: string[]): string;
   /** The names sorted and each once, as hostlist_uniq leaves a list. */

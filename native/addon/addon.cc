@@ -247,24 +247,30 @@ Napi::Array hostsOf(Napi::Env env, const libslurm::HostList& list, uint32_t limi
   return hosts;
 }
 
-// expandHostlist(expression, slurmVersion, limit) -> { ok, count, hosts,
-// log }: the hosts a node list stands for, read with the release's hostlist
-// rules; log holds the lines Slurm's parser writes when it refuses one.
-// hosts stops at limit (count is the whole list's).
+// expandHostlist(expression, slurmVersion, limit) -> { ok, overLimit,
+// count, hosts, log }: the hosts a node list stands for, read with the
+// release's hostlist rules; log holds the lines Slurm's parser writes when
+// it refuses one. At most limit hosts are read (overLimit: the list has
+// more, and count and hosts are the first ones), so that no list makes
+// Node run out of memory.
 Napi::Value ExpandHostlist(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   SlurmVersion version;
   if (info.Length() < 3 || !info[0].IsString() || !versionArg(info[1], &version) || !info[2].IsNumber())
     return typeError(env, "Expected a node list, a Slurm version and a limit");
   std::string expression = info[0].As<Napi::String>().Utf8Value();
+  double limit = info[2].As<Napi::Number>().DoubleValue();
+  if (!(limit >= 0) || limit > UINT32_MAX) return typeError(env, "Expected a limit from 0 to 2^32-1");
   libslurm::HostList list;
+  list.limitHosts(static_cast<unsigned long>(limit));
   bool ok = list.parse(expression.c_str(), releases::hostlist(version));
   Napi::Array log = Napi::Array::New(env);
   for (uint32_t i = 0; i < list.parseLog().size(); i++) log.Set(i, list.parseLog()[i]);
   Napi::Object out = Napi::Object::New(env);
   out.Set("ok", ok);
-  out.Set("count", ok ? list.count() : 0);
-  out.Set("hosts", ok ? hostsOf(env, list, info[2].As<Napi::Number>().Uint32Value()) : Napi::Array::New(env));
+  out.Set("overLimit", ok && list.overLimit());
+  out.Set("count", ok ? static_cast<double>(list.total()) : 0.0);
+  out.Set("hosts", ok ? hostsOf(env, list, static_cast<uint32_t>(limit)) : Napi::Array::New(env));
   out.Set("log", log);
   return out;
 }

@@ -48,6 +48,7 @@ export interface Scenario {
 const trace: TraceLine[] = [{ keyword: 'required' }];
 const failing = (cb: string, ctx: number, keyword: TraceLine['keyword'] = 'required'): TraceLine[] => [{ keyword, args: [`fail=${cb}@${ctx}`] }];
 const ECHO = 'echo task $SLURM_PROCID TRACE_SET=$TRACE_SET SPANK_TRACE=${SPANK_TRACE-unset}';
+const NODES = 'echo nodelist=$SLURM_JOB_NODELIST nnodes=$SLURM_NNODES ntasks=${SLURM_NTASKS-unset}';
 const PER_NODE = 'echo task $SLURM_PROCID ntasks=$SLURM_NTASKS per_node=${SLURM_NTASKS_PER_NODE-unset}';
 
 export const scenarios: Scenario[] = [
@@ -230,6 +231,21 @@ export const scenarios: Scenario[] = [
   { name: 'srun -m arbitrary without -n or -w: invalid number of tasks', stack: trace, command: 'srun', args: ['-m', 'arbitrary', 'true'] },
   { name: 'srun -m arbitrary -n 1 -w node0,node0: the step is refused', stack: trace, command: 'srun', args: ['-m', 'arbitrary', '-n', '1', '-w', 'node0,node0', 'true'] },
   { name: 'srun -m arbitrary inside an allocation: the list against -n, and a task per name', stack: trace, command: 'salloc', args: ['-n', '2', 'sh', '-c', 'srun -m arbitrary -n 1 -w node0,node0 true; echo mismatch $?; srun -m arbitrary -w node0,node0 -l sh -c "echo \\$SLURM_NTASKS \\$SLURM_STEP_NUM_TASKS \\$SLURM_TASKS_PER_NODE"'] },
+  // -w without -m arbitrary: the job's required nodes.
+  { name: 'srun -w node0: the job on the node named', stack: trace, command: 'srun', args: ['-w', 'node0', 'sh', '-c', NODES] },
+  { name: 'srun -w node0,node0: each node once', stack: trace, command: 'srun', args: ['-w', 'node0,node0', 'sh', '-c', NODES] },
+  { name: 'srun -w naming no node of the cluster', stack: trace, command: 'srun', args: ['-w', 'nodeX', 'true'] },
+  { name: "srun -w 'node[1-0]': a list the hostlist refuses", stack: trace, command: 'srun', args: ['-w', 'node[1-0]', 'true'] },
+  { name: "srun -w 'node[0-1' (22.05: a host name; 24.11: refused)", stack: trace, command: 'srun', args: ['-w', 'node[0-1', 'true'] },
+  { name: 'srun -n 1 -w node0,nodeX: fewer tasks than nodes drops the last one', stack: trace, command: 'srun', args: ['-n', '1', '-w', 'node0,nodeX', 'sh', '-c', NODES] },
+  { name: 'srun -N 1 -w node0,nodeX: more nodes listed than -N allows', stack: trace, command: 'srun', args: ['-N', '1', '-w', 'node0,nodeX', 'true'] },
+  { name: 'srun -N 1-2 -w node0', stack: trace, command: 'srun', args: ['-N', '1-2', '-w', 'node0', 'sh', '-c', NODES] },
+  { name: 'salloc -w naming no node of the cluster', stack: trace, command: 'salloc', args: ['-w', 'nodeX', 'true'] },
+  { name: 'sbatch -w naming no node of the cluster', stack: trace, command: 'sbatch', args: ['-w', 'nodeX', '--wrap', 'true'] },
+  { name: "salloc -w 'node[1-0]'", stack: trace, command: 'salloc', args: ['-w', 'node[1-0]', 'true'] },
+  { name: "sbatch -w 'node[1-0]'", stack: trace, command: 'sbatch', args: ['-w', 'node[1-0]', '--wrap', 'true'] },
+  { name: 'sbatch -n 1 -w node0,nodeX (22.05 drops nodeX; 24.11 sends both)', stack: trace, command: 'sbatch', args: ['-n', '1', '-w', 'node0,nodeX', '--wrap', 'true'] },
+  { name: 'srun -w inside an allocation: a node of the job, and one it does not have', stack: trace, command: 'salloc', args: ['-w', 'node0', 'sh', '-c', `${NODES}; srun -w node0 true; echo in=$?; srun -w nodeX true; echo bad=$?`] },
   { name: 'SLURM_HOSTFILE without -w: arbitrary, a task per host (comments, name*N)', stack: trace, command: 'srun', args: ['-l', 'sh', '-c', 'echo $SLURM_NTASKS $SLURM_DISTRIBUTION $SLURM_TASKS_PER_NODE'], env: { SLURM_HOSTFILE: 'hosts' }, files: { hosts: '# two tasks\nnode0*2 # both here\n' } },
   { name: 'SLURM_HOSTFILE with -n 2: as many hosts as tasks read', stack: trace, command: 'srun', args: ['-n', '2', '-l', 'sh', '-c', 'echo $SLURM_NTASKS $SLURM_DISTRIBUTION'], env: { SLURM_HOSTFILE: 'hosts' }, files: { hosts: 'node0\nnode0,node0\n' } },
   { name: 'SLURM_HOSTFILE with -w: the list wins', stack: trace, command: 'srun', args: ['-w', 'node0', 'sh', '-c', 'echo $SLURM_NTASKS $SLURM_DISTRIBUTION'], env: { SLURM_HOSTFILE: 'hosts' }, files: { hosts: 'node0\nnode0\n' } },

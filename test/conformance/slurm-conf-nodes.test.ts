@@ -6,9 +6,10 @@
  * (scripts/real-slurm.mjs controllerStartup), and plugstack reads the same
  * file: its first error must be the real one's fatal() line, with the error
  * lines the real one logged before it (the hostlist's refusal, the names a
- * partition lists that are no node), and the node names it expanded the
- * valid lists to must be the ones the real one took (a partition naming
- * them is accepted).
+ * partition lists that are no node), on the same line. Where a partition
+ * names valid nodes beside the unknown ones (two bracket groups, widths,
+ * NodeSets), only the unknown ones may be reported: the names plugstack
+ * expanded the NodeName lines to are the real one's.
  */
 import fs from 'node:fs';
 import path from 'node:path';

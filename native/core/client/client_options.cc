@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/comma_list.h"
 #include "common/events.h"
 #include "client/host_file.h"
 #include "common/slurm_log.h"
@@ -382,6 +383,12 @@ void ClientOptions::verifyTaskCount() {
     // Set again as on the command line: no longer the environment's.
     if (const BuiltinOption* o = store_ ? findBuiltinOption(command_, stack_.version(), "nodes") : nullptr)
       store_->given(*o, nodes->value->c_str(), /*byEnvironment=*/false, /*quiet=*/true);
+    // -w's hosts beyond the new count go, from the end of its sorted list.
+    if (required_.counted && commandListed(releases::client(stack_.version()).nodeListTrimmedBy) &&
+        static_cast<long>(required_.hosts.size()) > tasks) {
+      required_.hosts.resize(static_cast<size_t>(tasks));
+      setVerified("nodelist", rangedHosts(required_.hosts));
+    }
   }
   if (command_ == Command::Srun) verifyTasksPerNode(tasks, minNodes, maxNodes);
 }
@@ -521,6 +528,68 @@ int ClientOptions::verifyNodeList(int errorExit) {
     slurmLog(LogLevel::Error, "invalid number of tasks (-n " + std::to_string(tasks) + ")");
     return errorExit;
   }
+  return 0;
+}
+
+bool ClientOptions::commandListed(const char* commands) const {
+  for (const std::string& c : commaItems(commands))
+    if (c == commandName(command_)) return true;
+  return false;
+}
+
+int ClientOptions::verifyRequiredNodes(int errorExit) {
+  required_ = {};
+  if (!store_ || isArbitrary()) return 0;
+  std::optional<std::string> nodelist = valueOf("nodelist");
+  if (!nodelist) return 0;
+  const auto& rules = releases::client(stack_.version());
+  const libslurm::HostlistRules& hostRules =
+      libslurm::hostlistRules(static_cast<libslurm::Release>(releaseIndex(stack_.version())));
+  // 24.11's hostlist functions ("{...}") are not emulated: slurmctld's to read.
+  if (!rules.nodeListCountsWithNodes && nodelist->find('{') != std::string::npos) return 0;
+  const bool nodesGiven = given("nodes");
+  std::optional<NodeCountRange> range;
+  if (std::optional<std::string> nodes = valueOf("nodes")) range = nodeCountRange(nodes->c_str());
+  // 24.11 counts the list only when -N was not given.
+  required_.counted = rules.nodeListCountsWithNodes || !nodesGiven;
+  // 22.05's srun: no more hosts than -N's maximum, the last ones dropped.
+  if (commandListed(rules.nodeListTrimmedToMaxBy) && range && range->max > 0) {
+    libslurm::HostList asGiven;
+    asGiven.parse(nodelist->c_str(), hostRules);
+    if (asGiven.count() > range->max) {
+      slurmLog(LogLevel::Error, "Required nodelist includes more nodes than permitted by max-node count (" +
+                                    std::to_string(asGiven.count()) + " > " + std::to_string(range->max) +
+                                    "). Eliminating nodes from the nodelist.");
+      std::string dropped;
+      while (asGiven.count() > range->max && asGiven.pop(&dropped)) {
+      }
+      nodelist = asGiven.ranged();
+      setVerified("nodelist", *nodelist);
+    }
+  }
+  required_.listed = true;
+  libslurm::HostList list;
+  if (!required_.counted) {
+    // Left for the job request, which slurmctld refuses.
+    if (!list.parse(nodelist->c_str(), hostRules)) return 0;
+  } else if (!libslurm::parseAndLog(list, nodelist->c_str(), hostRules)) {
+    if (rules.nodeListFatal) {
+      slurmLog(LogLevel::Error, "Invalid node list specified", /*fatal=*/true);
+      return 1;
+    }
+    slurmLog(LogLevel::Error, "memory allocation failure");
+    return errorExit;
+  }
+  required_.parsed = true;
+  list.uniq();
+  std::string host;
+  for (int i = 0; list.nth(i, &host); i++) required_.hosts.push_back(host);
+  if (!required_.counted) return 0;
+  long count = list.count();
+  long minNodes = nodesGiven && range ? std::max(count, range->min) : count;
+  if (nodesGiven && range && minNodes == range->min) return 0;
+  long maxNodes = nodesGiven && range ? range->max : 0;
+  setVerified("nodes", maxNodes > minNodes ? std::to_string(minNodes) + "-" + std::to_string(maxNodes) : std::to_string(minNodes));
   return 0;
 }
 

@@ -77,6 +77,16 @@ class ClientOptions {
   // without a list). The command's status when it ends here, else 0.
   int verifyNodeList(int errorExit);
 
+  // _opt_verify's -w without -m arbitrary: a list the hostlist refuses ends
+  // the command (releases.json nodeListFatal); 22.05's srun first drops
+  // hosts beyond -N's maximum (nodeListTrimmedToMaxBy); then the list's
+  // distinct hosts are the node count's minimum (nodeListCountsWithNodes),
+  // so that the tasks default to one a node. verifyTaskCount later drops
+  // hosts from the end of the sorted list when fewer tasks set the node
+  // count down (nodeListTrimmedBy). The command's status when it ends
+  // here, else 0.
+  int verifyRequiredNodes(int errorExit);
+
   // _opt_verify: --x11 (srun, salloc) reads DISPLAY as x11_get_display
   // does: unset, unparsable, or a local display whose socket does not
   // exist is Slurm's error and exit(-1): 255 is returned. 0 otherwise
@@ -99,6 +109,18 @@ class ClientOptions {
   const std::vector<std::string>& arbitraryNodes() const { return arbitraryNodes_; }
   const std::string& arbitraryReqNodes() const { return arbitraryReqNodes_; }
   bool arbitraryFromEnvironment() const { return arbitraryFromEnvironment_; }
+  // -w's nodes without -m arbitrary, as verifyRequiredNodes read them (the
+  // job's required nodes, req_nodes): listed when there is such a list;
+  // parsed when the hostlist took it (else slurmctld refuses the job);
+  // hosts: its distinct hosts, sorted (hostlist_uniq); counted when they
+  // set the node count, and verifyTaskCount may then drop some.
+  struct RequiredNodes {
+    bool listed = false;
+    bool parsed = false;
+    bool counted = false;
+    std::vector<std::string> hosts;
+  };
+  const RequiredNodes& requiredNodes() const { return required_; }
   const std::vector<std::string>& positional() const { return positional_; }
   bool helpRequested() const { return help_; }
 
@@ -139,6 +161,8 @@ class ClientOptions {
   // srun with -m arbitrary: -n and -N from the environment no longer count.
   void dropEnvironmentCounts();
   bool isArbitrary();
+  // Whether this command is one of a releases.json list of commands ("srun,salloc").
+  bool commandListed(const char* commands) const;
   // An option's value, set or assigned (setVerified); none otherwise.
   std::optional<std::string> valueOf(const char* name) const;
   // Whether name counts as given (_opt_verify's ntasks_set, nodes_set).
@@ -159,6 +183,7 @@ class ClientOptions {
   std::vector<std::string> arbitraryNodes_;
   std::string arbitraryReqNodes_;
   bool arbitraryFromEnvironment_ = false;
+  RequiredNodes required_;
   std::vector<TableEntry> table_;
   std::string shortOptions_;
   std::vector<BuiltinSetting> builtins_;

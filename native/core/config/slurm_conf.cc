@@ -157,6 +157,7 @@ class SlurmConfParser {
         parseError(file, line, text.substr(at));
         return;
       }
+      if (!checkNodeLine(rec)) return;
       out_.records.push_back(std::move(rec));
       return;
     }
@@ -169,6 +170,29 @@ class SlurmConfParser {
   }
 
   // The conversions of parse_value.c, with their messages.
+  // read_config.c's NodeName handler (_parse_nodename): a DEFAULT line
+  // sets nothing that names one node; ALL is reserved (fatal() there: the
+  // command stops at this line).
+  bool checkNodeLine(const SlurmConfRecord& rec) {
+    if (rec.kind != "NodeName") return true;
+    if (!strcasecmp(rec.name.c_str(), "DEFAULT")) {
+      for (const char* named : {"NodeHostname", "BcastAddr", "NodeAddr"}) {
+        for (const auto& f : rec.fields) {
+          if (f.key != named) continue;
+          error("SLURM_CONF_BAD_NODE_LINE", rec.file, rec.line,
+                std::string(named) + " is not allowed on a NodeName=DEFAULT line",
+                {{"error", std::string(named) + " not allowed with NodeName=DEFAULT"}});
+          return false;
+        }
+      }
+    } else if (!strcasecmp(rec.name.c_str(), "ALL")) {
+      error("SLURM_CONF_BAD_NODE_LINE", rec.file, rec.line, "NodeName=" + rec.name + ": ALL is a reserved word",
+            {{"fatal", "'" + rec.name + "' is a reserved word disallowed for use with NodeName"}});
+      return false;
+    }
+    return true;
+  }
+
   bool checkValue(const SlurmConfKey& key, const std::string& value, const std::string& file, int line) {
     auto bad = [&](const std::string& log) {
       error("SLURM_CONF_BAD_VALUE", file, line, key.name + std::string(" = \"") + value + "\": " + log,

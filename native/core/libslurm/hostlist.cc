@@ -265,6 +265,10 @@ std::string HostRange::host(unsigned long depth) const {
 }
 
 int HostList::pushRange(const HostRange& hr) {
+  if (hr.count() > limit_ - nhosts_) {
+    overLimit_ = true;
+    return static_cast<int>(nhosts_);
+  }
   if (!ranges_.empty()) {
     HostRange& tail = ranges_.back();
     // The width comparison may adjust both widths, the new range's too.
@@ -294,7 +298,7 @@ void HostList::pushNumbered(const std::string& prefix, const char* suffix, const
     return;
   }
   // A suffix makes every host a name of its own.
-  for (unsigned long i = r.lo; i <= r.hi; i++) {
+  for (unsigned long i = r.lo; i <= r.hi && !overLimit_; i++) {
     HostRange hr;
     hr.prefix = numbered(prefix, r.width, i) + suffix;
     hr.single = true;
@@ -320,7 +324,7 @@ bool HostList::pushRangeList(std::string prefix, const char* suffix, const std::
     for (const auto& r : outer) {
       total += r.hi - r.lo + 1;
       if (total > kMaxPrefixCount) return false;
-      for (unsigned long j = r.lo; j <= r.hi; j++) {
+      for (unsigned long j = r.lo; j <= r.hi && !overLimit_; j++) {
         std::string p = numbered(head, r.width, j) + tail;
         if (recurse)
           ok = pushRangeList(p, suffix, ranges) && ok;
@@ -336,6 +340,7 @@ bool HostList::pushRangeList(std::string prefix, const char* suffix, const std::
 
 bool HostList::parse(const char* expression, const HostlistRules& rules) {
   parseLog_.clear();
+  overLimit_ = false;
   if (!expression) return true;
   std::string copy = expression;
   char* str = copy.data();

@@ -51,6 +51,12 @@ class HostList {
   const std::vector<std::string>& parseLog() const { return parseLog_; }
 
   int count() const { return static_cast<int>(nhosts_); }
+  unsigned long total() const { return nhosts_; }
+  // At most max hosts: what would go past it is not added, and overLimit()
+  // says so (the list is then incomplete). A list read inside Node is
+  // bounded this way: "r[0-65535]n[0-65535]-ib" is four billion hosts.
+  void limitHosts(unsigned long max) { limit_ = max; }
+  bool overLimit() const { return overLimit_; }
   int pushHost(const std::string& name);
   // Appends another list's ranges; returns the host total after each, summed (Slurm's value).
   int pushList(const HostList& other);
@@ -99,6 +105,8 @@ class HostList {
   unsigned long nhosts_ = 0;
   std::vector<Cursor*> cursors_;
   std::vector<std::string> parseLog_;
+  unsigned long limit_ = static_cast<unsigned long>(-1);
+  bool overLimit_ = false;
 };
 
 }  // namespace plugstack::libslurm

@@ -381,6 +381,9 @@ void reportReady(ClientSession& s, const ClientOptions& options, const std::stri
                      {"script", script},
                      {"environ", environArray()}};
   if (s.command == Command::Sbatch) ready.emplace_back("jobOptionsEnv", sbatchJobOptionsEnv(s.options->store));
+  if (options.requiredNodes().listed)
+    ready.emplace_back("requiredNodes", json::Object{{"hosts", stringArray(options.requiredNodes().hosts)},
+                                                     {"parsed", options.requiredNodes().parsed}});
   if (!options.arbitraryHosts().empty())
     ready.emplace_back("arbitraryHosts", json::Object{{"hosts", stringArray(options.arbitraryHosts())},
                                                       {"nodes", stringArray(options.arbitraryNodes())},
@@ -621,6 +624,7 @@ int runClientRole(Channel& channel, const json::Value& request) {
   if (s.command == Command::Srun)
     if (auto dependency = givenValue(store, "dependency")) setenv("SLURM_JOB_DEPENDENCY", dependency->c_str(), 1);
   if (int status = options.verifyNodeList(s.errorExit)) return finish(s, status, "options");
+  if (int status = options.verifyRequiredNodes(s.errorExit)) return finish(s, status, "options");
   options.verifyTaskCount();
   if (int x11 = options.verifyX11()) return finish(s, x11, "options");
   printSetOptions(store);

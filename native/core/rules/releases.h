@@ -117,11 +117,26 @@ struct Client {
   // SLURM_ARBITRARY_NODELIST) keeps -m arbitrary's repeated hosts (24.11: node[0,0]); 22.05 makes
   // it uniq (node0) whatever the distribution.
   bool reqNodesKeepRepeats;
+  // A -w list the hostlist refuses (_opt_verify, without -m arbitrary; under 24.11 only when -N is
+  // not given): fatal("Invalid node list specified"), exit 1 (24.11); or error("memory allocation
+  // failure") and the command's error exit (22.05).
+  bool nodeListFatal;
+  // -w's distinct hosts raise -N's minimum when -N is given too (22.05: the larger of the two);
+  // 24.11 counts them only when -N is not given, and leaves a list with '{' alone.
+  bool nodeListCountsWithNodes;
+  // The commands that drop hosts from the end of -w's sorted distinct list when fewer tasks than
+  // listed nodes set the node count down ('can't run N processes on M nodes'): all three (22.05),
+  // srun alone (24.11, whose sbatch then sends the whole list).
+  const char* nodeListTrimmedBy;
+  // The commands that drop hosts from the end of -w's list as given when it names more than -N's
+  // maximum, with 'Required nodelist includes more nodes than permitted by max-node count (L > M).
+  // Eliminating nodes from the nodelist.' (22.05's srun).
+  const char* nodeListTrimmedToMaxBy;
 };
 
 constexpr Client kClient[kCount] = {
-    {true, true, true, "slurmctld", false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary,gres-flags", true, true, true, true, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,CHLD,USR1,USR2,PIPE,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU", false, true, true, "1", true, true},  // 24.11
-    {false, false, false, "sbatch", true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false, false, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,USR1,USR2,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU", true, false, false, "error", false, false},  // 22.05
+    {true, true, true, "slurmctld", false, "ntasks-per-gpu,spec-cores,threads-per-core,memory,share,tres-per-task,cpus-per-tres,nodefile,arbitrary,gres-flags", true, true, true, true, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,CHLD,USR1,USR2,PIPE,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU", false, true, true, "1", true, true, true, false, "srun", ""},  // 24.11
+    {false, false, false, "sbatch", true, "ntasks-per-gpu,spec-cores,threads-per-core,memory,nodefile", false, false, false, false, "HUP,INT,QUIT,ABRT,KILL,ALRM,TERM,USR1,USR2,URG,CONT,STOP,TSTP,TTIN,TTOU,XCPU", true, false, false, "error", false, false, false, true, "srun,salloc,sbatch", "srun"},  // 22.05
 };
 
 inline const Client& client(const SlurmVersion& v) { return kClient[releaseIndex(v)]; }
