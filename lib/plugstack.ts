@@ -113,7 +113,7 @@ export class Plugstack {
     this.env = env;
     this.config = config;
     this.slurmConf = slurmConf;
-    this.cluster = slurmConf ? configuredCluster(slurmConf) : emulatedCluster();
+    this.cluster = slurmConf ? configuredCluster(slurmConf, slurmVersion) : emulatedCluster(slurmVersion);
   }
 
   /**

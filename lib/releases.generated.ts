@@ -136,6 +136,12 @@ export interface MpiRules {
   readonly clientFiniNegativeDropped: boolean;
 }
 
+/** slurmctld's answers to job requests (src/slurmctld/job_mgr.c). */
+export interface ControllerRules {
+  /** A job whose -w lists more nodes than its node count (_job_create): 'raise', the node count and CPUs rise to the list's and -N's maximum must allow it, every listed node the job's (22.05); 'choose', the job takes its node count from the listed nodes alone, the others excluded, the partition not checked for them (24.11). */
+  readonly reqNodesBeyondCount: string;
+}
+
 /** Every table, by release. */
 export interface ReleaseRules {
   readonly identity: IdentityRules;
@@ -147,6 +153,7 @@ export interface ReleaseRules {
   readonly libslurm: LibslurmRules;
   readonly limits: LimitsRules;
   readonly mpi: MpiRules;
+  readonly controller: ControllerRules;
 }
 
 export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
@@ -160,6 +167,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
     libslurm: {"signalledJobReason":33,"signalledJobDescribed":true},
     limits: {"propagated":"CPU,FSIZE,DATA,STACK,CORE,RSS,NPROC,NOFILE,MEMLOCK,AS"},
     mpi: {"mpiDefaultUnset":null,"mpiDefaultDropped":"none|openmpi","mpiDefaultRenamed":{},"clientFiniNegativeDropped":true},
+    controller: {"reqNodesBeyondCount":"choose"},
   },
   "22.05": {
     identity: {"libslurmSoname":38,"protocolVersion":9728},
@@ -171,6 +179,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
     libslurm: {"signalledJobReason":23,"signalledJobDescribed":false},
     limits: {"propagated":"CPU,FSIZE,DATA,STACK,CORE,RSS,NPROC,NOFILE,MEMLOCK,AS"},
     mpi: {"mpiDefaultUnset":"none","mpiDefaultDropped":null,"mpiDefaultRenamed":{"openmpi":"none"},"clientFiniNegativeDropped":false},
+    controller: {"reqNodesBeyondCount":"raise"},
   },
 };
 

@@ -8,6 +8,8 @@
 import type { SlurmConf } from '../config/slurm-conf.js';
 import { CLUSTER_NAME, PARTITION } from './names.js';
 import { arrayLimits, type ArrayLimits } from './job-array.js';
+import { releaseRules } from '../releases.generated.js';
+import type { ReadyEvent } from '../host/protocol.js';
 
 export interface Allocation {
   nodes: string[];
@@ -49,45 +51,63 @@ export interface ClusterShape {
 /** What a command gets from a slurmctld that is not listening (slurm_strerror of SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR). */
 const CONNECT_FAILURE: AllocationError = { error: 'Unable to contact slurm controller (connect failure)' };
 
-/** The nodes a job asks for by name (-w), as the client read them. */
-export interface RequiredNodes {
-  /** Distinct, sorted; empty with parsed false when the hostlist refused the list. */
-  hosts: string[];
-  parsed: boolean;
-  /** -N's maximum (0: none given). */
-  maxNodes: number;
-}
+/**
+ * The nodes a job asks for by name (-w), as the client read them (its ready
+ * event's requiredNodes): distinct and sorted, none with parsed false when
+ * the hostlist refused the list; maxNodes, -N's maximum (0: none).
+ */
+export type RequiredNodes = NonNullable<ReadyEvent['requiredNodes']>;
 
 const INVALID_NODE_NAME: AllocationError = { error: 'Invalid node name specified' };
 const INVALID_NODE_COUNT: AllocationError = { error: 'Node count specification invalid' };
+const NOT_IN_PARTITION: AllocationError = { error: 'Requested nodes not in this partition' };
 
 /**
  * _job_create's reading of req_nodes, before the partition: every name a
- * node of the cluster (node_name2bitmap; else ESLURM_INVALID_NODE_NAME),
- * the node count raised to the names' count, which -N's maximum must allow
- * (ESLURM_INVALID_NODE_COUNT). The table indices of the required nodes and
- * the count, or the error.
+ * node of the cluster (node_name2bitmap; else ESLURM_INVALID_NODE_NAME).
+ * A list of no more nodes than the count: the job's nodes, then others.
+ * A longer one, by the release (releases.json controller.reqNodesBeyondCount):
+ * 22.05 raises the count (and the CPUs) to it, which -N's maximum must
+ * allow (ESLURM_INVALID_NODE_COUNT); 24.11 takes the count from the listed
+ * nodes alone and excludes the rest.
  */
-function requiredIndices(required: RequiredNodes | undefined, count: number, indexOf: (name: string) => number | undefined): { indices: number[]; count: number } | AllocationError {
-  if (!required) return { indices: [], count };
+interface Wanted {
+  /** Table indices the job must have. */
+  required: number[];
+  /** Table indices the job may have only among (24.11's exclusion), or undefined for any. */
+  only?: Set<number>;
+  count: number;
+  minCpus: number;
+}
+
+function wantedNodes(
+  required: RequiredNodes | undefined,
+  count: number,
+  minCpus: number,
+  indexOf: (name: string) => number | undefined,
+  slurmVersion: string,
+): Wanted | AllocationError {
+  if (!required) return { required: [], count, minCpus };
   if (!required.parsed) return INVALID_NODE_NAME;
-  const indices: number[] = [];
+  const listed = new Set<number>();
   for (const name of required.hosts) {
     const i = indexOf(name);
     if (i === undefined) return INVALID_NODE_NAME;
-    if (!indices.includes(i)) indices.push(i);
+    listed.add(i);
   }
-  const needed = Math.max(count, indices.length);
-  if (required.maxNodes > 0 && needed > required.maxNodes) return INVALID_NODE_COUNT;
-  return { indices, count: needed };
+  const indices = [...listed];
+  if (indices.length <= count) return { required: indices, count, minCpus };
+  if (releaseRules(slurmVersion).controller.reqNodesBeyondCount === 'choose') return { required: [], only: listed, count, minCpus };
+  if (required.maxNodes > 0 && indices.length > required.maxNodes) return INVALID_NODE_COUNT;
+  return { required: indices, count: indices.length, minCpus: Math.max(minCpus, indices.length) };
 }
 
 /** The job's nodes: the required ones, then the lowest-indexed others of those it may have, in node table order. */
-function pickNodes(required: number[], candidates: number[], count: number): number[] {
-  const chosen = new Set(required);
+function pickNodes(wanted: Wanted, candidates: number[]): number[] {
+  const chosen = new Set(wanted.required);
   for (const i of candidates) {
-    if (chosen.size >= count) break;
-    chosen.add(i);
+    if (chosen.size >= wanted.count) break;
+    if (!wanted.only || wanted.only.has(i)) chosen.add(i);
   }
   return [...chosen].sort((a, b) => a - b);
 }
@@ -98,29 +118,31 @@ function invalidPartition(name: string): AllocationError {
 }
 
 /** plugstack's own cluster: any number of nodes node0, node1, ... in partition debug. */
-export function emulatedCluster(): ClusterShape {
+export function emulatedCluster(slurmVersion: string): ClusterShape {
   return {
     name: CLUSTER_NAME,
     defaultPartition: PARTITION,
     arrayLimits: arrayLimits(undefined),
-    allocate(count, partition, _minCpus, required) {
+    allocate(count, partition, minCpus = 0, required) {
       // Its nodes are node0, node1, ... as many as jobs ask for: a name is
       // one of them when it is node and a number (no leading zero).
-      const wanted = requiredIndices(required, count, (name) => {
+      const wanted = wantedNodes(required, count, minCpus, (name) => {
         const m = /^node(0|[1-9]\d{0,5})$/.exec(name);
         return m ? Number(m[1]) : undefined;
-      });
+      }, slurmVersion);
       if ('error' in wanted) return wanted;
       if (partition !== undefined && partition !== PARTITION) return invalidPartition(partition);
-      const candidates = Array.from({ length: wanted.count }, (_, i) => i);
-      const nodeIndex = pickNodes(wanted.indices, candidates, wanted.count);
+      // Enough of them that the lowest free ones fill the job.
+      let last = wanted.count;
+      for (const i of [...wanted.required, ...(wanted.only ?? [])]) last = Math.max(last, i + 1);
+      const nodeIndex = pickNodes(wanted, Array.from({ length: last }, (_, i) => i));
       return { nodes: nodeIndex.map((i) => `node${i}`), nodeIndex, partition: PARTITION };
     },
   };
 }
 
 /** The cluster a slurm.conf describes (its ClusterName, partitions and nodes). */
-export function configuredCluster(conf: SlurmConf): ClusterShape {
+export function configuredCluster(conf: SlurmConf, slurmVersion: string): ClusterShape {
   if (!conf.controllerOk) {
     return {
       name: conf.clusterName ?? CLUSTER_NAME,
@@ -131,10 +153,12 @@ export function configuredCluster(conf: SlurmConf): ClusterShape {
   }
   // A slurm.conf without partitions still runs jobs in plugstack's way.
   if (conf.partitions.length === 0) {
-    const own = emulatedCluster();
+    const own = emulatedCluster(slurmVersion);
     return { ...own, name: conf.clusterName ?? own.name, arrayLimits: arrayLimits(conf) };
   }
   const tableIndex = new Map(conf.nodes.map((n, i) => [n.name, i]));
+  // _find_node_record: a cluster whose only node is "localhost" answers every name with it.
+  const lookup = (name: string) => tableIndex.get(name) ?? (conf.nodes.length === 1 && conf.nodes[0]!.name === 'localhost' ? 0 : undefined);
   // The nodes' CPUs as slurm.conf gives them (1 for a node that says none).
   const cpusOf = (names: string[]) => names.reduce((sum, n) => sum + (conf.nodes.find((x) => x.name === n)?.cpus ?? 1), 0);
   return {
@@ -142,11 +166,9 @@ export function configuredCluster(conf: SlurmConf): ClusterShape {
     ...(conf.defaultPartition ? { defaultPartition: conf.defaultPartition.name } : {}),
     arrayLimits: arrayLimits(conf),
     allocate(count, partition, minCpus = 0, required) {
-      const wanted = requiredIndices(required, count, (n) => tableIndex.get(n));
+      const wanted = wantedNodes(required, count, minCpus, lookup, slurmVersion);
       if ('error' in wanted) return wanted;
-      count = wanted.count;
-      // As many CPUs as required nodes at least.
-      minCpus = Math.max(minCpus, wanted.indices.length);
+      ({ count, minCpus } = wanted);
       const name = partition ?? conf.defaultPartition?.name;
       // Slurm's answers (slurm_strerror) when the request cannot be met
       // (_valid_job_part: more CPUs than the partition's nodes have is
@@ -158,8 +180,11 @@ export function configuredCluster(conf: SlurmConf): ClusterShape {
       if (minCpus > cpusOf(p.nodes)) return { error: 'More processors requested than permitted' };
       if (count > p.nodes.length) return INVALID_NODE_COUNT;
       const members = p.nodes.map((n) => tableIndex.get(n)!);
-      if (wanted.indices.some((i) => !members.includes(i))) return { error: 'Requested nodes not in this partition' };
-      const nodeIndex = pickNodes(wanted.indices, members, count);
+      const inPartition = new Set(members);
+      if (wanted.required.some((i) => !inPartition.has(i))) return NOT_IN_PARTITION;
+      const nodeIndex = pickNodes(wanted, members);
+      // 24.11's exclusion may leave fewer nodes than the job asks for: it waits for ever on a real cluster.
+      if (nodeIndex.length < count) return { error: 'Requested node configuration is not available' };
       const nodes = nodeIndex.map((i) => conf.nodes[i]!.name);
       return { nodes, nodeIndex, partition: p.name, cpus: cpusOf(nodes) };
     },

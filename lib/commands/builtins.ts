@@ -111,7 +111,7 @@ export function readBuiltins(
   cwd?: string,
   env: Record<string, string | undefined> = {},
   /** The client's reading of -w (its ready event's requiredNodes). */
-  required?: { hosts: string[]; parsed: boolean },
+  required?: RequiredNodes,
 ): Builtins {
   const value = (name: string) => last(settings, name)?.value ?? undefined;
   const nodes = value('nodes');
@@ -137,11 +137,7 @@ export function readBuiltins(
   // "-N 2" or a range "-N 2-4": the minimum is what a free cluster gives.
   const minNodes = nodes === undefined ? null : native().nodeCountMinimum(nodes);
   if (minNodes !== null && minNodes > 0) b.nodes = minNodes;
-  if (required) {
-    // -N's maximum: the second number of a range, else the count itself.
-    const m = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(nodes ?? '');
-    b.required = { ...required, maxNodes: m ? Number(m[2] ?? m[1]) : 0 };
-  }
+  if (required) b.required = required;
   // The client checked the value; no limit is -1 (and 0 means none too).
   const time = value('time');
   const seconds = time === undefined ? null : native().timeStringSeconds(time);

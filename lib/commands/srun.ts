@@ -757,17 +757,22 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
 }
 
 /**
- * A step's nodes inside a job: the first `count` of the job's, or with -w
- * the listed ones first (each must be one of the job's: undefined
- * otherwise), then the job's others, in the job's order.
+ * A step's nodes inside a job (_pick_step_nodes): the first `count` of the
+ * job's; with -w, each listed node must be one of the job's and the list no
+ * longer than -N's maximum (undefined otherwise: slurmctld refuses the
+ * step), a list longer than the count gives the first `count` of it, a
+ * shorter one is filled with the job's others; in the job's order.
  */
 function stepNodes(jobNodes: string[], count: number, required: RequiredNodes | undefined): string[] | undefined {
   if (!required) return jobNodes.slice(0, count);
-  if (!required.parsed || required.hosts.some((h) => !jobNodes.includes(h))) return undefined;
-  const chosen = new Set(required.hosts);
+  const inJob = new Set(jobNodes);
+  if (!required.parsed || required.hosts.some((h) => !inJob.has(h))) return undefined;
+  if (required.maxNodes > 0 && required.hosts.length > required.maxNodes) return undefined;
+  const listed = new Set(required.hosts);
+  if (listed.size >= count) return jobNodes.filter((n) => listed.has(n)).slice(0, count);
   for (const n of jobNodes) {
-    if (chosen.size >= count) break;
-    chosen.add(n);
+    if (listed.size >= count) break;
+    listed.add(n);
   }
-  return jobNodes.filter((n) => chosen.has(n));
+  return jobNodes.filter((n) => listed.has(n));
 }

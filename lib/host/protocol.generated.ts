@@ -566,7 +566,7 @@ export interface ReadyEvent {
   errorExit: number;
   jobOptionsEnv?: string[];
   arbitraryHosts?: { hosts: string[]; nodes: string[]; reqNodes: string; fromEnvironment: boolean };
-  requiredNodes?: { hosts: string[]; parsed: boolean };
+  requiredNodes?: { hosts: string[]; parsed: boolean; maxNodes: number };
 }
 
 /** The command ends here with this status; reason says where it stopped ('done' when it ran through). */
@@ -1792,7 +1792,8 @@ export const CATALOGUE = {
             "hosts": {
               "array": "string"
             },
-            "parsed": "bool"
+            "parsed": "bool",
+            "maxNodes": "int"
           }
         }
       }

@@ -855,7 +855,9 @@ const F: Valid[] = [
     if (x === undefined || !(F[61]!(x))) return false;
     x = v["parsed"];
     if (x === undefined || !(typeof x === 'boolean')) return false;
-    for (const key in v) switch (key) { case "hosts": case "parsed": continue; default: if (Object.hasOwn(v, key)) return false; }
+    x = v["maxNodes"];
+    if (x === undefined || !(Number.isSafeInteger(x))) return false;
+    for (const key in v) switch (key) { case "hosts": case "parsed": case "maxNodes": continue; default: if (Object.hasOwn(v, key)) return false; }
     return true;
   },
   function (v) {

@@ -383,6 +383,8 @@ void ClientOptions::verifyTaskCount() {
     // Set again as on the command line: no longer the environment's.
     if (const BuiltinOption* o = store_ ? findBuiltinOption(command_, stack_.version(), "nodes") : nullptr)
       store_->given(*o, nodes->value->c_str(), /*byEnvironment=*/false, /*quiet=*/true);
+    // As -N given now: its maximum too.
+    required_.maxNodes = tasks;
     // -w's hosts beyond the new count go, from the end of its sorted list.
     if (required_.counted && commandListed(releases::client(stack_.version()).nodeListTrimmedBy) &&
         static_cast<long>(required_.hosts.size()) > tasks) {
@@ -555,8 +557,7 @@ int ClientOptions::verifyRequiredNodes(int errorExit) {
   // 22.05's srun: no more hosts than -N's maximum, the last ones dropped.
   if (commandListed(rules.nodeListTrimmedToMaxBy) && range && range->max > 0) {
     libslurm::HostList asGiven;
-    asGiven.parse(nodelist->c_str(), hostRules);
-    if (asGiven.count() > range->max) {
+    if (libslurm::parseAndLog(asGiven, nodelist->c_str(), hostRules) && asGiven.count() > range->max) {
       slurmLog(LogLevel::Error, "Required nodelist includes more nodes than permitted by max-node count (" +
                                     std::to_string(asGiven.count()) + " > " + std::to_string(range->max) +
                                     "). Eliminating nodes from the nodelist.");
@@ -568,8 +569,13 @@ int ClientOptions::verifyRequiredNodes(int errorExit) {
     }
   }
   required_.listed = true;
+  required_.maxNodes = range ? range->max : 0;
+  // 24.11's srun with -N (and neither -n nor --ntasks-per-node) still
+  // reads the list where it makes one task a node.
+  const bool readsForTasks = command_ == Command::Srun && range && (range->min == range->max || range->max == 0) &&
+                        !given("ntasks") && !given("ntasks-per-node");
   libslurm::HostList list;
-  if (!required_.counted) {
+  if (!required_.counted && !readsForTasks) {
     // Left for the job request, which slurmctld refuses.
     if (!list.parse(nodelist->c_str(), hostRules)) return 0;
   } else if (!libslurm::parseAndLog(list, nodelist->c_str(), hostRules)) {
@@ -589,6 +595,12 @@ int ClientOptions::verifyRequiredNodes(int errorExit) {
   long minNodes = nodesGiven && range ? std::max(count, range->min) : count;
   if (nodesGiven && range && minNodes == range->min) return 0;
   long maxNodes = nodesGiven && range ? range->max : 0;
+  // The list raised the minimum past -N's maximum (22.05's salloc and
+  // sbatch; its srun trimmed the list first).
+  if (maxNodes && minNodes > maxNodes) {
+    slurmLog(LogLevel::Error, "invalid number of nodes (-N " + std::to_string(minNodes) + "-" + std::to_string(maxNodes) + ")");
+    return errorExit;
+  }
   setVerified("nodes", maxNodes > minNodes ? std::to_string(minNodes) + "-" + std::to_string(maxNodes) : std::to_string(minNodes));
   return 0;
 }

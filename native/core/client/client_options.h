@@ -119,6 +119,7 @@ class ClientOptions {
     bool parsed = false;
     bool counted = false;
     std::vector<std::string> hosts;
+    long maxNodes = 0;  // -N's maximum (0: none)
   };
   const RequiredNodes& requiredNodes() const { return required_; }
   const std::vector<std::string>& positional() const { return positional_; }

@@ -264,10 +264,13 @@ std::string HostRange::host(unsigned long depth) const {
   return single ? prefix : numbered(prefix, width, lo + depth);
 }
 
-int HostList::pushRange(const HostRange& hr) {
+int HostList::pushRange(const HostRange& range) {
+  HostRange hr = range;
   if (hr.count() > limit_ - nhosts_) {
+    // Past the limit: the hosts that fit, then no more.
     overLimit_ = true;
-    return static_cast<int>(nhosts_);
+    if (hr.single || limit_ == nhosts_) return static_cast<int>(nhosts_);
+    hr.hi = hr.lo + (limit_ - nhosts_) - 1;
   }
   if (!ranges_.empty()) {
     HostRange& tail = ranges_.back();
@@ -324,12 +327,16 @@ bool HostList::pushRangeList(std::string prefix, const char* suffix, const std::
     for (const auto& r : outer) {
       total += r.hi - r.lo + 1;
       if (total > kMaxPrefixCount) return false;
-      for (unsigned long j = r.lo; j <= r.hi && !overLimit_; j++) {
+      for (unsigned long j = r.lo; j <= r.hi; j++) {
         std::string p = numbered(head, r.width, j) + tail;
         if (recurse)
           ok = pushRangeList(p, suffix, ranges) && ok;
         else
           for (const auto& range : ranges) pushNumbered(p, suffix, range);
+        // Past the limit nothing more is added; the outer brackets (the
+        // same for every number here) have been read once, which is all a
+        // refusal needs.
+        if (overLimit_) break;
       }
     }
     return ok;

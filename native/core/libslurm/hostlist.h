@@ -96,7 +96,7 @@ class HostList {
   ~HostList();
 
  private:
-  int pushRange(const HostRange& hr);
+  int pushRange(const HostRange& range);
   bool pushRangeList(std::string prefix, const char* suffix, const std::vector<HostRange>& ranges);
   void pushNumbered(const std::string& prefix, const char* suffix, const HostRange& r);
   void deleteRange(size_t i);

@@ -383,7 +383,8 @@ void reportReady(ClientSession& s, const ClientOptions& options, const std::stri
   if (s.command == Command::Sbatch) ready.emplace_back("jobOptionsEnv", sbatchJobOptionsEnv(s.options->store));
   if (options.requiredNodes().listed)
     ready.emplace_back("requiredNodes", json::Object{{"hosts", stringArray(options.requiredNodes().hosts)},
-                                                     {"parsed", options.requiredNodes().parsed}});
+                                                     {"parsed", options.requiredNodes().parsed},
+                                                     {"maxNodes", options.requiredNodes().maxNodes}});
   if (!options.arbitraryHosts().empty())
     ready.emplace_back("arbitraryHosts", json::Object{{"hosts", stringArray(options.arbitraryHosts())},
                                                       {"nodes", stringArray(options.arbitraryNodes())},
