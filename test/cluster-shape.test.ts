@@ -199,3 +199,22 @@ describe('srun, salloc and sbatch -w: the job\'s required nodes', () => {
     });
   }
 });
+
+describe('-x and -m arbitrary\'s hosts in the allocation', () => {
+  const env = { PATH: '/usr/bin:/bin' };
+  it('keeps excluded nodes out, refuses what slurmctld refuses, and gives -m arbitrary its named hosts', async () => {
+    const dir = tempDir();
+    const own = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [] });
+    const show = 'test $SLURM_NODEID = 0 && echo $SLURM_JOB_NODELIST';
+    const skipped = await own.srun({ args: ['-N', '2', '-x', 'node[0,2]', 'sh', '-c', show], cwd: dir, env });
+    expect(skipped.stdout).toBe('node[1,3]\n');
+    const both = await own.srun({ args: ['-w', 'node1', '-x', 'node1', 'true'], cwd: dir, env });
+    expect([both.exitCode, both.stderr]).toEqual([1, 'srun: error: Unable to allocate resources: Invalid node name specified\n']);
+    const arbitrary = await own.srun({ args: ['-m', 'arbitrary', '-w', 'node7,node5,node7', '-l', 'sh', '-c', 'echo $SLURMD_NODENAME $SLURM_JOB_NODELIST'], cwd: dir, env });
+    expect(arbitrary.stdout.split('\n').filter(Boolean).sort()).toEqual(['0: node7 node[5,7]', '1: node5 node[5,7]', '2: node7 node[5,7]']);
+    const conf = ['ClusterName=x', 'NodeName=a[1-2] CPUs=1', 'PartitionName=p Nodes=ALL Default=YES', ''].join('\n');
+    const site = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [], slurmConf: writeFile(dir, 'slurm.conf', conf) });
+    const none = await site.sbatch({ args: ['-N', '2', '-x', 'a2', '--wrap', 'true'], cwd: dir, env });
+    expect([none.exitCode, none.stderr]).toEqual([1, 'sbatch: error: Batch job submission failed: Requested node configuration is not available\n']);
+  });
+});

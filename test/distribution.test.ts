@@ -118,9 +118,12 @@ describe('-m/--distribution', () => {
       ['ntasks', '3'],
       ['nodes', '2'],
     ]);
-    // -w's distinct hosts name the job's nodes in the order Slurm sorts a host list: n2 before n10.
-    const sorted = await stack.srun({ args: ['-m', 'arbitrary', '-w', 'n10,n2,n10', '-l', 'sh', '-c', 'echo $SLURMD_NODENAME'], env, cwd: dir });
-    expect(sorted.stdout.split('\n').filter(Boolean).sort()).toEqual(['0: node1', '1: node0', '2: node1']);
+    // -w's distinct hosts are the job's nodes, in the order Slurm sorts a host list: node2 before node10.
+    const sorted = await stack.srun({ args: ['-m', 'arbitrary', '-w', 'node10,node2,node10', '-l', 'sh', '-c', 'echo $SLURMD_NODENAME $SLURM_NODEID'], env, cwd: dir });
+    expect(sorted.stdout.split('\n').filter(Boolean).sort()).toEqual(['0: node10 1', '1: node2 0', '2: node10 1']);
+    // A name that is no node of the cluster is slurmctld's to refuse.
+    const unknown = await stack.srun({ args: ['-m', 'arbitrary', '-w', 'n10,n2,n10', 'true'], env, cwd: dir });
+    expect([unknown.exitCode, unknown.stderr]).toEqual([7, 'srun: error: Unable to allocate resources: Invalid node name specified\n']);
     const none = await stack.srun({ args: ['-m', 'arbitrary', 'true'], env, cwd: dir });
     expect([none.exitCode, none.stderr, none.job]).toEqual([7, 'srun: error: invalid number of tasks (-n 0)\n', undefined]);
     // Inside a job srun holds -n against the list itself, before making a step.

@@ -10,6 +10,8 @@ import { CLUSTER_NAME, PARTITION } from './names.js';
 import { arrayLimits, type ArrayLimits } from './job-array.js';
 import { releaseRules } from '../releases.generated.js';
 import type { ReadyEvent } from '../host/protocol.js';
+import { native } from '../native/binding.js';
+import { NODE_TABLE_LIMIT } from '../config/slurm-conf-nodes.js';
 
 export interface Allocation {
   nodes: string[];
@@ -37,7 +39,7 @@ export interface ClusterShape {
    * -w asks for (req_nodes, distinct), which the job gets first; maxNodes:
    * -N's maximum (0: none).
    */
-  allocate(count: number, partition?: string, minCpus?: number, required?: RequiredNodes): Allocation | AllocationError;
+  allocate(count: number, partition?: string, minCpus?: number, required?: RequiredNodes, exclude?: string): Allocation | AllocationError;
   /** What job arrays may be: MaxArraySize and max_array_tasks (job-array.ts). */
   arrayLimits: ArrayLimits;
   /**
@@ -103,14 +105,36 @@ function wantedNodes(
 }
 
 /** The job's nodes: the required ones, then the lowest-indexed others of those it may have, in node table order. */
-function pickNodes(wanted: Wanted, candidates: number[]): number[] {
+function pickNodes(wanted: Wanted, candidates: number[], excluded: Set<number>): number[] {
   const chosen = new Set(wanted.required);
   for (const i of candidates) {
     if (chosen.size >= wanted.count) break;
-    if (!wanted.only || wanted.only.has(i)) chosen.add(i);
+    if ((!wanted.only || wanted.only.has(i)) && !excluded.has(i)) chosen.add(i);
   }
   return [...chosen].sort((a, b) => a - b);
 }
+
+/**
+ * _job_create's exc_nodes, after the partition's checks: every name a node
+ * (a list the hostlist refuses, or a name that is none: ESLURM_INVALID_NODE_NAME,
+ * as is a required node excluded too). The table indices, or the error.
+ */
+function excludedNodes(exclude: string | undefined, required: number[], indexOf: (name: string) => number | undefined, slurmVersion: string): Set<number> | AllocationError {
+  const excluded = new Set<number>();
+  if (exclude === undefined) return excluded;
+  const listed = native().expandHostlist(exclude, slurmVersion, NODE_TABLE_LIMIT);
+  if (!listed.ok) return INVALID_NODE_NAME;
+  for (const name of listed.hosts) {
+    const i = indexOf(name);
+    if (i === undefined) return INVALID_NODE_NAME;
+    excluded.add(i);
+  }
+  if (required.some((i) => excluded.has(i))) return INVALID_NODE_NAME;
+  return excluded;
+}
+
+/** select_nodes finding too few nodes for the job: it can never run, and is refused. */
+const UNAVAILABLE: AllocationError = { error: 'Requested node configuration is not available' };
 
 /** _get_job_parts: the partition named is unknown (its name in the message). */
 function invalidPartition(name: string): AllocationError {
@@ -123,19 +147,23 @@ export function emulatedCluster(slurmVersion: string): ClusterShape {
     name: CLUSTER_NAME,
     defaultPartition: PARTITION,
     arrayLimits: arrayLimits(undefined),
-    allocate(count, partition, minCpus = 0, required) {
+    allocate(count, partition, minCpus = 0, required, exclude) {
       // Its nodes are node0, node1, ... as many as jobs ask for: a name is
       // one of them when it is node and a number (no leading zero).
-      const wanted = wantedNodes(required, count, minCpus, (name) => {
+      const indexOf = (name: string) => {
         const m = /^node(0|[1-9]\d{0,5})$/.exec(name);
         return m ? Number(m[1]) : undefined;
-      }, slurmVersion);
+      };
+      const wanted = wantedNodes(required, count, minCpus, indexOf, slurmVersion);
       if ('error' in wanted) return wanted;
       if (partition !== undefined && partition !== PARTITION) return invalidPartition(partition);
+      const excluded = excludedNodes(exclude, wanted.required, indexOf, slurmVersion);
+      if (!(excluded instanceof Set)) return excluded;
       // Enough of them that the lowest free ones fill the job.
-      let last = wanted.count;
+      let last = wanted.count + excluded.size;
       for (const i of [...wanted.required, ...(wanted.only ?? [])]) last = Math.max(last, i + 1);
-      const nodeIndex = pickNodes(wanted, Array.from({ length: last }, (_, i) => i));
+      const nodeIndex = pickNodes(wanted, Array.from({ length: last }, (_, i) => i), excluded);
+      if (nodeIndex.length < wanted.count) return UNAVAILABLE;
       return { nodes: nodeIndex.map((i) => `node${i}`), nodeIndex, partition: PARTITION };
     },
   };
@@ -165,7 +193,7 @@ export function configuredCluster(conf: SlurmConf, slurmVersion: string): Cluste
     name: conf.clusterName ?? CLUSTER_NAME,
     ...(conf.defaultPartition ? { defaultPartition: conf.defaultPartition.name } : {}),
     arrayLimits: arrayLimits(conf),
-    allocate(count, partition, minCpus = 0, required) {
+    allocate(count, partition, minCpus = 0, required, exclude) {
       const wanted = wantedNodes(required, count, minCpus, lookup, slurmVersion);
       if ('error' in wanted) return wanted;
       ({ count, minCpus } = wanted);
@@ -182,9 +210,10 @@ export function configuredCluster(conf: SlurmConf, slurmVersion: string): Cluste
       const members = p.nodes.map((n) => tableIndex.get(n)!);
       const inPartition = new Set(members);
       if (wanted.required.some((i) => !inPartition.has(i))) return NOT_IN_PARTITION;
-      const nodeIndex = pickNodes(wanted, members);
-      // 24.11's exclusion may leave fewer nodes than the job asks for: it waits for ever on a real cluster.
-      if (nodeIndex.length < count) return { error: 'Requested node configuration is not available' };
+      const excluded = excludedNodes(exclude, wanted.required, lookup, slurmVersion);
+      if (!(excluded instanceof Set)) return excluded;
+      const nodeIndex = pickNodes(wanted, members, excluded);
+      if (nodeIndex.length < count) return UNAVAILABLE;
       const nodes = nodeIndex.map((i) => conf.nodes[i]!.name);
       return { nodes, nodeIndex, partition: p.name, cpus: cpusOf(nodes) };
     },

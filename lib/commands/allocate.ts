@@ -77,7 +77,7 @@ export function requestJob(
     console.log('error', `${REFUSED[command]}: ${INVALID_ARRAY}`);
     return undefined;
   }
-  const allocation = cluster.allocate(nodes, b.partition, minCpusOf(b, nodes), b.required);
+  const allocation = cluster.allocate(nodes, b.partition, minCpusOf(b, nodes), b.required, b.exclude);
   if ('error' in allocation) {
     if (allocation.message) console.log('error', allocation.message);
     console.log('error', `${REFUSED[command]}: ${allocation.error}`);
@@ -132,7 +132,7 @@ export function willRun(cluster: ClusterShape, b: Builtins, nodes: number, conso
     return 1;
   }
   const minCpus = minCpusOf(b, nodes);
-  const allocation = cluster.allocate(nodes, b.partition, minCpus, b.required);
+  const allocation = cluster.allocate(nodes, b.partition, minCpus, b.required, b.exclude);
   if ('error' in allocation) {
     if (allocation.message) console.log('error', allocation.message);
     // slurm_perror: the bare line, without the command's "error:" prefix.

@@ -56,6 +56,8 @@ export interface Builtins {
   nodelist?: string;
   /** -w's nodes without -m arbitrary, as the client read them (the job's required nodes), with -N's maximum. */
   required?: RequiredNodes;
+  /** -x/--exclude, as given: nodes the job may not have (slurmctld reads the list). */
+  exclude?: string;
   /**
    * salloc -K/--kill-command[=signal]: what salloc sends its command when
    * the allocation is revoked (none given: SIGTERM). Without it salloc
@@ -170,6 +172,7 @@ export function readBuiltins(
   if (killCommand) b.killCommand = killSignal(killCommand.value);
   set('distribution', taskDistribution(value('distribution'), env));
   set('nodelist', value('nodelist'));
+  set('exclude', value('exclude'));
   const pty = last(settings, 'pty');
   if (pty) b.pty = pty.value ?? '';
   return b;

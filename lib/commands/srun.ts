@@ -201,16 +201,19 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     client.exit(ready.errorExit);
     return done(ready.errorExit);
   }
-  const names = existing ? stepNodes(existing.nodes, nodes, b.required) : job.nodes;
+  // (With -m arbitrary inside a job, srun holds the list against the job's first nodes itself, below.)
+  const names = existing ? stepNodes(existing.nodes, nodes, arbitrary ? undefined : b.required) : job.nodes;
   if (!names) {
     // slurmctld's answer to a step asking for nodes the job does not have.
     console.log('error', `Unable to create step for job ${job.id}: Requested node configuration is not available`);
     client.exit(ready.errorExit);
     return done(ready.errorExit);
   }
-  // The tasks' hosts as the step's node names (the list's distinct hosts
-  // name the step's nodes in turn).
-  const taskHosts = arbitrary?.hosts.length ? arbitrary.hosts.map((h) => names[arbitrary.nodes.indexOf(h)]!) : undefined;
+  // The tasks' hosts as the step's node names: a host that is one of them
+  // is itself (the list's hosts are the job's required nodes); otherwise the
+  // list's distinct hosts name the step's nodes in turn.
+  const stepNames = new Set(names);
+  const taskHosts = arbitrary?.hosts.length ? arbitrary.hosts.map((h) => (stepNames.has(h) ? h : names[arbitrary.nodes.indexOf(h)]!)) : undefined;
   const arbitraryMismatch = arbitrary !== undefined && arbitrary.hosts.length !== ntasks;
   // Inside a job srun itself holds the count against the list
   // (job_step_create_allocation), before any step exists.

@@ -246,6 +246,17 @@ export const scenarios: Scenario[] = [
   { name: "sbatch -w 'node[1-0]'", stack: trace, command: 'sbatch', args: ['-w', 'node[1-0]', '--wrap', 'true'] },
   { name: 'sbatch -n 1 -w node0,nodeX (22.05 drops nodeX; 24.11 sends both)', stack: trace, command: 'sbatch', args: ['-n', '1', '-w', 'node0,nodeX', '--wrap', 'true'] },
   { name: 'srun -w inside an allocation: a node of the job, and one it does not have', stack: trace, command: 'salloc', args: ['-w', 'node0', 'sh', '-c', `${NODES}; srun -w node0 true; echo in=$?; srun -w nodeX true; echo bad=$?`] },
+  // -x: nodes the job may not have; -m arbitrary's hosts are the job's nodes too.
+  { name: 'srun -x naming no node of the cluster', stack: trace, command: 'srun', args: ['-x', 'nodeX', 'true'] },
+  { name: "srun -x 'node[1-0]': slurmctld reads the list", stack: trace, command: 'srun', args: ['-x', 'node[1-0]', 'true'] },
+  { name: 'srun -x node0,nodeX', stack: trace, command: 'srun', args: ['-x', 'node0,nodeX', 'true'] },
+  { name: 'srun -w node0 -x node0: required and excluded', stack: trace, command: 'srun', args: ['-w', 'node0', '-x', 'node0', 'true'] },
+  { name: 'sbatch -x naming no node of the cluster', stack: trace, command: 'sbatch', args: ['-x', 'nodeX', '--wrap', 'true'] },
+  { name: 'srun -m arbitrary -w naming no node of the cluster', stack: trace, command: 'srun', args: ['-m', 'arbitrary', '-w', 'nodeX', 'true'] },
+  { name: 'srun -m arbitrary -n 2 -w node0,nodeX', stack: trace, command: 'srun', args: ['-m', 'arbitrary', '-n', '2', '-w', 'node0,nodeX', 'true'] },
+  // 22.05's srun crashes on it (SIGSEGV after the hostlist's error line).
+  { name: "srun -m arbitrary -w 'node[1-0]'", stack: trace, command: 'srun', args: ['-m', 'arbitrary', '-w', 'node[1-0]', 'true'], releases: ['24.11'] },
+  { name: "salloc -m arbitrary -w 'node[1-0]'", stack: trace, command: 'salloc', args: ['-m', 'arbitrary', '-w', 'node[1-0]', 'true'] },
   { name: 'SLURM_HOSTFILE without -w: arbitrary, a task per host (comments, name*N)', stack: trace, command: 'srun', args: ['-l', 'sh', '-c', 'echo $SLURM_NTASKS $SLURM_DISTRIBUTION $SLURM_TASKS_PER_NODE'], env: { SLURM_HOSTFILE: 'hosts' }, files: { hosts: '# two tasks\nnode0*2 # both here\n' } },
   { name: 'SLURM_HOSTFILE with -n 2: as many hosts as tasks read', stack: trace, command: 'srun', args: ['-n', '2', '-l', 'sh', '-c', 'echo $SLURM_NTASKS $SLURM_DISTRIBUTION'], env: { SLURM_HOSTFILE: 'hosts' }, files: { hosts: 'node0\nnode0,node0\n' } },
   { name: 'SLURM_HOSTFILE with -w: the list wins', stack: trace, command: 'srun', args: ['-w', 'node0', 'sh', '-c', 'echo $SLURM_NTASKS $SLURM_DISTRIBUTION'], env: { SLURM_HOSTFILE: 'hosts' }, files: { hosts: 'node0\nnode0\n' } },

@@ -497,7 +497,19 @@ int ClientOptions::verifyNodeList(int errorExit) {
       libslurm::hostlistRules(static_cast<libslurm::Release>(releaseIndex(stack_.version())));
   // No list is an empty one (hostlist_create(NULL)).
   libslurm::HostList list;
-  if (nodelist && !skipped) libslurm::parseAndLog(list, nodelist->c_str(), hostRules);
+  if (nodelist && !skipped && !libslurm::parseAndLog(list, nodelist->c_str(), hostRules)) {
+    // A list the hostlist refuses: 24.11's fatal; 22.05's salloc and sbatch
+    // fail where they count it for -N. 22.05's srun counts no tasks in it
+    // (its real one then crashes; plugstack ends on the task count below).
+    if (rules.nodeListFatal) {
+      slurmLog(LogLevel::Error, "Invalid node list specified", /*fatal=*/true);
+      return 1;
+    }
+    if (command_ != Command::Srun) {
+      slurmLog(LogLevel::Error, "memory allocation failure");
+      return errorExit;
+    }
+  }
   libslurm::HostList distinct = list;
   distinct.uniq();
   // The hosts the step is laid out from (arbitraryHosts()): srun's own
@@ -541,7 +553,18 @@ bool ClientOptions::commandListed(const char* commands) const {
 
 int ClientOptions::verifyRequiredNodes(int errorExit) {
   required_ = {};
-  if (!store_ || isArbitrary()) return 0;
+  if (!store_) return 0;
+  if (isArbitrary()) {
+    // -m arbitrary's own list (not the job's SLURM_ARBITRARY_NODELIST): its
+    // distinct hosts are the job's required nodes all the same.
+    if (!arbitraryNodes_.empty() && !arbitraryFromEnvironment_) {
+      required_.listed = required_.parsed = true;
+      required_.hosts = arbitraryNodes_;
+      if (std::optional<std::string> nodes = valueOf("nodes"))
+        if (std::optional<NodeCountRange> range = nodeCountRange(nodes->c_str())) required_.maxNodes = range->max;
+    }
+    return 0;
+  }
   std::optional<std::string> nodelist = valueOf("nodelist");
   if (!nodelist) return 0;
   const auto& rules = releases::client(stack_.version());
