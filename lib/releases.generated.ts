@@ -140,6 +140,12 @@ export interface MpiRules {
 export interface ControllerRules {
   /** A job whose -w lists more nodes than its node count (_job_create): 'raise', the node count and CPUs rise to the list's and -N's maximum must allow it, every listed node the job's (22.05); 'choose', the job takes its node count from the listed nodes alone, the others excluded, the partition not checked for them (24.11). */
   readonly reqNodesBeyondCount: string;
+  /** slurmctld's fatal() for a NodeName line whose NodeAddr list is neither one address nor one a node (expand_nodeline_info; the wording of each release, typos and spaces kept: Debian's 22.05 is built with MULTIPLE_SLURMD). */
+  readonly nodeAddrCountFatal: string;
+  /** Its fatal() for a BcastAddr list of more than one address and not one a node. */
+  readonly bcastAddrCountFatal: string;
+  /** Its fatal() for a NodeHostname list neither one name nor one a node; empty where the release does not check it (22.05 built with MULTIPLE_SLURMD). */
+  readonly nodeHostnameCountFatal: string;
 }
 
 /** Every table, by release. */
@@ -167,7 +173,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
     libslurm: {"signalledJobReason":33,"signalledJobDescribed":true},
     limits: {"propagated":"CPU,FSIZE,DATA,STACK,CORE,RSS,NPROC,NOFILE,MEMLOCK,AS"},
     mpi: {"mpiDefaultUnset":null,"mpiDefaultDropped":"none|openmpi","mpiDefaultRenamed":{},"clientFiniNegativeDropped":true},
-    controller: {"reqNodesBeyondCount":"choose"},
+    controller: {"reqNodesBeyondCount":"choose","nodeAddrCountFatal":"NodeAddr count must equal that of NodeName records or  there must be no more than one","bcastAddrCountFatal":"BcastAddr count must equal that of NodeName records or there must be no more than one","nodeHostnameCountFatal":"NodeHostname count must equal that of NodeName records or there must be no more than one"},
   },
   "22.05": {
     identity: {"libslurmSoname":38,"protocolVersion":9728},
@@ -179,7 +185,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
     libslurm: {"signalledJobReason":23,"signalledJobDescribed":false},
     limits: {"propagated":"CPU,FSIZE,DATA,STACK,CORE,RSS,NPROC,NOFILE,MEMLOCK,AS"},
     mpi: {"mpiDefaultUnset":"none","mpiDefaultDropped":null,"mpiDefaultRenamed":{"openmpi":"none"},"clientFiniNegativeDropped":false},
-    controller: {"reqNodesBeyondCount":"raise"},
+    controller: {"reqNodesBeyondCount":"raise","nodeAddrCountFatal":"NodeAddr count must equal that of NodeName records of there must be no more than one","bcastAddrCountFatal":"BcastAddr count must equal that of NodeName records, or there must be no more than one","nodeHostnameCountFatal":""},
   },
 };
 

@@ -218,3 +218,21 @@ describe('-x and -m arbitrary\'s hosts in the allocation', () => {
     expect([none.exitCode, none.stderr]).toEqual([1, 'sbatch: error: Batch job submission failed: Requested node configuration is not available\n']);
   });
 });
+
+describe('a NodeName line\'s lists against its names', () => {
+  it('refuses lists of neither one entry nor one a node, in each release\'s words', async () => {
+    const dir = tempDir();
+    const { readSlurmConf } = await import('../lib/config/slurm-conf.js');
+    const file = writeFile(dir, 'slurm.conf', 'ClusterName=c\nNodeName=n[1-3] NodeAddr=10.0.0.[1-2]\nNodeName=m[1-2] NodeHostname=h[1-3]\nNodeName=k[1-3] Port=7001-7002\n');
+    const fatals = (v: string) => readSlurmConf(file, v).controllerProblems.map((p) => [p.code, p.line, p.slurmLog.at(-1)!.text]);
+    expect(fatals('24.11')).toEqual([
+      ['SLURM_CONF_NODE_LIST_COUNT', 2, 'NodeAddr count must equal that of NodeName records or  there must be no more than one'],
+      ['SLURM_CONF_NODE_LIST_COUNT', 3, 'NodeHostname count must equal that of NodeName records or there must be no more than one'],
+      ['SLURM_CONF_NODE_LIST_COUNT', 4, 'Port count must equal that of NodeName records or there must be no more than one (2 != 3)'],
+    ]);
+    expect(fatals('22.05')).toEqual([
+      ['SLURM_CONF_NODE_LIST_COUNT', 2, 'NodeAddr count must equal that of NodeName records of there must be no more than one'],
+      ['SLURM_CONF_NODE_LIST_COUNT', 4, 'Port count must equal that of NodeName records or there must be no more than one (2 != 3)'],
+    ]);
+  });
+});

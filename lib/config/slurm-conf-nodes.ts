@@ -13,6 +13,7 @@
  * command, are the parser's: native/core/config/slurm_conf.cc.)
  */
 import { native, type NativeDiagnostic, type NativeParsedSlurmConf } from '../native/binding.js';
+import { releaseRules } from '../releases.generated.js';
 
 type SlurmConfRecord = NativeParsedSlurmConf['records'][number];
 type LogLine = { level: string; text: string };
@@ -110,21 +111,42 @@ export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string)
       nodeDefaults = fields;
       continue;
     }
-    const lists: [string, string | undefined][] = [
-      ['NodeAddr', fields.NodeAddr ?? r.name],
-      ['NodeName', r.name],
-      ['BcastAddr', fields.BcastAddr],
-      ['NodeHostname', fields.NodeHostname ?? r.name],
+    // A Port of a range or a list is read as a bracket ("7001-7002" is [7001-7002]).
+    const port = fields.Port;
+    const portList = port && !port.startsWith('[') && /[-,]/.test(port) ? `[${port}]` : port;
+    const lists: [string, string | undefined, string | undefined][] = [
+      ['NodeAddr', fields.NodeAddr ?? r.name, fields.NodeAddr ?? r.name],
+      ['NodeName', r.name, r.name],
+      ['BcastAddr', fields.BcastAddr, fields.BcastAddr],
+      ['NodeHostname', fields.NodeHostname ?? r.name, fields.NodeHostname ?? r.name],
+      ['Port', portList, port],
     ];
     let refused = false;
-    for (const [label, list] of lists) {
+    for (const [label, list, written] of lists) {
       const log = list === undefined ? undefined : refusal(list);
       if (!log) continue;
-      problems.push(fatal(r, 'SLURM_CONF_BAD_NODE_LIST', `Unable to create ${label} list from ${list}`, log, ` (Slurm ${slurmVersion}'s hostlist refuses it)`));
+      problems.push(fatal(r, 'SLURM_CONF_BAD_NODE_LIST', `Unable to create ${label} list from ${written}`, log, ` (Slurm ${slurmVersion}'s hostlist refuses it)`));
       refused = refusedLine = true;
       break;
     }
     if (refused || truncated) continue;
+    // The lists' lengths against the names' (a list too long for the table counts as its limit).
+    const countOf = (list: string | undefined) => (list === undefined ? 0 : expand(list, NODE_TABLE_LIMIT + 1).count);
+    const aliases = countOf(r.name);
+    const counts = releaseRules(slurmVersion).controller;
+    const mismatch = (count: number, message: string, zeroAllowed: boolean) =>
+      message !== '' && count !== aliases && count !== 1 && !(zeroAllowed && count === 0) ? message : undefined;
+    const portCount = countOf(portList);
+    const countFatal =
+      mismatch(countOf(fields.NodeAddr ?? r.name), counts.nodeAddrCountFatal, false) ??
+      mismatch(countOf(fields.BcastAddr), counts.bcastAddrCountFatal, true) ??
+      mismatch(countOf(fields.NodeHostname ?? r.name), counts.nodeHostnameCountFatal, false) ??
+      mismatch(portCount, `Port count must equal that of NodeName records or there must be no more than one (${portCount} != ${aliases})`, true);
+    if (countFatal) {
+      problems.push(fatal(r, 'SLURM_CONF_NODE_LIST_COUNT', countFatal, []));
+      refusedLine = true;
+      continue;
+    }
     const names = expand(r.name, NODE_TABLE_LIMIT - nodes.length);
     if (names.overLimit) tooMany(r, r.name);
     // Two lines of one single name meet in node_conf.c's check; any other

@@ -49,6 +49,11 @@ const CASES: Case[] = [
     at: 3,
   },
   { name: 'one name on two lines', lines: ['NodeName=n1 NodeAddr=127.0.0.1', 'NodeName=n1 NodeAddr=127.0.0.1', 'PartitionName=p Nodes=ALL'], at: 1 },
+  // The lists of a line against its names (Debian's 22.05 does not check NodeHostname: the partition's zz stops it).
+  { name: 'two addresses for three nodes', lines: ['NodeName=n[1-3] NodeAddr=127.0.0.[1-2]', 'PartitionName=p Nodes=ALL'], at: 0 },
+  { name: 'three host names for two nodes', lines: ['NodeName=n[1-2] NodeAddr=127.0.0.1 NodeHostname=h[1-3]', 'PartitionName=p Nodes=n1,zz'], at: { '22.05': 1, '24.11': 0 } },
+  { name: 'two broadcast addresses for three nodes', lines: ['NodeName=n[1-3] NodeAddr=127.0.0.1 BcastAddr=127.0.0.[1-2]', 'PartitionName=p Nodes=ALL'], at: 0 },
+  { name: 'two ports for three nodes (a range without brackets)', lines: ['NodeName=n[1-3] NodeAddr=127.0.0.1 Port=7001-7002', 'PartitionName=p Nodes=ALL'], at: 0 },
   { name: 'ten nodes and more, unpadded', lines: ['NodeName=node[1-11] NodeAddr=127.0.0.1', 'PartitionName=p Nodes=node[9-10],node11,node12'], at: 1 },
 ];
 
