@@ -131,9 +131,7 @@ describe('a slurm.conf that names more nodes than plugstack emulates', () => {
     // second line past the table's limit.
     const conf = ['ClusterName=big', 'NodeName=r[0-65535]n[0-65535]-ib', 'NodeName=x[0-9]', 'PartitionName=p Nodes=x[0-9],r1n1-ib Default=YES', ''].join('\n');
     const { readSlurmConf } = await import('../lib/config/slurm-conf.js');
-    const started = Date.now();
     const sc = readSlurmConf(writeFile(dir, 'slurm.conf', conf), '24.11');
-    expect(Date.now() - started).toBeLessThan(30_000);
     expect(sc.nodes).toHaveLength(100_000);
     expect(sc.controllerOk).toBe(true);
     expect(sc.controllerProblems.map((p) => [p.severity, p.code, p.line])).toEqual([['warning', 'SLURM_CONF_TOO_MANY_NODES', 2]]);

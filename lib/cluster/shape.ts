@@ -11,7 +11,7 @@ import { arrayLimits, type ArrayLimits } from './job-array.js';
 import { releaseRules } from '../releases.generated.js';
 import type { ReadyEvent } from '../host/protocol.js';
 import { native } from '../native/binding.js';
-import { NODE_TABLE_LIMIT } from '../config/slurm-conf-nodes.js';
+import { NODE_TABLE_LIMIT, nodeLookup } from '../config/slurm-conf-nodes.js';
 
 export interface Allocation {
   nodes: string[];
@@ -104,14 +104,23 @@ function wantedNodes(
   return { required: indices, count: indices.length, minCpus: Math.max(minCpus, indices.length) };
 }
 
-/** The job's nodes: the required ones, then the lowest-indexed others of those it may have, in node table order. */
-function pickNodes(wanted: Wanted, candidates: number[], excluded: Set<number>): number[] {
-  const chosen = new Set(wanted.required);
-  for (const i of candidates) {
-    if (chosen.size >= wanted.count) break;
-    if ((!wanted.only || wanted.only.has(i)) && !excluded.has(i)) chosen.add(i);
+/**
+ * The nodes a job or a step gets, in the order of `candidates` (the node
+ * table's, or the job's): the ones it must have, then the first others it
+ * may have, up to `count`. The required ones are among the candidates.
+ */
+export function chooseNodes<T>(candidates: readonly T[], required: Iterable<T>, count: number, may: (c: T) => boolean = () => true): T[] {
+  const chosen = new Set(required);
+  for (const c of candidates) {
+    if (chosen.size >= count) break;
+    if (may(c)) chosen.add(c);
   }
-  return [...chosen].sort((a, b) => a - b);
+  return candidates.filter((c) => chosen.has(c));
+}
+
+/** A job's nodes (table indices): the required ones, then the lowest-indexed others it may have. */
+function pickNodes(wanted: Wanted, candidates: number[], excluded: Set<number>): number[] {
+  return chooseNodes(candidates, wanted.required, wanted.count, (i) => (!wanted.only || wanted.only.has(i)) && !excluded.has(i));
 }
 
 /**
@@ -184,9 +193,7 @@ export function configuredCluster(conf: SlurmConf, slurmVersion: string): Cluste
     const own = emulatedCluster(slurmVersion);
     return { ...own, name: conf.clusterName ?? own.name, arrayLimits: arrayLimits(conf) };
   }
-  const tableIndex = new Map(conf.nodes.map((n, i) => [n.name, i]));
-  // _find_node_record: a cluster whose only node is "localhost" answers every name with it.
-  const lookup = (name: string) => tableIndex.get(name) ?? (conf.nodes.length === 1 && conf.nodes[0]!.name === 'localhost' ? 0 : undefined);
+  const lookup = nodeLookup(conf.nodes);
   // The nodes' CPUs as slurm.conf gives them (1 for a node that says none).
   const cpusOf = (names: string[]) => names.reduce((sum, n) => sum + (conf.nodes.find((x) => x.name === n)?.cpus ?? 1), 0);
   return {
@@ -207,7 +214,7 @@ export function configuredCluster(conf: SlurmConf, slurmVersion: string): Cluste
       if (!p) return invalidPartition(name);
       if (minCpus > cpusOf(p.nodes)) return { error: 'More processors requested than permitted' };
       if (count > p.nodes.length) return INVALID_NODE_COUNT;
-      const members = p.nodes.map((n) => tableIndex.get(n)!);
+      const members = p.nodes.map((n) => lookup(n)!);
       const inPartition = new Set(members);
       if (wanted.required.some((i) => !inPartition.has(i))) return NOT_IN_PARTITION;
       const excluded = excludedNodes(exclude, wanted.required, lookup, slurmVersion);

@@ -8,6 +8,7 @@ import { createJob, removeJob, type Job } from '../cluster/jobs.js';
 import { minCpusOf, type ClusterShape } from '../cluster/shape.js';
 import type { Builtins } from './builtins.js';
 import type { CommandConsole } from './console.js';
+import { faultLine } from './fault-lines.js';
 import type { CommandName } from './types.js';
 import { compressHostlist } from '../step/layout.js';
 import { parseJobArray, type JobArray } from '../cluster/job-array.js';
@@ -50,7 +51,7 @@ function refusedUnreachable(cluster: ClusterShape, console: CommandConsole, refu
   refused(cluster.unreachable.error.error);
   for (const p of cluster.unreachable.causes) {
     const where = p.file !== undefined ? `, ${p.file}${p.line !== undefined ? `:${p.line}` : ''}` : '';
-    console.stderr(`plugstack: ${p.severity}: ${p.code} (slurmctld${where}): ${p.message}\n`);
+    console.stderr(faultLine(p, `slurmctld${where}`));
   }
   return true;
 }

@@ -51,8 +51,11 @@ export function commandFaults(result: CommandResult): { problem: Located; nodes:
   return out;
 }
 
+/** One of plugstack's own lines about a fault: its severity and code, where it happened, what. */
+export function faultLine(p: { severity: string; code: string; message: string }, place: string): string {
+  return `plugstack: ${p.severity}: ${p.code} (${place}): ${p.message}\n`;
+}
+
 export function printFaults(console: CommandConsole, result: CommandResult): void {
-  for (const { problem: p, nodes } of commandFaults(result)) {
-    console.stderr(`plugstack: ${p.severity}: ${p.code} (${where(p, nodes)}): ${p.message}\n`);
-  }
+  for (const { problem: p, nodes } of commandFaults(result)) console.stderr(faultLine(p, where(p, nodes)));
 }

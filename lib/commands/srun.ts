@@ -39,7 +39,7 @@ import { drainedBy, jobEnd, prestartEpilogs, prestartPrologs, runEpilogs, runPro
 import { findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
 import { requestJob, willRun } from './allocate.js';
 import { jobRecordOf } from '../cluster/job-info.js';
-import type { RequiredNodes } from '../cluster/shape.js';
+import { chooseNodes, type RequiredNodes } from '../cluster/shape.js';
 import { MAX_TASKS_PER_NODE } from '../cluster/names.js';
 import { releaseRules } from '../releases.generated.js';
 import { mpiConfPath } from '../mpi/conf.js';
@@ -772,10 +772,5 @@ function stepNodes(jobNodes: string[], count: number, required: RequiredNodes | 
   if (!required.parsed || required.hosts.some((h) => !inJob.has(h))) return undefined;
   if (required.maxNodes > 0 && required.hosts.length > required.maxNodes) return undefined;
   const listed = new Set(required.hosts);
-  if (listed.size >= count) return jobNodes.filter((n) => listed.has(n)).slice(0, count);
-  for (const n of jobNodes) {
-    if (listed.size >= count) break;
-    listed.add(n);
-  }
-  return jobNodes.filter((n) => listed.has(n));
+  return listed.size >= count ? chooseNodes(jobNodes, [], count, (n) => listed.has(n)) : chooseNodes(jobNodes, listed, count);
 }

@@ -55,6 +55,16 @@ const number = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? 
 const shown = (names: string[]) =>
   names.length > NAMES_SHOWN ? `${names.slice(0, NAMES_SHOWN).join(', ')} and ${names.length - NAMES_SHOWN} more` : names.join(', ');
 
+/**
+ * A node's index in the table by its name, as _find_node_record finds it:
+ * a cluster whose only node is "localhost" answers every name with it.
+ */
+export function nodeLookup(nodes: readonly SlurmConfNode[]): (name: string) => number | undefined {
+  const index = new Map(nodes.map((n, i) => [n.name, i]));
+  const onlyLocalhost = nodes.length === 1 && nodes[0]!.name === 'localhost';
+  return (name) => index.get(name) ?? (onlyLocalhost ? 0 : undefined);
+}
+
 /** The record's fields, over the DEFAULT line's before it (a field given again replaces the default). */
 function fieldsOf(r: SlurmConfRecord, defaults: Record<string, string>): Record<string, string> {
   return { ...defaults, ...Object.fromEntries(r.fields.map((f) => [f.key, f.value])) };
@@ -76,11 +86,6 @@ function fatal(r: SlurmConfRecord, code: string, message: string, log: LogLine[]
 export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string): SlurmConfNodes {
   const problems: NativeDiagnostic[] = [];
   const expand = (list: string, limit: number) => native().expandHostlist(list, slurmVersion, limit);
-  // Whether Slurm's hostlist takes the list (a host is enough to read it all).
-  const refusal = (list: string) => {
-    const r = expand(list, 1);
-    return r.ok ? undefined : r.log.map((text) => ({ level: 'error', text }));
-  };
   let truncated = false;
   const tooMany = (r: SlurmConfRecord, list: string) => {
     truncated = true;
@@ -121,17 +126,22 @@ export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string)
       ['NodeHostname', fields.NodeHostname ?? r.name, fields.NodeHostname ?? r.name],
       ['Port', portList, port],
     ];
-    let refused = false;
-    for (const [label, list, written] of lists) {
-      const log = list === undefined ? undefined : refusal(list);
-      if (!log) continue;
+    // Each of the line's lists read once (the names stand in for NodeAddr and
+    // NodeHostname when those are not given); one longer than the table
+    // counts as one past its limit.
+    const read = new Map<string, ReturnType<typeof expand>>();
+    const readList = (list: string) => read.get(list) ?? read.set(list, expand(list, NODE_TABLE_LIMIT + 1)).get(list)!;
+    const refused = lists.find(([, list]) => list !== undefined && !readList(list).ok);
+    if (refused) {
+      const [label, list, written] = refused;
+      const log = readList(list!).log.map((text) => ({ level: 'error', text }));
       problems.push(fatal(r, 'SLURM_CONF_BAD_NODE_LIST', `Unable to create ${label} list from ${written}`, log, ` (Slurm ${slurmVersion}'s hostlist refuses it)`));
-      refused = refusedLine = true;
-      break;
+      refusedLine = true;
+      continue;
     }
-    if (refused || truncated) continue;
-    // The lists' lengths against the names' (a list too long for the table counts as its limit).
-    const countOf = (list: string | undefined) => (list === undefined ? 0 : expand(list, NODE_TABLE_LIMIT + 1).count);
+    if (truncated) continue;
+    // The lists' lengths against the names'.
+    const countOf = (list: string | undefined) => (list === undefined ? 0 : readList(list).count);
     const aliases = countOf(r.name);
     const counts = releaseRules(slurmVersion).controller;
     const mismatch = (count: number, message: string, zeroAllowed: boolean) =>
@@ -147,16 +157,18 @@ export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string)
       refusedLine = true;
       continue;
     }
-    const names = expand(r.name, NODE_TABLE_LIMIT - nodes.length);
-    if (names.overLimit) tooMany(r, r.name);
+    const room = NODE_TABLE_LIMIT - nodes.length;
+    const all = readList(r.name);
+    if (all.count > room) tooMany(r, r.name);
+    const names = all.hosts.slice(0, room);
     // Two lines of one single name meet in node_conf.c's check; any other
     // overlap first in read_config.c's (both releases, observed).
-    const repeatsSingle = names.count === 1 && singles.has(r.name);
-    if (names.count === 1) singles.add(r.name);
+    const repeatsSingle = all.count === 1 && singles.has(r.name);
+    if (all.count === 1) singles.add(r.name);
     const cpus = number(fields.CPUs ?? fields.Procs);
     const realMemory = number(fields.RealMemory);
     const features = (fields.Features ?? fields.Feature ?? '').split(',').filter((f) => f !== '');
-    for (const name of names.hosts) {
+    for (const name of names) {
       if (seen.has(name)) {
         const text = repeatsSingle ? `Duplicated NodeHostName ${name} in config file` : `Duplicated NodeName ${name} in the config file`;
         problems.push(fatal(r, 'SLURM_CONF_DUPLICATE_NODE', text, []));
@@ -175,9 +187,7 @@ export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string)
     nodeSets.set(r.name, { ...(fields.Nodes !== undefined ? { nodes: fields.Nodes } : {}), ...(fields.Feature !== undefined ? { feature: fields.Feature } : {}) });
   }
 
-  const index = new Map(nodes.map((n, i) => [n.name, i]));
-  // _find_node_record: a cluster whose only node is "localhost" answers every name with it.
-  const lookup = (name: string) => index.get(name) ?? (nodes.length === 1 && nodes[0]!.name === 'localhost' ? 0 : undefined);
+  const lookup = nodeLookup(nodes);
   const allNames = () => nodes.map((n) => n.name);
   const partitions: SlurmConfPartition[] = [];
   let partDefaults: Record<string, string> = {};
