@@ -215,6 +215,32 @@ describe('-x and -m arbitrary\'s hosts in the allocation', () => {
     const none = await site.sbatch({ args: ['-N', '2', '-x', 'a2', '--wrap', 'true'], cwd: dir, env });
     expect([none.exitCode, none.stderr]).toEqual([1, 'sbatch: error: Batch job submission failed: Requested node configuration is not available\n']);
   });
+
+  // job_step_create_allocation and _job_create_structure (srun_job.c of
+  // both releases): inside a job srun takes -x's nodes out of the job's
+  // itself; the job's SLURM_NNODES is srun's -N.
+  it('inside a job of three nodes: srun takes the excluded ones out, and holds -N against what is left', async () => {
+    const dir = tempDir();
+    const own = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [] });
+    const steps = [
+      'srun -N 2 -x node1 -l sh -c "echo \\$SLURMD_NODENAME \\$SLURM_STEP_NODELIST"',
+      'srun -n 1 -x node0 sh -c "echo one \\$SLURMD_NODENAME"',
+      'srun -N 1 -x node0 -w node2 sh -c "echo listed \\$SLURMD_NODENAME"',
+      'srun -x node1 true; echo left=$?',
+      'srun -N 4 true; echo beyond=$?',
+      'srun -N 2 -x node0,node2 true; echo few=$?',
+    ].join('; ');
+    const r = await own.salloc({ args: ['-N', '3', 'sh', '-c', steps], cwd: dir, env });
+    expect(r.stdout.split('\n').filter(Boolean)).toEqual(['0: node0 node[0,2]', '1: node2 node[0,2]', 'one node1', 'listed node2', 'left=1', 'beyond=1', 'few=1']);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('srun'))).toEqual([
+      "srun: warning: can't run 1 processes on 3 nodes, setting nnodes to 1",
+      'srun: error: Only allocated 2 nodes asked for 3',
+      'srun: error: Are required nodes explicitly excluded?',
+      'srun: error: Only allocated 3 nodes asked for 4',
+      'srun: error: Only allocated 1 nodes asked for 2',
+      'srun: error: Are required nodes explicitly excluded?',
+    ]);
+  });
 });
 
 describe('a NodeName line\'s lists against its names', () => {

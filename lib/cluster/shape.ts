@@ -40,6 +40,8 @@ export interface ClusterShape {
    * -N's maximum (0: none).
    */
   allocate(count: number, partition?: string, minCpus?: number, required?: RequiredNodes, exclude?: string): Allocation | AllocationError;
+  /** node_name2bitmap of a list (a step's exc_nodes): whether it reads and every name in it is a node of the cluster. */
+  namesNodes(list: string): boolean;
   /** What job arrays may be: MaxArraySize and max_array_tasks (job-array.ts). */
   arrayLimits: ArrayLimits;
   /**
@@ -123,6 +125,12 @@ function pickNodes(wanted: Wanted, candidates: number[], excluded: Set<number>):
   return chooseNodes(candidates, wanted.required, wanted.count, (i) => (!wanted.only || wanted.only.has(i)) && !excluded.has(i));
 }
 
+/** Whether a list reads and every name in it is a node (node_name2bitmap). */
+function namesNodes(list: string, indexOf: (name: string) => number | undefined, slurmVersion: string): boolean {
+  const listed = native().expandHostlist(list, slurmVersion, NODE_TABLE_LIMIT);
+  return listed.ok && listed.hosts.every((name) => indexOf(name) !== undefined);
+}
+
 /**
  * _job_create's exc_nodes, after the partition's checks: every name a node
  * (a list the hostlist refuses, or a name that is none: ESLURM_INVALID_NODE_NAME,
@@ -152,17 +160,18 @@ function invalidPartition(name: string): AllocationError {
 
 /** plugstack's own cluster: any number of nodes node0, node1, ... in partition debug. */
 export function emulatedCluster(slurmVersion: string): ClusterShape {
+  // Its nodes are node0, node1, ... as many as jobs ask for: a name is
+  // one of them when it is node and a number (no leading zero).
+  const indexOf = (name: string) => {
+    const m = /^node(0|[1-9]\d{0,5})$/.exec(name);
+    return m ? Number(m[1]) : undefined;
+  };
   return {
     name: CLUSTER_NAME,
     defaultPartition: PARTITION,
     arrayLimits: arrayLimits(undefined),
+    namesNodes: (list) => namesNodes(list, indexOf, slurmVersion),
     allocate(count, partition, minCpus = 0, required, exclude) {
-      // Its nodes are node0, node1, ... as many as jobs ask for: a name is
-      // one of them when it is node and a number (no leading zero).
-      const indexOf = (name: string) => {
-        const m = /^node(0|[1-9]\d{0,5})$/.exec(name);
-        return m ? Number(m[1]) : undefined;
-      };
       const wanted = wantedNodes(required, count, minCpus, indexOf, slurmVersion);
       if ('error' in wanted) return wanted;
       if (partition !== undefined && partition !== PARTITION) return invalidPartition(partition);
@@ -186,6 +195,7 @@ export function configuredCluster(conf: SlurmConf, slurmVersion: string): Cluste
       arrayLimits: arrayLimits(conf),
       unreachable: { error: CONNECT_FAILURE, causes: conf.controllerProblems.filter((p) => p.severity === 'error') },
       allocate: () => CONNECT_FAILURE,
+      namesNodes: () => false,
     };
   }
   // A slurm.conf without partitions still runs jobs in plugstack's way.
@@ -200,6 +210,7 @@ export function configuredCluster(conf: SlurmConf, slurmVersion: string): Cluste
     name: conf.clusterName ?? CLUSTER_NAME,
     ...(conf.defaultPartition ? { defaultPartition: conf.defaultPartition.name } : {}),
     arrayLimits: arrayLimits(conf),
+    namesNodes: (list) => namesNodes(list, lookup, slurmVersion),
     allocate(count, partition, minCpus = 0, required, exclude) {
       const wanted = wantedNodes(required, count, minCpus, lookup, slurmVersion);
       if ('error' in wanted) return wanted;

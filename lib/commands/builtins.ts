@@ -6,7 +6,10 @@ import type { BuiltinOptionSetting } from './types.js';
 
 export interface Builtins {
   ntasks?: number;
+  /** -N's minimum (absent: not given). */
   nodes?: number;
+  /** -N's maximum, where it gives one ("2-4"). */
+  maxNodes?: number;
   label: boolean;
   chdir?: string;
   jobId?: number;
@@ -56,7 +59,7 @@ export interface Builtins {
   nodelist?: string;
   /** -w's nodes without -m arbitrary, as the client read them (the job's required nodes), with -N's maximum. */
   required?: RequiredNodes;
-  /** -x/--exclude, as given: nodes the job may not have (slurmctld reads the list). */
+  /** -x/--exclude, as given (a file's hosts, as the client read it): nodes the job may not have (slurmctld reads the list). */
   exclude?: string;
   /**
    * salloc -K/--kill-command[=signal]: what salloc sends its command when
@@ -137,8 +140,9 @@ export function readBuiltins(
   const propagate = last(settings, 'propagate');
   if (propagate) b.propagate = propagate.value ?? 'ALL';
   // "-N 2" or a range "-N 2-4": the minimum is what a free cluster gives.
-  const minNodes = nodes === undefined ? null : native().nodeCountMinimum(nodes);
-  if (minNodes !== null && minNodes > 0) b.nodes = minNodes;
+  const range = nodes === undefined ? null : native().nodeCountRange(nodes);
+  if (range && range.min > 0) b.nodes = range.min;
+  if (range && range.max > 0) b.maxNodes = range.max;
   if (required) b.required = required;
   // The client checked the value; no limit is -1 (and 0 means none too).
   const time = value('time');

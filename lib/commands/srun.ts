@@ -21,6 +21,7 @@ import { compressHostlist } from '../step/layout.js';
 import { distributionOption, nodeLevel, SLURM_DIST_ARBITRARY, stepTaskDist, taskLayout } from '../step/distribution.js';
 import type { StepResult } from '../step/types.js';
 import { appendsOutput, readBuiltins } from './builtins.js';
+import { excludeFromJob, stepNodes, tooFewNodes } from './step-nodes.js';
 import { native } from '../native/binding.js';
 import { SrunOutput } from './srun-output.js';
 import { nodeOutputFiles, opensFiles, srunOutput } from '../step/task-output.js';
@@ -39,7 +40,6 @@ import { drainedBy, jobEnd, prestartEpilogs, prestartPrologs, runEpilogs, runPro
 import { findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
 import { requestJob, willRun } from './allocate.js';
 import { jobRecordOf } from '../cluster/job-info.js';
-import { chooseNodes, type RequiredNodes } from '../cluster/shape.js';
 import { MAX_TASKS_PER_NODE } from '../cluster/names.js';
 import { releaseRules } from '../releases.generated.js';
 import { mpiConfPath } from '../mpi/conf.js';
@@ -186,7 +186,16 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // turn (a new job has them all, as -w's hosts are always the job's).
   const listed = ready.arbitraryHosts && (!ready.arbitraryHosts.fromEnvironment || existing) ? ready.arbitraryHosts : undefined;
   const arbitrary = nodeLevel(b.distribution) === SLURM_DIST_ARBITRARY ? (listed ?? { hosts: [] as string[], nodes: [] as string[] }) : undefined;
-  const nodes = Math.max(b.nodes ?? (existing && b.ntasks === undefined ? existing.nodes.length : 1), existing ? 0 : (arbitrary?.nodes.length ?? 0));
+  let nodes = Math.max(b.nodes ?? (existing && b.ntasks === undefined ? existing.nodes.length : 1), existing ? 0 : (arbitrary?.nodes.length ?? 0));
+  // Inside a job srun applies -x itself: the step's node count, the nodes
+  // it names, the nodes it has left for the step.
+  const request = existing && b.exclude !== undefined && !arbitrary ? excludeFromJob(existing.nodes, b, b.exclude, stack.slurmVersion) : undefined;
+  if (request && 'errors' in request) {
+    for (const line of request.errors) console.log('error', line);
+    client.exit(ready.errorExit);
+    return done(ready.errorExit);
+  }
+  if (request) nodes = request.count;
   // --test-only: slurmctld's answer and srun's end, before its exit
   // callbacks are armed (create_srun_job exits there).
   if (b.testOnly) {
@@ -202,10 +211,23 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     return done(ready.errorExit);
   }
   // (With -m arbitrary inside a job, srun holds the list against the job's first nodes itself, below.)
-  const names = existing ? stepNodes(existing.nodes, nodes, arbitrary ? undefined : b.required) : job.nodes;
-  if (!names) {
-    // slurmctld's answer to a step asking for nodes the job does not have.
-    console.log('error', `Unable to create step for job ${job.id}: Requested node configuration is not available`);
+  const names = existing ? stepNodes(existing.nodes, nodes, request ? request.required : arbitrary ? undefined : b.required, request?.excluded) : job.nodes;
+  const arbitraryMismatch = arbitrary !== undefined && arbitrary.hosts.length !== ntasks;
+  // Inside a job srun holds the step against the job itself
+  // (job_step_create_allocation, _job_create_structure) before asking
+  // slurmctld for it: the count against the -m arbitrary list, then the
+  // node count against the nodes it has.
+  const stepRefusal = !existing
+    ? []
+    : arbitrary && (arbitraryMismatch || arbitrary.nodes.length > (names?.length ?? 0))
+      ? [`You asked for ${ntasks} tasks but hostlist specified ${arbitrary.hosts.length} nodes`]
+      : tooFewNodes(request?.hosts ?? new Set(existing.nodes).size, b);
+  // Then slurmctld's answers: a -x naming what is no node, a step asking
+  // for nodes the job does not have (or has too few of, -x taken out).
+  if (!stepRefusal.length && request && b.exclude !== undefined && !stack.cluster.namesNodes(b.exclude)) stepRefusal.push(`Unable to create step for job ${job.id}: Invalid node name specified`);
+  if (!stepRefusal.length && !names) stepRefusal.push(`Unable to create step for job ${job.id}: Requested node configuration is not available`);
+  if (stepRefusal.length || !names) {
+    for (const line of stepRefusal) console.log('error', line);
     client.exit(ready.errorExit);
     return done(ready.errorExit);
   }
@@ -214,14 +236,6 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // list's distinct hosts name the step's nodes in turn.
   const stepNames = new Set(names);
   const taskHosts = arbitrary?.hosts.length ? arbitrary.hosts.map((h) => (stepNames.has(h) ? h : names[arbitrary.nodes.indexOf(h)]!)) : undefined;
-  const arbitraryMismatch = arbitrary !== undefined && arbitrary.hosts.length !== ntasks;
-  // Inside a job srun itself holds the count against the list
-  // (job_step_create_allocation), before any step exists.
-  if (existing && arbitrary && (arbitraryMismatch || arbitrary.nodes.length > names.length)) {
-    console.log('error', `You asked for ${ntasks} tasks but hostlist specified ${arbitrary.hosts.length} nodes`);
-    client.exit(ready.errorExit);
-    return done(ready.errorExit);
-  }
   if (!existing) run.own(job);
   const stepId = nextStepId(job);
   const stepName = `StepId=${job.id}.${stepId}`;
@@ -757,20 +771,4 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   if (job.endTime !== undefined && Date.now() >= job.endTime) timedOut = true;
   const state: JobRecord['state'] = timedOut ? 'TIMEOUT' : cancelled ? 'CANCELLED' : raw === 0 ? 'COMPLETED' : 'FAILED';
   return endJob(state, raw);
-}
-
-/**
- * A step's nodes inside a job (_pick_step_nodes): the first `count` of the
- * job's; with -w, each listed node must be one of the job's and the list no
- * longer than -N's maximum (undefined otherwise: slurmctld refuses the
- * step), a list longer than the count gives the first `count` of it, a
- * shorter one is filled with the job's others; in the job's order.
- */
-function stepNodes(jobNodes: string[], count: number, required: RequiredNodes | undefined): string[] | undefined {
-  if (!required) return jobNodes.slice(0, count);
-  const inJob = new Set(jobNodes);
-  if (!required.parsed || required.hosts.some((h) => !inJob.has(h))) return undefined;
-  if (required.maxNodes > 0 && required.hosts.length > required.maxNodes) return undefined;
-  const listed = new Set(required.hosts);
-  return listed.size >= count ? chooseNodes(jobNodes, [], count, (n) => listed.has(n)) : chooseNodes(jobNodes, listed, count);
 }

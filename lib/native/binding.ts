@@ -74,8 +74,8 @@ export interface NativeBinding {
   groupByGid(gid: number): string | null;
   /** Slurm's time string in seconds (-1: no limit), null when Slurm refuses it. */
   timeStringSeconds(text: string): number | null;
-  /** The minimum of a node count "N" or "MIN-MAX", null when Slurm refuses it. */
-  nodeCountMinimum(text: string): number | null;
+  /** A node count "N" or "MIN-MAX" (max 0: none given), null when Slurm refuses it. */
+  nodeCountRange(text: string): { min: number; max: number } | null;
   /**
    * -m/--distribution as Slurm reads it: set_distribution's text ('' when it
    * writes none), the task_dist_states_t value, the plane's size (0 unless a

@@ -201,13 +201,17 @@ Napi::Value TimeStringSeconds(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, static_cast<double>(*secs));
 }
 
-// nodeCountMinimum(text) -> the minimum of "N" or "MIN-MAX", or null.
-Napi::Value NodeCountMinimum(const Napi::CallbackInfo& info) {
+// nodeCountRange(text) -> { min, max } of "N" or "MIN-MAX" (max 0: none
+// given), or null.
+Napi::Value NodeCountRangeOf(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsString()) return typeError(env, "Expected a string");
-  std::optional<long> n = nodeCountMinimum(info[0].As<Napi::String>().Utf8Value().c_str());
-  if (!n) return env.Null();
-  return Napi::Number::New(env, static_cast<double>(*n));
+  std::optional<NodeCountRange> range = nodeCountRange(info[0].As<Napi::String>().Utf8Value().c_str());
+  if (!range) return env.Null();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("min", Napi::Number::New(env, static_cast<double>(range->min)));
+  out.Set("max", Napi::Number::New(env, static_cast<double>(range->max)));
+  return out;
 }
 
 // taskDistribution(text, planeSizeEnv?) -> { text, value, planeSize } as
@@ -358,7 +362,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("userByUid", Napi::Function::New(env, UserByUid));
   exports.Set("groupByGid", Napi::Function::New(env, GroupByGid));
   exports.Set("timeStringSeconds", Napi::Function::New(env, TimeStringSeconds));
-  exports.Set("nodeCountMinimum", Napi::Function::New(env, NodeCountMinimum));
+  exports.Set("nodeCountRange", Napi::Function::New(env, NodeCountRangeOf));
   exports.Set("taskDistribution", Napi::Function::New(env, TaskDistributionOf));
   exports.Set("slurmVersion", Napi::Function::New(env, SlurmVersionInfo));
   exports.Set("expandHostlist", Napi::Function::New(env, ExpandHostlist));

@@ -252,6 +252,20 @@ export const scenarios: Scenario[] = [
   { name: 'srun -x node0,nodeX', stack: trace, command: 'srun', args: ['-x', 'node0,nodeX', 'true'] },
   { name: 'srun -w node0 -x node0: required and excluded', stack: trace, command: 'srun', args: ['-w', 'node0', '-x', 'node0', 'true'] },
   { name: 'sbatch -x naming no node of the cluster', stack: trace, command: 'sbatch', args: ['-x', 'nodeX', '--wrap', 'true'] },
+  // -x naming a file (it has a '/'): read as -w's.
+  { name: 'srun -x naming a file of a name that is no node', stack: trace, command: 'srun', args: ['-x', './hosts', 'true'], files: { hosts: 'nodeX\n' } },
+  { name: 'srun -x naming a file with a line that is not a host', stack: trace, command: 'srun', args: ['-x', './hosts', 'true'], files: { hosts: 'node0\n%bad\n' } },
+  { name: 'salloc -x naming a file that does not exist', stack: trace, command: 'salloc', args: ['-x', './nofile', 'true'] },
+  { name: 'sbatch -x naming a file of a name that is no node', stack: trace, command: 'sbatch', args: ['-x', './hosts', '--wrap', 'true'], files: { hosts: 'nodeX\n' } },
+  // Inside a job srun applies -x itself, then slurmctld reads the names.
+  {
+    name: 'srun -x inside an allocation: the only node, a file naming it, no node, one -w lists too; -N beyond the job',
+    stack: trace,
+    command: 'salloc',
+    args: ['-N', '1', 'sh', '-c', 'srun -x node0 true; echo only=$?; srun -x ./hosts true; echo file=$?; srun -x nodeX true; echo none=$?; srun -w node0 -x node0 true; echo both=$?; srun -N 2 true; echo beyond=$?; srun -x node0,nodeX -n 1 true; echo some=$?'],
+    files: { hosts: 'node0\n' },
+  },
+  { name: "sbatch --wrap 'srun -x node0 true': the job's only node", stack: trace, command: 'sbatch', args: ['--wrap', 'srun -x node0 true; echo only=$?; srun -x nodeX true; echo none=$?'] },
   { name: 'srun -m arbitrary -w naming no node of the cluster', stack: trace, command: 'srun', args: ['-m', 'arbitrary', '-w', 'nodeX', 'true'] },
   { name: 'srun -m arbitrary -n 2 -w node0,nodeX', stack: trace, command: 'srun', args: ['-m', 'arbitrary', '-n', '2', '-w', 'node0,nodeX', 'true'] },
   // 22.05's srun crashes on it (SIGSEGV after the hostlist's error line).

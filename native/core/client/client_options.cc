@@ -457,6 +457,15 @@ int ClientOptions::readNodeListFiles(int errorExit) {
     setVerified("distribution", text);
   }
   if (list->find('/') == std::string::npos) return 0;
+  if (int status = readListFile("nodelist", *list, errorExit)) {
+    if (fromEnvironment) slurmLog(LogLevel::Error, "Failure getting NodeNames from hostfile");
+    return status;
+  }
+  return 0;
+}
+
+int ClientOptions::readListFile(const char* name, const std::string& file, int errorExit) {
+  const auto& rules = releases::client(stack_.version());
   // _valid_node_list: with -m arbitrary exactly as many hosts as -n asks
   // for (or -N's maximum, else its minimum), otherwise the whole file.
   int limit = kReadAllHosts;
@@ -466,14 +475,18 @@ int ClientOptions::readNodeListFiles(int errorExit) {
       if (std::optional<NodeCountRange> r = nodeCountRange(valueOf("nodes")->c_str()))
         limit = static_cast<int>(r->max ? r->max : r->min);
   }
-  HostFile read = readHostFile(*list, limit, rules.hostFileLimitPerHost);
+  HostFile read = readHostFile(file, limit, rules.hostFileLimitPerHost);
   if (!read.ok()) {
     for (const auto& line : read.errors) slurmLog(LogLevel::Error, line);
-    if (fromEnvironment) slurmLog(LogLevel::Error, "Failure getting NodeNames from hostfile");
-    return std::strcmp(rules.hostFileFailureExit, "1") == 0 ? 1 : errorExit;
+    return std::strcmp(rules.hostFileFailureExit, "1") == 0 && std::strcmp(name, "nodelist") == 0 ? 1 : errorExit;
   }
-  setVerified("nodelist", rangedHosts(read.hosts));
+  setVerified(name, rangedHosts(read.hosts));
   return 0;
+}
+
+int ClientOptions::readExcludeFile(int errorExit) {
+  std::optional<std::string> exclude = valueOf("exclude");
+  return exclude && exclude->find('/') != std::string::npos ? readListFile("exclude", *exclude, errorExit) : 0;
 }
 
 int ClientOptions::verifyNodeList(int errorExit) {
@@ -484,9 +497,17 @@ int ClientOptions::verifyNodeList(int errorExit) {
   arbitraryNodes_.clear();
   arbitraryReqNodes_.clear();
   arbitraryFromEnvironment_ = false;
-  if (!rules.nodeListFirst) dropEnvironmentCounts();
+  // -x naming a file is read as -w's (22.05: before the node list's
+  // files; 24.11's srun, salloc and sbatch: after, which the shared checks read).
+  if (!rules.nodeListFirst) {
+    dropEnvironmentCounts();
+    if (int status = readExcludeFile(errorExit)) return status;
+  }
   if (int status = readNodeListFiles(errorExit)) return status;
-  if (rules.nodeListFirst) dropEnvironmentCounts();
+  if (rules.nodeListFirst) {
+    dropEnvironmentCounts();
+    if (int status = readExcludeFile(errorExit)) return status;
+  }
   if (!isArbitrary()) return 0;
   const bool tasksSet = given("ntasks");
   const bool nodesSet = given("nodes");

@@ -69,7 +69,7 @@ class ClientOptions {
   // _opt_verify's node list: --nodefile's hosts become the list; without
   // -w, SLURM_HOSTFILE's hosts do and make the distribution arbitrary; a
   // -w naming a file (a '/') is read (with -m arbitrary, as many hosts as
-  // -n asks for). Then -m arbitrary's counts: the tasks and nodes the list
+  // -n asks for); a -x naming a file likewise. Then -m arbitrary's counts: the tasks and nodes the list
   // stands for, where -n or -N were not given (srun drops the ones the
   // environment set): a task per host listed (salloc and sbatch under
   // 22.05: per distinct host), a node per distinct host; srun refuses a
@@ -159,6 +159,12 @@ class ClientOptions {
   // The node list's files read (verifyNodeList): 0, or the status a file
   // that was refused ends the command with.
   int readNodeListFiles(int errorExit);
+  // _valid_node_list of -w (name "nodelist") or -x ("exclude") naming a
+  // file: its hosts become the option's value; 0, or the status a file
+  // that was refused ends the command with.
+  int readListFile(const char* name, const std::string& file, int errorExit);
+  // -x naming a file (it has a '/'), read as -w's is.
+  int readExcludeFile(int errorExit);
   // srun with -m arbitrary: -n and -N from the environment no longer count.
   void dropEnvironmentCounts();
   bool isArbitrary();
