@@ -10,7 +10,11 @@
 //   node scripts/real-slurm.mjs stop DIR                   stop exactly what start started
 //
 // REAL_SLURM_PORTS=CTLD:SLURMD at start chooses other ports (22.05 uses
-// Slurm's defaults, 6817 and 6818, 24.11 7817 and 7818).
+// Slurm's defaults, 6817 and 6818, 24.11 7817 and 7818). REAL_SLURM_NODES=N
+// at start makes a cluster of N nodes, node0..node<N-1> (Debian's slurmd of
+// both releases is built to run several on one machine): each its own
+// slurmd, on the slurmd port plus its number, with its own pid and log file
+// (slurmd-node1.pid, ...).
 //
 // Needs root (slurmd runs steps as any user). The node is called node0, the
 // cluster plugstack and the partition debug, like plugstack's own, so the
@@ -42,6 +46,28 @@ import { ensureRoot } from './trixie-root.mjs';
 
 const PACKAGES = ['munge', 'slurmctld', 'slurmd', 'slurm-client', 'libslurm-dev'];
 export const NODE = 'node0';
+
+/** REAL_SLURM_NODES=N: the node count of a cluster being started (default 1). */
+function nodeCountOf() {
+  const n = Number(process.env.REAL_SLURM_NODES ?? 1);
+  if (!Number.isInteger(n) || n < 1 || n > 16) throw new Error(`REAL_SLURM_NODES: a node count from 1 to 16, not ${process.env.REAL_SLURM_NODES}`);
+  return n;
+}
+
+/** The nodes of a cluster of n nodes: node0, node1, ... */
+function nodeNames(n) {
+  return Array.from({ length: n }, (_, i) => `node${i}`);
+}
+
+/** The nodes of a started cluster (started.json). */
+function clusterNodes(dir) {
+  return nodeNames(readState(dir).nodes ?? 1);
+}
+
+/** Where a node's slurmd writes its pid: slurmd.pid for a cluster of one node, slurmd-NODE.pid otherwise. */
+function slurmdPidFile(dir, node) {
+  return (readState(dir).nodes ?? 1) > 1 ? `${dir}/slurmd-${node}.pid` : `${dir}/slurmd.pid`;
+}
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** What differs between the two real releases' clusters. */
@@ -75,8 +101,11 @@ function portsOf(release) {
   return m ? { ctld: Number(m[1]), slurmd: Number(m[2]) } : RELEASES[release].ports;
 }
 
-function slurmConf(dir, plugstack, release, mungeSocket) {
+function slurmConf(dir, plugstack, release, mungeSocket, nodes) {
   const ports = portsOf(release);
+  const slurmdPortBase = ports?.slurmd ?? 6818;
+  const many = nodes > 1;
+  const names = many ? `node[0-${nodes - 1}]` : NODE;
   return [
     'ClusterName=plugstack',
     'SlurmctldHost=localhost',
@@ -98,13 +127,13 @@ function slurmConf(dir, plugstack, release, mungeSocket) {
     `StateSaveLocation=${dir}/state`,
     `SlurmdSpoolDir=${dir}/spool/%n`,
     `SlurmctldPidFile=${dir}/slurmctld.pid`,
-    `SlurmdPidFile=${dir}/slurmd.pid`,
+    `SlurmdPidFile=${dir}/slurmd${many ? '-%n' : ''}.pid`,
     `SlurmctldLogFile=${dir}/slurmctld.log`,
-    `SlurmdLogFile=${dir}/slurmd.log`,
+    `SlurmdLogFile=${dir}/slurmd${many ? '-%n' : ''}.log`,
     'SlurmctldDebug=info',
     'SlurmdDebug=info',
-    `NodeName=${NODE} NodeHostname=${sh('hostname', ['-s']).trim()} NodeAddr=127.0.0.1 CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=1024 State=UNKNOWN`,
-    `PartitionName=debug Nodes=${NODE} Default=YES MaxTime=INFINITE State=UP`,
+    `NodeName=${names}${many ? ` Port=[${slurmdPortBase}-${slurmdPortBase + nodes - 1}]` : ''} NodeHostname=${sh('hostname', ['-s']).trim()} NodeAddr=127.0.0.1 CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=1024 State=UNKNOWN`,
+    `PartitionName=debug Nodes=${names} Default=YES MaxTime=INFINITE State=UP`,
     '',
   ].join('\n');
 }
@@ -202,19 +231,31 @@ function nodeState(dir) {
   return r.status === 0 ? r.stdout.trim() : '';
 }
 
-async function startSlurmd(dir) {
-  const [cmd, ...args] = daemon(dir, ['/usr/sbin/slurmd', '-f', `${dir}/slurm.conf`, '-N', NODE]);
-  const r = spawnSync(cmd, args, { encoding: 'utf8', env: DAEMON_ENV });
-  if (r.status !== 0) throw new Error(`slurmd did not start: ${r.stderr}`);
+/** Every node's state is idle (idle+... included, unless exact). */
+function allIdle(dir, exact = false) {
+  const states = nodeState(dir).split('\n').filter(Boolean);
+  return states.length === clusterNodes(dir).length && states.every((s) => (exact ? s === 'idle' : /^idle/.test(s)));
+}
+
+async function startSlurmd(dir, nodes = clusterNodes(dir)) {
+  for (const node of nodes) {
+    const [cmd, ...args] = daemon(dir, ['/usr/sbin/slurmd', '-f', `${dir}/slurm.conf`, '-N', node]);
+    const r = spawnSync(cmd, args, { encoding: 'utf8', env: DAEMON_ENV });
+    if (r.status !== 0) throw new Error(`slurmd of ${node} did not start: ${r.stderr}`);
+  }
   // A loaded machine (a 24.11 slurmd restarted in its root while tests run)
   // has taken over 10 s here; one that gives up says why from its log.
-  try {
-    await waitFor('slurmd pid file', () => pidOf(`${dir}/slurmd.pid`) !== undefined, 30_000);
-  } catch (error) {
-    const log = fs.existsSync(`${dir}/slurmd.log`) ? fs.readFileSync(`${dir}/slurmd.log`, 'utf8').trimEnd().split('\n').slice(-5).join('\n') : '(no slurmd.log)';
-    throw new Error(`${error.message}; the end of slurmd.log:\n${log}`);
+  for (const node of nodes) {
+    const pidFile = slurmdPidFile(dir, node);
+    try {
+      await waitFor(`slurmd pid file of ${node}`, () => pidOf(pidFile) !== undefined, 30_000);
+    } catch (error) {
+      const logFile = pidFile.replace(/\.pid$/, '.log');
+      const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-5).join('\n') : `(no ${path.basename(logFile)})`;
+      throw new Error(`${error.message}; the end of ${path.basename(logFile)}:\n${log}`);
+    }
   }
-  await waitFor('node idle', () => /^idle/.test(nodeState(dir)), 30_000);
+  await waitFor('nodes idle', () => allIdle(dir), 30_000);
 }
 
 async function stopPid(pid, ms, exe) {
@@ -233,7 +274,7 @@ async function stopPid(pid, ms, exe) {
   }
 }
 
-/** The cluster's slurmd port (slurm.conf's SlurmdPort, Slurm's 6818 by default). */
+/** The cluster's slurmd port (slurm.conf's SlurmdPort, Slurm's 6818 by default): its first node's. */
 function slurmdPort(dir) {
   const m = /^SlurmdPort=(\d+)/m.exec(fs.readFileSync(`${dir}/slurm.conf`, 'utf8'));
   return m ? Number(m[1]) : 6818;
@@ -319,15 +360,16 @@ export async function start(dir, plugstack, release = '22.05') {
   if (inRoot && !dir.startsWith('/tmp/')) throw new Error(`real Slurm ${release}: DIR must be under /tmp (${dir})`);
   const root = inRoot ? ensureRoot() : undefined;
   if (!inRoot) install();
+  const nodes = nodeCountOf();
   fs.mkdirSync(`${dir}/state`, { recursive: true });
-  fs.mkdirSync(`${dir}/spool/${NODE}`, { recursive: true });
+  for (const node of nodeNames(nodes)) fs.mkdirSync(`${dir}/spool/${node}`, { recursive: true });
   const mungeDir = fs.mkdtempSync('/tmp/plugstack-munge-');
-  fs.writeFileSync(`${dir}/slurm.conf`, slurmConf(dir, path.resolve(plugstack), release, mungeSocket(mungeDir)));
+  fs.writeFileSync(`${dir}/slurm.conf`, slurmConf(dir, path.resolve(plugstack), release, mungeSocket(mungeDir), nodes));
   // 24.11's slurmd initialises a cgroup plugin even with proctrack/linuxproc
   // and task/none; the root has no cgroup file system (and should touch no
   // cgroup of this machine's): disabled.
   if (release !== '22.05') fs.writeFileSync(`${dir}/cgroup.conf`, 'CgroupPlugin=disabled\n');
-  const started = { release, mungeDir, ...(root ? { root } : {}) };
+  const started = { release, mungeDir, nodes, ...(root ? { root } : {}) };
   const save = () => fs.writeFileSync(`${dir}/started.json`, JSON.stringify(started));
   save();
   if (inRoot) {
@@ -379,7 +421,7 @@ function daemonExe(dir, names) {
 
 export async function restartSlurmd(dir) {
   const exe = daemonExe(dir, ['slurmd', 'slurmd-wlm']);
-  const port = slurmdPort(dir);
+  const nodes = clusterNodes(dir);
   // On a loaded machine the old slurmd's listening socket has outlived its
   // stop here: the new one then failed with "Unable to bind listen port".
   // And a 24.11 slurmd that `scontrol reconfigure` reached execs a new
@@ -387,34 +429,40 @@ export async function restartSlurmd(dir) {
   // again: the pid read first may be the one already on its way out. So
   // whichever slurmd the pid file names is stopped until the port is free.
   const end = Date.now() + 20_000;
-  for (;;) {
-    await stopPid(pidOf(`${dir}/slurmd.pid`), 10_000, exe);
-    try {
-      await waitFor(`slurmd port ${port} free`, () => !listening(port), Math.min(3_000, Math.max(0, end - Date.now())));
-      break;
-    } catch (error) {
-      if (Date.now() >= end) throw error;
+  for (const [i, node] of nodes.entries()) {
+    const port = slurmdPort(dir) + i;
+    const pidFile = slurmdPidFile(dir, node);
+    for (;;) {
+      await stopPid(pidOf(pidFile), 10_000, exe);
+      try {
+        await waitFor(`slurmd port ${port} free`, () => !listening(port), Math.min(3_000, Math.max(0, end - Date.now())));
+        break;
+      } catch (error) {
+        if (Date.now() >= end) throw error;
+      }
     }
+    fs.rmSync(pidFile, { force: true });
   }
-  fs.rmSync(`${dir}/slurmd.pid`, { force: true });
-  await startSlurmd(dir);
+  await startSlurmd(dir, nodes);
 }
 
 export async function resume(dir) {
   if (/drain/.test(nodeState(dir))) {
-    spawnSync(command(dir, 'scontrol'), ['update', `NodeName=${NODE}`, 'State=RESUME'], { env: { ...process.env, SLURM_CONF: `${dir}/slurm.conf` } });
-    await waitFor('node idle after resume', () => /^idle/.test(nodeState(dir)), 10_000);
+    const nodes = clusterNodes(dir);
+    const list = nodes.length > 1 ? `node[0-${nodes.length - 1}]` : NODE;
+    spawnSync(command(dir, 'scontrol'), ['update', `NodeName=${list}`, 'State=RESUME'], { env: { ...process.env, SLURM_CONF: `${dir}/slurm.conf` } });
+    await waitFor('nodes idle after resume', () => allIdle(dir), 10_000);
   }
 }
 
 export async function waitIdle(dir) {
-  await waitFor('node idle', () => /^idle$/.test(nodeState(dir)), 30_000);
+  await waitFor('nodes idle', () => allIdle(dir, true), 30_000);
 }
 
 export async function stop(dir) {
   dir = path.resolve(dir);
   const state = readState(dir);
-  await stopPid(pidOf(`${dir}/slurmd.pid`), 10_000, daemonExe(dir, ['slurmd', 'slurmd-wlm']));
+  for (const node of clusterNodes(dir)) await stopPid(pidOf(slurmdPidFile(dir, node)), 10_000, daemonExe(dir, ['slurmd', 'slurmd-wlm']));
   await stopPid(pidOf(`${dir}/slurmctld.pid`), 15_000, daemonExe(dir, ['slurmctld', 'slurmctld-wlm']));
   await stopPid(state.munged, 5_000, daemonExe(dir, ['munged']));
   if (state.mungeDir?.startsWith('/tmp/plugstack-munge-')) fs.rmSync(state.mungeDir, { recursive: true, force: true });

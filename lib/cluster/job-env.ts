@@ -14,7 +14,7 @@ export interface JobEnvInput {
   job: Job;
   jobName: string;
   submitDir: string;
-  /** Tasks per node of the allocation; CPUs per node default to it. */
+  /** Tasks per node of the allocation; CPUs per node follow it where the job does not have whole nodes. */
   tasksPerNode: number[];
   ntasks?: number;
   cpusPerTask?: number;
@@ -28,10 +28,15 @@ export interface BatchHostInput {
   nodeAliasesNull: boolean;
 }
 
+/** SLURM_JOB_CPUS_PER_NODE: the job's CPUs on each node (whole nodes), else its tasks (at least one a node). */
+function jobCpusPerNode(input: Pick<JobEnvInput, 'job' | 'tasksPerNode'>): string {
+  return compressCounts(input.job.cpusPerNode ?? input.tasksPerNode.map((n) => Math.max(1, n)));
+}
+
 /** env_array_for_job: the allocation, as srun and salloc export it. */
 export function allocationEnv(input: JobEnvInput): Record<string, string> {
   const nodes = compressHostlist(input.job.nodes);
-  const cpus = compressCounts(input.tasksPerNode.map((n) => Math.max(1, n)));
+  const cpus = jobCpusPerNode(input);
   return {
     SLURM_JOB_ID: String(input.job.id),
     SLURM_JOB_NAME: input.jobName,
@@ -58,7 +63,7 @@ export function batchJobEnv(input: Omit<JobEnvInput, 'jobName'> & { jobName: str
     SLURM_JOB_NODELIST: compressHostlist(input.job.nodes),
     SLURM_JOB_PARTITION: input.job.partition,
     ...(host?.nodeAliasesNull ? { SLURM_NODE_ALIASES: '(null)' } : {}),
-    SLURM_JOB_CPUS_PER_NODE: compressCounts(input.tasksPerNode.map((n) => Math.max(1, n))),
+    SLURM_JOB_CPUS_PER_NODE: jobCpusPerNode(input),
     ENVIRONMENT: 'BATCH',
     ...(host ? { HOSTNAME: host.node } : {}),
     SLURM_JOBID: String(input.job.id),

@@ -17,6 +17,7 @@ import { scanStack, type SlurmdScan } from './slurmd-scan.js';
 import type { CommandStack } from '../commands/srun.js';
 import type { Job } from './jobs.js';
 import type { StepResult } from '../step/types.js';
+import { compressCounts } from '../step/layout.js';
 
 /**
  * The job's end, its srun steps given (not the batch step): each step's exit
@@ -112,10 +113,13 @@ function jobEndTime(job: Job): number {
 
 /** What the job's credential carries (job-info.ts keeps the job's record): its task count, times, files. */
 function credential(job: Job, mode: JobScriptMode): JobCredential {
+  // The job's CPUs on its nodes where it has them whole (SLURM_JOB_CPUS_PER_NODE).
+  const cpus = job.cpusPerNode ? { cpusPerNode: compressCounts(job.cpusPerNode) } : {};
   const d = job.description;
-  if (!d) return {};
+  if (!d) return cpus;
   const { start, end } = jobTimes(d);
   return {
+    ...cpus,
     batch: d.batch,
     startTime: start,
     endTime: mode === 'epilog' ? jobEndTime(job) : end,

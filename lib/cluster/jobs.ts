@@ -35,6 +35,8 @@ export interface Job {
   nodeIndex?: number[];
   /** Tasks of the allocation (-n), when given. */
   ntasks?: number;
+  /** The CPUs the job has on each of its nodes, where the cluster gives whole nodes (shape.ts); otherwise they follow its tasks. */
+  cpusPerNode?: number[];
   /** When the job's time limit (-t) runs out, in ms since the epoch. */
   endTime?: number;
   /** The job's partition and cluster, as its environment names them. */
@@ -51,6 +53,7 @@ export interface Job {
 export interface JobRequest {
   nodes: string[];
   nodeIndex?: number[];
+  cpusPerNode?: number[];
   partition: string;
   clusterName: string;
   ntasks?: number;
@@ -131,6 +134,7 @@ export function createJob(request: JobRequest): Job {
         owner: { pid: process.pid, start: processStart(process.pid) ?? '' },
         nodes,
         ...(request.nodeIndex ? { nodeIndex: request.nodeIndex } : {}),
+        ...(request.cpusPerNode ? { cpusPerNode: request.cpusPerNode } : {}),
         partition: request.partition,
         clusterName: request.clusterName,
         ...(request.description ? { description: request.description } : {}),

@@ -2,8 +2,9 @@
  * The emulated cluster's shape: its name, its partitions and their nodes.
  * Without a slurm.conf it is plugstack's own (cluster "plugstack", one
  * partition "debug" with as many nodes node0, node1, ... as a job asks
- * for); with one, it is what the site's NodeName and PartitionName lines
- * say, and a job gets the first nodes of its partition.
+ * for, each with as many CPUs as the job puts tasks on it); with one, it is
+ * what the site's NodeName and PartitionName lines say. Either way a job's
+ * nodes are the ones select/linear would give it (select-linear.ts).
  */
 import type { SlurmConf } from '../config/slurm-conf.js';
 import { CLUSTER_NAME, PARTITION } from './names.js';
@@ -12,34 +13,60 @@ import { releaseRules } from '../releases.generated.js';
 import type { ReadyEvent } from '../host/protocol.js';
 import { native } from '../native/binding.js';
 import { NODE_TABLE_LIMIT, nodeLookup } from '../config/slurm-conf-nodes.js';
+import { selectLinear } from './select-linear.js';
 
 export interface Allocation {
   nodes: string[];
   /** Each node's index in the cluster's node table (node_inx). */
   nodeIndex: number[];
   partition: string;
-  /** The CPUs the job gets: all of its nodes' (slurm.conf's CPUs=, 1 when unset); absent on plugstack's own nodes. */
-  cpus?: number;
+  /**
+   * The CPUs the job gets on each of its nodes where select/linear gives it
+   * whole nodes (slurm.conf's CPUs=, 1 when unset); absent on plugstack's own
+   * nodes (as many CPUs as the job asks for) and under the other select
+   * plugins, which give a job the CPUs it asks for.
+   */
+  cpusPerNode?: number[];
 }
 
-/** slurmctld's refusal: its error (slurm_strerror), and the message it sends along, which the command prints first. */
+/** What places a job (the part of its job_desc_msg_t slurmctld's node selection reads). */
+export interface AllocationRequest {
+  /** The node count's minimum (-N; 1 without it). */
+  nodes: number;
+  /** -N's maximum, 0 when the job gave none. */
+  maxNodes?: number;
+  /** The partition (default: the cluster's default one). */
+  partition?: string;
+  /** min_cpus, as the command computes it (minCpusOf). */
+  minCpus: number;
+  /** -c. */
+  cpusPerTask?: number;
+  /** --ntasks-per-node: no more CPUs of a node are counted than this many tasks take. */
+  ntasksPerNode?: number;
+  /** The nodes -w asks for (req_nodes, distinct), which the job gets first; their maxNodes is -N's maximum (0: none). */
+  required?: RequiredNodes;
+  /** -x, as the client read it. */
+  exclude?: string;
+}
+
+/**
+ * slurmctld's refusal: its error (slurm_strerror), and the message it sends
+ * along, which the command prints first. `jobFailed`: the job was taken (it
+ * has an id) and then failed, its nodes not found (salloc hears that its
+ * allocation was revoked).
+ */
 export interface AllocationError {
   error: string;
   message?: string;
+  jobFailed?: boolean;
 }
 
 export interface ClusterShape {
   name: string;
   /** The partition of a job that names none, if the cluster has one. */
   defaultPartition?: string;
-  /**
-   * Nodes for a job of `count` nodes in `partition` (default: the default
-   * partition), or the error slurmctld answers. `minCpus` is the job's
-   * min_cpus as the command computes it (minCpusOf). `required`: the nodes
-   * -w asks for (req_nodes, distinct), which the job gets first; maxNodes:
-   * -N's maximum (0: none).
-   */
-  allocate(count: number, partition?: string, minCpus?: number, required?: RequiredNodes, exclude?: string): Allocation | AllocationError;
+  /** Nodes for a job, or the error slurmctld answers. */
+  allocate(request: AllocationRequest): Allocation | AllocationError;
   /** node_name2bitmap of a list (a step's exc_nodes): whether it reads and every name in it is a node of the cluster. */
   namesNodes(list: string): boolean;
   /** What job arrays may be: MaxArraySize and max_array_tasks (job-array.ts). */
@@ -120,9 +147,33 @@ export function chooseNodes<T>(candidates: readonly T[], required: Iterable<T>, 
   return candidates.filter((c) => chosen.has(c));
 }
 
-/** A job's nodes (table indices): the required ones, then the lowest-indexed others it may have. */
-function pickNodes(wanted: Wanted, candidates: number[], excluded: Set<number>): number[] {
-  return chooseNodes(candidates, wanted.required, wanted.count, (i) => (!wanted.only || wanted.only.has(i)) && !excluded.has(i));
+/** get_node_cnts' bound on any job's node count. */
+const MAX_JOB_NODES = 500000;
+
+/**
+ * A job's nodes (table indices) among `candidates` (its partition's, in
+ * table order), as select/linear chooses them, or slurmctld's error when
+ * it cannot have enough. `cpus` gives a node's CPUs. With `aimAtMaximum` a job that
+ * gave -N's maximum aims at it (get_node_cnts), as on a real cluster;
+ * plugstack's own, whose nodes are as many as jobs ask for, gives the
+ * minimum.
+ */
+function pickNodes(wanted: Wanted, request: AllocationRequest, candidates: number[], excluded: Set<number>, cpus: (i: number) => number, aimAtMaximum: boolean): number[] | AllocationError {
+  const maxNodes = request.maxNodes ? Math.min(request.maxNodes, MAX_JOB_NODES) : MAX_JOB_NODES;
+  // _get_avail_cpus: no more of a node than --ntasks-per-node tasks take.
+  const perNode = request.ntasksPerNode ? request.ntasksPerNode * (request.cpusPerTask ?? 1) : Infinity;
+  const allowed = candidates.filter((i) => (!wanted.only || wanted.only.has(i)) && !excluded.has(i));
+  if (allowed.length < wanted.count) return UNAVAILABLE;
+  const chosen = selectLinear({
+    candidates: allowed,
+    cpusOf: (i) => Math.min(cpus(i), perNode),
+    required: wanted.required,
+    minNodes: wanted.count,
+    reqNodes: aimAtMaximum && request.maxNodes ? Math.max(wanted.count, maxNodes) : wanted.count,
+    maxNodes,
+    minCpus: wanted.minCpus,
+  });
+  return chosen ?? NOT_SELECTED;
 }
 
 /** Whether a list reads and every name in it is a node (node_name2bitmap). */
@@ -150,8 +201,10 @@ function excludedNodes(exclude: string | undefined, required: number[], indexOf:
   return excluded;
 }
 
-/** select_nodes finding too few nodes for the job: it can never run, and is refused. */
+/** Too few nodes left for the job (its partition's, less -x's): it can never run, and is refused. */
 const UNAVAILABLE: AllocationError = { error: 'Requested node configuration is not available' };
+/** The select plugin finding no nodes for the job it has taken: the job fails. */
+const NOT_SELECTED: AllocationError = { ...UNAVAILABLE, jobFailed: true };
 
 /** _get_job_parts: the partition named is unknown (its name in the message). */
 function invalidPartition(name: string): AllocationError {
@@ -171,17 +224,18 @@ export function emulatedCluster(slurmVersion: string): ClusterShape {
     defaultPartition: PARTITION,
     arrayLimits: arrayLimits(undefined),
     namesNodes: (list) => namesNodes(list, indexOf, slurmVersion),
-    allocate(count, partition, minCpus = 0, required, exclude) {
-      const wanted = wantedNodes(required, count, minCpus, indexOf, slurmVersion);
+    allocate(request) {
+      const wanted = wantedNodes(request.required, request.nodes, request.minCpus, indexOf, slurmVersion);
       if ('error' in wanted) return wanted;
-      if (partition !== undefined && partition !== PARTITION) return invalidPartition(partition);
-      const excluded = excludedNodes(exclude, wanted.required, indexOf, slurmVersion);
+      if (request.partition !== undefined && request.partition !== PARTITION) return invalidPartition(request.partition);
+      const excluded = excludedNodes(request.exclude, wanted.required, indexOf, slurmVersion);
       if (!(excluded instanceof Set)) return excluded;
-      // Enough of them that the lowest free ones fill the job.
+      // Enough of them that the job finds its nodes past the ones it names
+      // and the ones it excludes; each gives as many CPUs as the job wants.
       let last = wanted.count + excluded.size;
       for (const i of [...wanted.required, ...(wanted.only ?? [])]) last = Math.max(last, i + 1);
-      const nodeIndex = pickNodes(wanted, Array.from({ length: last }, (_, i) => i), excluded);
-      if (nodeIndex.length < wanted.count) return UNAVAILABLE;
+      const nodeIndex = pickNodes(wanted, request, Array.from({ length: last + wanted.count }, (_, i) => i), excluded, () => Infinity, false);
+      if (!Array.isArray(nodeIndex)) return nodeIndex;
       return { nodes: nodeIndex.map((i) => `node${i}`), nodeIndex, partition: PARTITION };
     },
   };
@@ -205,17 +259,20 @@ export function configuredCluster(conf: SlurmConf, slurmVersion: string): Cluste
   }
   const lookup = nodeLookup(conf.nodes);
   // The nodes' CPUs as slurm.conf gives them (1 for a node that says none).
-  const cpusOf = (names: string[]) => names.reduce((sum, n) => sum + (conf.nodes.find((x) => x.name === n)?.cpus ?? 1), 0);
+  const nodeCpus = (i: number) => conf.nodes[i]?.cpus ?? 1;
+  const cpusOf = (names: string[]) => names.reduce((sum, n) => sum + nodeCpus(lookup(n)!), 0);
+  // select/linear gives a job its nodes whole, every CPU of them.
+  const wholeNodes = conf.selectType === 'select/linear';
   return {
     name: conf.clusterName ?? CLUSTER_NAME,
     ...(conf.defaultPartition ? { defaultPartition: conf.defaultPartition.name } : {}),
     arrayLimits: arrayLimits(conf),
     namesNodes: (list) => namesNodes(list, lookup, slurmVersion),
-    allocate(count, partition, minCpus = 0, required, exclude) {
-      const wanted = wantedNodes(required, count, minCpus, lookup, slurmVersion);
+    allocate(request) {
+      const wanted = wantedNodes(request.required, request.nodes, request.minCpus, lookup, slurmVersion);
       if ('error' in wanted) return wanted;
-      ({ count, minCpus } = wanted);
-      const name = partition ?? conf.defaultPartition?.name;
+      const { count, minCpus } = wanted;
+      const name = request.partition ?? conf.defaultPartition?.name;
       // Slurm's answers (slurm_strerror) when the request cannot be met
       // (_valid_job_part: more CPUs than the partition's nodes have is
       // ESLURM_TOO_MANY_REQUESTED_CPUS, checked first; more nodes than it
@@ -228,12 +285,12 @@ export function configuredCluster(conf: SlurmConf, slurmVersion: string): Cluste
       const members = p.nodes.map((n) => lookup(n)!);
       const inPartition = new Set(members);
       if (wanted.required.some((i) => !inPartition.has(i))) return NOT_IN_PARTITION;
-      const excluded = excludedNodes(exclude, wanted.required, lookup, slurmVersion);
+      const excluded = excludedNodes(request.exclude, wanted.required, lookup, slurmVersion);
       if (!(excluded instanceof Set)) return excluded;
-      const nodeIndex = pickNodes(wanted, members, excluded);
-      if (nodeIndex.length < count) return UNAVAILABLE;
+      const nodeIndex = pickNodes(wanted, request, members, excluded, nodeCpus, true);
+      if (!Array.isArray(nodeIndex)) return nodeIndex;
       const nodes = nodeIndex.map((i) => conf.nodes[i]!.name);
-      return { nodes, nodeIndex, partition: p.name, cpus: cpusOf(nodes) };
+      return { nodes, nodeIndex, partition: p.name, ...(wholeNodes ? { cpusPerNode: nodeIndex.map(nodeCpus) } : {}) };
     },
   };
 }

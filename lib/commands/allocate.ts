@@ -5,7 +5,7 @@
  */
 import { describeJob } from '../cluster/job-info.js';
 import { createJob, removeJob, type Job } from '../cluster/jobs.js';
-import { minCpusOf, type ClusterShape } from '../cluster/shape.js';
+import { minCpusOf, type ClusterShape, type AllocationRequest } from '../cluster/shape.js';
 import type { Builtins } from './builtins.js';
 import type { CommandConsole } from './console.js';
 import { faultLine } from './fault-lines.js';
@@ -56,6 +56,20 @@ function refusedUnreachable(cluster: ClusterShape, console: CommandConsole, refu
   return true;
 }
 
+/** What the command asks slurmctld for: `nodes` is the node count's minimum. */
+function jobRequest(b: Builtins, nodes: number): AllocationRequest {
+  return {
+    nodes,
+    minCpus: minCpusOf(b, nodes),
+    ...(b.maxNodes !== undefined ? { maxNodes: b.maxNodes } : {}),
+    ...(b.partition !== undefined ? { partition: b.partition } : {}),
+    ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}),
+    ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}),
+    ...(b.required ? { required: b.required } : {}),
+    ...(b.exclude !== undefined ? { exclude: b.exclude } : {}),
+  };
+}
+
 /** A new job for the command, or undefined after printing slurmctld's refusal. */
 export function requestJob(
   cluster: ClusterShape,
@@ -78,27 +92,22 @@ export function requestJob(
     console.log('error', `${REFUSED[command]}: ${INVALID_ARRAY}`);
     return undefined;
   }
-  const allocation = cluster.allocate(nodes, b.partition, minCpusOf(b, nodes), b.required, b.exclude);
+  const allocation = cluster.allocate(jobRequest(b, nodes));
   if ('error' in allocation) {
+    // A job slurmctld took and then failed has an id, and salloc hears
+    // that its allocation was revoked (that line and the error come in
+    // either order from the real one: the one here is its more frequent).
+    const failed = allocation.jobFailed ? createJob({ nodes: [], nodeIndex: [], partition: b.partition ?? cluster.defaultPartition ?? '', clusterName: cluster.name }) : undefined;
+    if (failed) removeJob(failed);
     if (allocation.message) console.log('error', allocation.message);
     console.log('error', `${REFUSED[command]}: ${allocation.error}`);
-    return undefined;
-  }
-  // slurmctld takes the job (it gets an id), then finds no layout of its
-  // nodes that gives --ntasks-per-node at most on each: the job fails;
-  // salloc hears that its allocation was revoked (that line and the error
-  // come in either order from the real one: the one here is its more
-  // frequent).
-  if (b.ntasksPerNode !== undefined && b.ntasks !== undefined && b.ntasks > b.ntasksPerNode * allocation.nodes.length) {
-    const failed = createJob({ nodes: allocation.nodes, nodeIndex: allocation.nodeIndex, partition: allocation.partition, clusterName: cluster.name });
-    removeJob(failed);
-    console.log('error', `${REFUSED[command]}: Requested node configuration is not available`);
-    if (command === 'salloc') console.log('info', `Job allocation ${failed.id} has been revoked.`);
+    if (failed && command === 'salloc') console.log('info', `Job allocation ${failed.id} has been revoked.`);
     return undefined;
   }
   return createJob({
     nodes: allocation.nodes,
     nodeIndex: allocation.nodeIndex,
+    ...(allocation.cpusPerNode ? { cpusPerNode: allocation.cpusPerNode } : {}),
     partition: allocation.partition,
     clusterName: cluster.name,
     // The job's task count as the commands send it: -n, else --ntasks-per-node times the nodes.
@@ -132,8 +141,9 @@ export function willRun(cluster: ClusterShape, b: Builtins, nodes: number, conso
     console.stderr(`allocation failure: ${INVALID_ARRAY}\n`);
     return 1;
   }
-  const minCpus = minCpusOf(b, nodes);
-  const allocation = cluster.allocate(nodes, b.partition, minCpus, b.required, b.exclude);
+  const request = jobRequest(b, nodes);
+  const { minCpus } = request;
+  const allocation = cluster.allocate(request);
   if ('error' in allocation) {
     if (allocation.message) console.log('error', allocation.message);
     // slurm_perror: the bare line, without the command's "error:" prefix.
@@ -142,8 +152,8 @@ export function willRun(cluster: ClusterShape, b: Builtins, nodes: number, conso
   }
   const answer = createJob({ nodes: allocation.nodes, nodeIndex: allocation.nodeIndex, partition: allocation.partition, clusterName: cluster.name });
   removeJob(answer);
-  // select/linear gives a job all of its nodes' CPUs; plugstack's own nodes have as many as the job asks for.
-  const cpus = allocation.cpus ?? Math.max(minCpus, allocation.nodes.length);
+  // select/linear gives a job all of its nodes' CPUs; plugstack's own nodes, and the other plugins, as many as the job asks for.
+  const cpus = allocation.cpusPerNode?.reduce((sum, c) => sum + c, 0) ?? Math.max(minCpus, allocation.nodes.length);
   console.log(
     'info',
     `Job ${answer.id} to start at ${slurmTimeString(new Date())} using ${cpus} processors on nodes ${compressHostlist(allocation.nodes)} in partition ${allocation.partition}`,

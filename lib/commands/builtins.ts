@@ -142,7 +142,10 @@ export function readBuiltins(
   // "-N 2" or a range "-N 2-4": the minimum is what a free cluster gives.
   const range = nodes === undefined ? null : native().nodeCountRange(nodes);
   if (range && range.min > 0) b.nodes = range.min;
-  if (range && range.max > 0) b.maxNodes = range.max;
+  // -N's maximum; where -w's list set the minimum (_opt_verify), the
+  // maximum stays what -N gave, none without it.
+  const maxNodes = required ? required.maxNodes : (range?.max ?? 0);
+  if (maxNodes > 0) b.maxNodes = maxNodes;
   if (required) b.required = required;
   // The client checked the value; no limit is -1 (and 0 means none too).
   const time = value('time');

@@ -20,7 +20,7 @@ import { launchStep, prestartStepHosts, type StackRef } from '../step/launch.js'
 import { compressHostlist } from '../step/layout.js';
 import { distributionOption, nodeLevel, SLURM_DIST_ARBITRARY, stepTaskDist, taskLayout } from '../step/distribution.js';
 import type { StepResult } from '../step/types.js';
-import { appendsOutput, readBuiltins } from './builtins.js';
+import { appendsOutput, readBuiltins, type Builtins } from './builtins.js';
 import { excludeFromJob, stepNodes, tooFewNodes } from './step-nodes.js';
 import { native } from '../native/binding.js';
 import { SrunOutput } from './srun-output.js';
@@ -203,8 +203,6 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     client.exit(status);
     return done(status);
   }
-  // -n (or SLURM_NTASKS, which a job's environment carries), else --ntasks-per-node times the nodes, else one a node.
-  const ntasks = b.ntasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : nodes);
   const job = existing ?? requestJob(stack.cluster, 'srun', b, nodes, console, { argv: ready.positional, cwd, env }, slurmdEnv(stack.hostEnv, stack.slurmConf?.path ?? env.SLURM_CONF));
   if (!job) {
     client.exit(ready.errorExit);
@@ -212,6 +210,12 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   }
   // (With -m arbitrary inside a job, srun holds the list against the job's first nodes itself, below.)
   const names = existing ? stepNodes(existing.nodes, nodes, request ? request.required : arbitrary ? undefined : b.required, request?.excluded) : job.nodes;
+  // _set_ntasks: -n (or SLURM_NTASKS, which a job's environment carries),
+  // else --ntasks-per-node times the step's nodes, else with -c as many
+  // tasks as CPUs hold (the job's, or under 24.11 slurmctld's count on the
+  // step's nodes), else one a node; never fewer than one a node.
+  const cpuNodes = releaseRules(stack.slurmVersion).client.cpuTasksBy === 'slurmctld' ? (names ?? []) : job.nodes;
+  const ntasks = b.ntasks ?? implicitTasks(cpuNodes, existing ? stepHosts(existing.nodes, b, request?.hosts) : job.nodes.length, b, job);
   const arbitraryMismatch = arbitrary !== undefined && arbitrary.hosts.length !== ntasks;
   // Inside a job srun holds the step against the job itself
   // (job_step_create_allocation, _job_create_structure) before asking
@@ -226,6 +230,9 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // for nodes the job does not have (or has too few of, -x taken out).
   if (!stepRefusal.length && request && b.exclude !== undefined && !stack.cluster.namesNodes(b.exclude)) stepRefusal.push(`Unable to create step for job ${job.id}: Invalid node name specified`);
   if (!stepRefusal.length && !names) stepRefusal.push(`Unable to create step for job ${job.id}: Requested node configuration is not available`);
+  // And, without -O, a step whose tasks want more CPUs than its nodes have in the job.
+  if (!stepRefusal.length && existing && names && !b.overcommit && ntasks * (b.cpusPerTask ?? 1) > (jobCpusOn(job, names) ?? Infinity))
+    stepRefusal.push(`Unable to create step for job ${job.id}: More processors requested than permitted`);
   if (stepRefusal.length || !names) {
     for (const line of stepRefusal) console.log('error', line);
     client.exit(ready.errorExit);
@@ -638,6 +645,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         ...(lui.environ ? { optionEnv: false } : {}),
         timeoutMs: run.timeoutMs,
         ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}),
+        // The job's CPUs on each step node, where it has whole nodes.
+        ...(job.cpusPerNode ? { cpusPerNode: names.map((n) => jobCpusOn(job, [n])!) } : {}),
         ...(b.taskProlog !== undefined ? { taskProlog: b.taskProlog } : {}),
         ...(b.taskEpilog !== undefined ? { taskEpilog: b.taskEpilog } : {}),
         // -J, else SLURM_JOB_NAME: inside a job, the step keeps the job's name (its environment carries it).
@@ -771,4 +780,37 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   if (job.endTime !== undefined && Date.now() >= job.endTime) timedOut = true;
   const state: JobRecord['state'] = timedOut ? 'TIMEOUT' : cancelled ? 'CANCELLED' : raw === 0 ? 'COMPLETED' : 'FAILED';
   return endJob(state, raw);
+}
+
+/**
+ * The node count srun gives a step inside a job without -n
+ * (job_step_create_allocation's nnodes): the job's nodes, up to -N's
+ * maximum (else its minimum: the job's SLURM_NNODES); with -x, what srun
+ * had left.
+ */
+function stepHosts(jobNodes: readonly string[], b: Builtins, leftByExclude: number | undefined): number {
+  if (leftByExclude !== undefined) return leftByExclude;
+  const alloc = new Set(jobNodes).size;
+  const max = b.maxNodes ?? b.nodes ?? alloc;
+  return Math.min(alloc, max);
+}
+
+/** The CPUs a job has on these of its nodes, or undefined where they follow its tasks (shape.ts). */
+function jobCpusOn(job: Job, names: readonly string[]): number | undefined {
+  const cpus = job.cpusPerNode;
+  if (!cpus) return undefined;
+  return names.reduce((sum, name) => sum + (cpus[job.nodes.indexOf(name)] ?? 0), 0);
+}
+
+/**
+ * srun's task count without -n (_set_ntasks) for a step of `nodes` nodes:
+ * --ntasks-per-node times the nodes, else with -c as many tasks as the
+ * CPUs of `cpuNodes` hold, else one a node; never fewer than one a node.
+ */
+function implicitTasks(cpuNodes: readonly string[], nodes: number, b: Builtins, job: Job): number {
+  let tasks = 0;
+  if (b.ntasksPerNode !== undefined) tasks = nodes * b.ntasksPerNode;
+  else if (b.cpusPerTask !== undefined && job.cpusPerNode)
+    tasks = cpuNodes.reduce((sum, n) => sum + Math.floor((job.cpusPerNode![job.nodes.indexOf(n)] ?? 0) / b.cpusPerTask!), 0);
+  return Math.max(tasks, nodes);
 }

@@ -64,9 +64,9 @@ export function tooFewNodes(hosts: number, b: Builtins): string[] {
  * A step's nodes inside a job (_pick_step_nodes): the first `count` of the
  * job's; with -w, each listed node must be one of the job's and the list no
  * longer than -N's maximum (undefined otherwise: slurmctld refuses the
- * step), a list longer than the count gives the first `count` of it, a
- * shorter one is filled with the job's others not excluded (-x); in the
- * job's order. Too few of them: undefined.
+ * step), the step has every listed node, and a list shorter than the count
+ * is filled with the job's others not excluded (-x); in the job's order.
+ * Too few of them: undefined.
  */
 export function stepNodes(jobNodes: string[], count: number, required: RequiredNodes | undefined, excluded: ReadonlySet<string> = new Set()): string[] | undefined {
   if (!required) return jobNodes.slice(0, count);
@@ -74,7 +74,7 @@ export function stepNodes(jobNodes: string[], count: number, required: RequiredN
   if (!required.parsed || required.hosts.some((h) => !inJob.has(h))) return undefined;
   if (required.maxNodes > 0 && required.hosts.length > required.maxNodes) return undefined;
   const listed = new Set(required.hosts);
-  if (listed.size >= count) return chooseNodes(jobNodes, [], count, (n) => listed.has(n));
+  if (listed.size >= count) return jobNodes.filter((n) => listed.has(n));
   const chosen = chooseNodes(jobNodes, listed, count, (n) => !excluded.has(n));
   return chosen.length < count ? undefined : chosen;
 }

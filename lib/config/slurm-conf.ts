@@ -5,6 +5,7 @@
  * the emulated cluster. Keys plugstack does not use are accepted silently,
  * as long as Slurm knows them; problems carry file and line.
  */
+import { releaseRules } from '../releases.generated.js';
 import path from 'node:path';
 import { native, type NativeDiagnostic } from '../native/binding.js';
 import { slurmConfNodes, type SlurmConfNode, type SlurmConfPartition } from './slurm-conf-nodes.js';
@@ -51,6 +52,8 @@ export interface SlurmConf {
   killOnBadExit: boolean;
   /** JobFileAppend: a job's output files are appended to, not truncated (--open-mode overrides it). */
   jobFileAppend: boolean;
+  /** SelectType, or the release's default when unset (22.05: select/linear; 24.11: select/cons_tres). */
+  selectType: string;
   /** PrologEpilogTimeout in seconds, when set (Slurm's default is no limit). */
   prologEpilogTimeout?: number;
   clusterName?: string;
@@ -82,13 +85,13 @@ export function slurmConfBoolean(conf: SlurmConf | undefined, key: string, fallb
 
 /**
  * SelectTypeParameters makes memory a consumable resource: one of its items is CR_Memory or
- * CR_<Socket|Core|CPU>_Memory, or, without it, SelectType is cons_tres (Slurm's default, whose
+ * CR_<Socket|Core|CPU>_Memory, or, without it, SelectType is cons_tres (24.11's default, whose
  * default parameters are CR_Core_Memory).
  */
 export function memoryConsumable(conf: SlurmConf): boolean {
   const params = conf.keys.SelectTypeParameters;
   if (params !== undefined) return params.split(',').some((p) => /^CR_((Socket|Core|CPU)_)?Memory$/i.test(p));
-  return (conf.keys.SelectType ?? 'select/cons_tres').includes('cons_tres');
+  return conf.selectType.includes('cons_tres');
 }
 
 /** SelectTypeParameters has MULTIPLE_SHARING_GRES_PJ (24.11's --gres-flags=one-task-per-sharing needs it). */
@@ -128,6 +131,7 @@ export function readSlurmConf(file: string, slurmVersion: string): SlurmConf {
     slurmdParameters: flags(keys.SlurmdParameters),
     propagatedLimits: [],
     killOnBadExit: Number.parseInt(keys.KillOnBadExit ?? '0', 10) > 0,
+    selectType: keys.SelectType ?? releaseRules(slurmVersion).identity.selectTypeDefault,
     jobFileAppend: Number.parseInt(keys.JobFileAppend ?? '0', 10) > 0,
     nodes,
     partitions,

@@ -351,7 +351,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
               nodeName: node.name,
               ntasks: options.recordCounts?.ntasks ?? ntasks,
               tasks: node.gtids.map((gtid) => ({ gtid })),
-              cpus: options.cpusPerNode ?? Math.max(1, node.gtids.length),
+              cpus: (typeof options.cpusPerNode === 'number' ? options.cpusPerNode : options.cpusPerNode?.[node.nodeId]) ?? Math.max(1, node.gtids.length),
               cpusPerTask: options.cpusPerTask ?? 1,
               uid,
               gid,

@@ -60,8 +60,8 @@ export interface StepOptions {
   gids?: number[];
   /** Working directory of user_init and the tasks. Default: this process's cwd. */
   cwd?: string;
-  /** CPUs on each node (S_JOB_NCPUS, SLURM_CPUS_ON_NODE); default: the node's task count. */
-  cpusPerNode?: number;
+  /** CPUs on each node (S_JOB_NCPUS, SLURM_CPUS_ON_NODE): one count for all, or one per node in the step's order; default: the node's task count. */
+  cpusPerNode?: number | readonly number[];
   cpusPerTask?: number;
   /** srun's --task-prolog and --task-epilog: run in each task before exec and by slurmstepd after each task (absolute paths). */
   taskProlog?: string;
