@@ -84,6 +84,8 @@ export interface CommandEnvRules {
   readonly exportKeeps: string;
   /** sbatch --export=NIL is NONE without the user's login environment (24.11); 22.05 reads NIL as a list naming a variable NIL. */
   readonly sbatchExportNil: boolean;
+  /** srun writes its job's memory (SLURM_MEM_PER_NODE or SLURM_MEM_PER_CPU, from --mem or --mem-per-cpu) into its own environment with the allocation's other variables (_set_env_vars, 24.11); 22.05's srun writes only the account. */
+  readonly srunJobMemory: boolean;
 }
 
 /** slurmstepd: how a failing SPANK callback ends the step and its tasks (src/slurmd/slurmstepd/mgr.c). */
@@ -170,7 +172,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "24.11": {
     identity: {"libslurmSoname":42,"protocolVersion":10752,"selectTypeDefault":"select/cons_tres"},
     client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true,"jobOptionsEnvBy":"slurmctld","stepSignalPrefix":"","outputMakesParents":true,"ptyDescriptor":"stdin","cpuTasksBy":"slurmctld","sallocSignalCompletes":"status"},
-    commandEnv: {"launcherVars":{"OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher","HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"sbatchNtasksFromPerNode":false,"launchEnvFromOptsFirst":true,"nodeAliasesNull":false,"exportKeeps":"SLURM,_SLURM_SPANK_OPTION_","sbatchExportNil":true},
+    commandEnv: {"launcherVars":{"OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher","HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"sbatchNtasksFromPerNode":false,"launchEnvFromOptsFirst":true,"nodeAliasesNull":false,"exportKeeps":"SLURM,_SLURM_SPANK_OPTION_","sbatchExportNil":true,"srunJobMemory":true},
     step: {"batchFileLetters":"aAbjJnNstux"},
     taskEnv: {"workingCluster":false},
     jobScript: {"jobNodelist":true,"userFromCredential":true,"batchPartitionFirst":false,"credentialTimes":true,"oversubscribe":true,"coreSpec":true},
@@ -182,7 +184,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "22.05": {
     identity: {"libslurmSoname":38,"protocolVersion":9728,"selectTypeDefault":"select/linear"},
     client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false,"jobOptionsEnvBy":"sbatch","stepSignalPrefix":"launch/slurm: _step_signal: ","outputMakesParents":false,"ptyDescriptor":"stdout","cpuTasksBy":"srun","sallocSignalCompletes":"cancel"},
-    commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"sbatchNtasksFromPerNode":true,"launchEnvFromOptsFirst":false,"nodeAliasesNull":true,"exportKeeps":"SLURM","sbatchExportNil":false},
+    commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"sbatchNtasksFromPerNode":true,"launchEnvFromOptsFirst":false,"nodeAliasesNull":true,"exportKeeps":"SLURM","sbatchExportNil":false,"srunJobMemory":false},
     step: {"batchFileLetters":"aAjJnNstux"},
     taskEnv: {"workingCluster":true},
     jobScript: {"jobNodelist":false,"userFromCredential":false,"batchPartitionFirst":true,"credentialTimes":false,"oversubscribe":false,"coreSpec":false},

@@ -122,6 +122,12 @@ export function srunStepEnv(input: {
   current: Record<string, string>;
   /** The srun runs inside a job (a batch script, salloc's command): its step joins the allocation. */
   inside?: { nodes: number; memZero?: boolean };
+  /**
+   * An srun that made its job with memory (--mem, --mem-per-cpu above 0):
+   * it writes the step's distribution as an srun inside a job does (the
+   * real 22.05 and 24.11, on one node and three).
+   */
+  withMemory?: { nodes: number };
   /** slurm.conf's MpiParams disables the HYDRA bootstrap pairs (hydraBootstrapOff). */
   hydraBootstrapOff?: boolean;
 }): Record<string, string> {
@@ -132,6 +138,7 @@ export function srunStepEnv(input: {
   const user = inside && rules.innerSrunUserUnknown ? innerUserEnv(input.slurmVersion) : jobUserEnv(input.slurmVersion, input.uid, input.gid);
   const env: Record<string, string> = {
     ...(inside ? innerStepEnv(input.slurmVersion, input.ntasks, inside, input.current) : {}),
+    ...(!inside && input.withMemory ? { SLURM_DISTRIBUTION: defaultDistribution(input.ntasks, input.withMemory.nodes) } : {}),
     SLURM_NTASKS: String(input.ntasks),
     SLURM_NPROCS: String(input.ntasks),
     SLURM_STEP_ID: String(input.stepId),
@@ -161,8 +168,13 @@ function innerStepEnv(slurmVersion: string, ntasks: number, inside: { nodes: num
   const cpus = current.SLURM_JOB_CPUS_PER_NODE;
   if (commandEnvRules(slurmVersion).innerSrunPackGroup && cpus !== undefined && current.SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0 === undefined)
     env.SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0 = cpus;
-  if (!inside.memZero) env.SLURM_DISTRIBUTION = ntasks <= inside.nodes ? 'cyclic' : 'block';
+  if (!inside.memZero) env.SLURM_DISTRIBUTION = defaultDistribution(ntasks, inside.nodes);
   return env;
+}
+
+/** srun's default distribution of a step (launch.c): cyclic when there are no more tasks than nodes, else block. */
+function defaultDistribution(ntasks: number, nodes: number): string {
+  return ntasks <= nodes ? 'cyclic' : 'block';
 }
 
 /**

@@ -65,8 +65,11 @@ function srunInit(slurmVersion: string): string[] {
 function srunOrder(slurmVersion: string, inside: boolean): string[] {
   const allocation = inside
     ? ['SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0']
-    : ['SLURM_CLUSTER_NAME', 'SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST', 'SLURM_JOB_NAME', 'SLURM_JOB_CPUS_PER_NODE'];
-  return [...srunInit(slurmVersion), ...allocation, ...SETUP_ENV, ...fromOpts(slurmVersion)];
+    : ['SLURM_CLUSTER_NAME', 'SLURM_SUBMIT_DIR', 'SLURM_SUBMIT_HOST', 'SLURM_JOB_NAME', 'SLURM_JOB_CPUS_PER_NODE', 'SLURM_MEM_PER_CPU', 'SLURM_MEM_PER_NODE'];
+  // The job's account comes after setup_env's variables (before 22.05's
+  // SLURM_WORKING_CLUSTER, which it writes last).
+  const setup = [...SETUP_ENV.slice(0, -1), 'SLURM_JOB_ACCOUNT', SETUP_ENV.at(-1)!];
+  return [...srunInit(slurmVersion), ...allocation, ...setup, ...fromOpts(slurmVersion)];
 }
 
 /** set_env_from_opts (24.11): the TRES variables, then the external launchers' in the order it appends them. */
@@ -89,12 +92,15 @@ const ENV_ARRAY_FOR_JOB = [
   'SLURM_DISTRIBUTION',
   'SLURM_DIST_PLANESIZE',
   'SLURM_JOB_CPUS_PER_NODE',
+  'SLURM_MEM_PER_CPU',
+  'SLURM_MEM_PER_NODE',
   'SLURM_JOBID',
   'SLURM_NNODES',
   'SLURM_NODELIST',
   // -m arbitrary: the job's requested node list.
   'SLURM_ARBITRARY_NODELIST',
   'SLURM_TASKS_PER_NODE',
+  'SLURM_JOB_ACCOUNT',
   'SLURM_OVERCOMMIT',
   'SLURM_NTASKS',
   'SLURM_NPROCS',
@@ -163,6 +169,9 @@ const ENV_ARRAY_FOR_BATCH_JOB = [
   'SLURM_NTASKS',
   'SLURM_NPROCS',
   'SLURM_TASKS_PER_NODE',
+  'SLURM_MEM_PER_CPU',
+  'SLURM_MEM_PER_NODE',
+  'SLURM_JOB_ACCOUNT',
 ];
 
 /**

@@ -80,7 +80,8 @@ function valueIn(list: readonly string[], name: string): string | undefined {
 
 /** srun: the environment a step is launched with, from srun's own (in its order). */
 export function srunExportEnv(environ: readonly string[], option: string | undefined, slurmVersion: string): string[] {
-  if (!option) return [...environ];
+  // An empty --export is a list of no names: Slurm's variables alone.
+  if (option === undefined) return [...environ];
   const dest = new EnvArray();
   let all = false;
   for (const item of exportItems(option)) {
@@ -99,7 +100,7 @@ export function srunExportEnv(environ: readonly string[], option: string | undef
 
 /** sbatch: the batch job's environment as sbatch sends it, from sbatch's own. */
 export function sbatchExportEnv(environ: readonly string[], option: string | undefined, slurmVersion: string): string[] {
-  if (!option || option.toUpperCase() === 'ALL') return [...environ];
+  if (option === undefined || option.toUpperCase() === 'ALL') return [...environ];
   const dest = new EnvArray();
   const upper = option.toUpperCase();
   if (upper === 'NONE' || (upper === 'NIL' && releaseRules(slurmVersion).commandEnv.sbatchExportNil)) {
@@ -138,7 +139,7 @@ export function sbatchGetsUserEnv(option: string | undefined, getUserEnv: boolea
  * (_SLURM_SPANK_OPTION_*, SLURM_SPANK_*) that it sets afterwards.
  */
 export function withSbatchExportVar(environ: readonly string[], option: string | undefined, caller: Readonly<Record<string, string | undefined>>): string[] {
-  if (!option || option.toUpperCase() === 'ALL' || environ.some((e) => e.startsWith('SLURM_EXPORT_ENV='))) return [...environ];
+  if (option === undefined || option.toUpperCase() === 'ALL' || environ.some((e) => e.startsWith('SLURM_EXPORT_ENV='))) return [...environ];
   const later = environ.findIndex((e) => /^(_SLURM_SPANK_OPTION_|SLURM_SPANK_)/.test(e) && caller[e.slice(0, e.indexOf('='))] === undefined);
   const out = [...environ];
   out.splice(later < 0 ? out.length : later, 0, `SLURM_EXPORT_ENV=${option}`);

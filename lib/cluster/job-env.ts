@@ -18,6 +18,16 @@ export interface JobEnvInput {
   tasksPerNode: number[];
   ntasks?: number;
   cpusPerTask?: number;
+  /** The job asked for -O (env_array_for_job: SLURM_OVERCOMMIT). */
+  overcommit?: boolean;
+}
+
+/** What slurmctld hands back of the job's request: its memory (pn_min_memory) and account. */
+function jobOptionEnv(job: Job): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (job.memory) env[job.memory.perCpu ? 'SLURM_MEM_PER_CPU' : 'SLURM_MEM_PER_NODE'] = String(job.memory.mb);
+  if (job.account !== undefined) env.SLURM_JOB_ACCOUNT = job.account;
+  return env;
 }
 
 /** What env_array_for_batch_job also writes, on the batch host. */
@@ -48,6 +58,8 @@ export function allocationEnv(input: JobEnvInput): Record<string, string> {
     SLURM_NNODES: String(input.job.nodes.length),
     SLURM_NODELIST: nodes,
     SLURM_TASKS_PER_NODE: compressCounts(input.tasksPerNode),
+    ...jobOptionEnv(input.job),
+    ...(input.overcommit ? { SLURM_OVERCOMMIT: '1' } : {}),
     SLURM_CLUSTER_NAME: input.job.clusterName,
     SLURM_SUBMIT_DIR: input.submitDir,
     SLURM_SUBMIT_HOST: os.hostname(),
@@ -70,6 +82,7 @@ export function batchJobEnv(input: Omit<JobEnvInput, 'jobName'> & { jobName: str
     SLURM_NNODES: String(input.job.nodes.length),
     SLURM_NODELIST: compressHostlist(input.job.nodes),
     SLURM_TASKS_PER_NODE: compressCounts(input.tasksPerNode),
+    ...jobOptionEnv(input.job),
     ...(input.jobName !== undefined ? { SLURM_JOB_NAME: input.jobName } : {}),
     SLURM_SUBMIT_DIR: input.submitDir,
     SLURM_SUBMIT_HOST: os.hostname(),

@@ -114,7 +114,10 @@ function jobEndTime(job: Job): number {
 /** What the job's credential carries (job-info.ts keeps the job's record): its task count, times, files. */
 function credential(job: Job, mode: JobScriptMode): JobCredential {
   // The job's CPUs on its nodes where it has them whole (SLURM_JOB_CPUS_PER_NODE).
-  const cpus = job.cpusPerNode ? { cpusPerNode: compressCounts(job.cpusPerNode) } : {};
+  const cpus = {
+    ...(job.cpusPerNode ? { cpusPerNode: compressCounts(job.cpusPerNode) } : {}),
+    ...(job.account !== undefined ? { account: job.account } : {}),
+  };
   const d = job.description;
   if (!d) return cpus;
   const { start, end } = jobTimes(d);

@@ -37,6 +37,9 @@ export interface Job {
   ntasks?: number;
   /** The CPUs the job has on each of its nodes, where the cluster gives whole nodes (shape.ts); otherwise they follow its tasks. */
   cpusPerNode?: number[];
+  /** Its memory (--mem, --mem-per-cpu) and account (-A), as slurmctld keeps them and hands them to the job's environments. */
+  memory?: { mb: number; perCpu: boolean };
+  account?: string;
   /** When the job's time limit (-t) runs out, in ms since the epoch. */
   endTime?: number;
   /** The job's partition and cluster, as its environment names them. */
@@ -54,6 +57,8 @@ export interface JobRequest {
   nodes: string[];
   nodeIndex?: number[];
   cpusPerNode?: number[];
+  memory?: { mb: number; perCpu: boolean };
+  account?: string;
   partition: string;
   clusterName: string;
   ntasks?: number;
@@ -135,6 +140,8 @@ export function createJob(request: JobRequest): Job {
         nodes,
         ...(request.nodeIndex ? { nodeIndex: request.nodeIndex } : {}),
         ...(request.cpusPerNode ? { cpusPerNode: request.cpusPerNode } : {}),
+        ...(request.memory ? { memory: request.memory } : {}),
+        ...(request.account !== undefined ? { account: request.account } : {}),
         partition: request.partition,
         clusterName: request.clusterName,
         ...(request.description ? { description: request.description } : {}),

@@ -108,6 +108,8 @@ export function requestJob(
     nodes: allocation.nodes,
     nodeIndex: allocation.nodeIndex,
     ...(allocation.cpusPerNode ? { cpusPerNode: allocation.cpusPerNode } : {}),
+    ...(b.memory ? { memory: b.memory } : {}),
+    ...(b.account !== undefined ? { account: b.account } : {}),
     partition: allocation.partition,
     clusterName: cluster.name,
     // The job's task count as the commands send it: -n, else --ntasks-per-node times the nodes.

@@ -67,6 +67,10 @@ export interface Builtins {
    * sends nothing and waits for the command.
    */
   killCommand?: NodeJS.Signals | number;
+  /** --mem or --mem-per-cpu (the last given), in megabytes: the job's pn_min_memory; absent for none or 0. */
+  memory?: { mb: number; perCpu: boolean };
+  /** -A/--account: the job's account, which slurmctld keeps (there is no accounting to check it against). */
+  account?: string;
   /** srun --pty[=fd] (24.11 takes a descriptor): '' when given bare. */
   pty?: string;
   /** salloc --no-shell: the allocation alone; salloc runs no command and ends once it is granted. */
@@ -82,8 +86,9 @@ export function appendsOutput(b: Pick<Builtins, 'openMode'>, conf: { jobFileAppe
   return b.openMode ? b.openMode === 'append' : (conf?.jobFileAppend ?? false);
 }
 
-function last(settings: BuiltinOptionSetting[], name: string): BuiltinOptionSetting | undefined {
-  for (let i = settings.length - 1; i >= 0; i--) if (settings[i]!.name === name) return settings[i];
+/** The last setting of any of these options. */
+function last(settings: BuiltinOptionSetting[], ...names: string[]): BuiltinOptionSetting | undefined {
+  for (let i = settings.length - 1; i >= 0; i--) if (names.includes(settings[i]!.name)) return settings[i];
   return undefined;
 }
 
@@ -180,6 +185,10 @@ export function readBuiltins(
   set('distribution', taskDistribution(value('distribution'), env));
   set('nodelist', value('nodelist'));
   set('exclude', value('exclude'));
+  set('account', value('account'));
+  const memory = last(settings, 'mem', 'mem-per-cpu');
+  const mb = memory?.value ? native().memoryMegabytes(memory.value) : null;
+  if (memory && mb) b.memory = { mb, perCpu: memory.name === 'mem-per-cpu' };
   const pty = last(settings, 'pty');
   if (pty) b.pty = pty.value ?? '';
   return b;

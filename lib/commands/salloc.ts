@@ -29,6 +29,7 @@ import { compressHostlist } from '../step/layout.js';
 import { checkTerminal, takeTerminal, type SallocTerminal } from './salloc-terminal.js';
 import { native } from '../native/binding.js';
 import { hostExecutable } from '../native/paths.js';
+import { deadlineAt } from '../cluster/deadline.js';
 
 /** salloc's exit status for its command (salloc.c): a user's kill signal counts as success. */
 export function sallocExitCode(status: number): number {
@@ -224,7 +225,7 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   // (env_array_for_job, and 24.11's launcher variables); its command runs
   // with it. Its job name is -J, else "interactive" (salloc's opt.c).
   const ownEnv = sallocEnvInOrder({
-    ...allocationEnv({ job, jobName: b.jobName ?? 'interactive', submitDir: cwd, tasksPerNode: perNode }),
+    ...allocationEnv({ job, jobName: b.jobName ?? 'interactive', submitDir: cwd, tasksPerNode: perNode, overcommit: b.overcommit }),
     // -m arbitrary: the job's requested node list, for the sruns inside.
     ...(ready.arbitraryHosts ? { SLURM_ARBITRARY_NODELIST: ready.arbitraryHosts.reqNodes } : {}),
     ...(ntasks !== undefined ? { SLURM_NTASKS: String(ntasks), SLURM_NPROCS: String(ntasks) } : {}),
@@ -294,13 +295,10 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   const limit =
     job.endTime === undefined
       ? undefined
-      : setTimeout(
-          () => revoke('TIMEOUT', 0, `Job ${job.id} has exceeded its time limit and its allocation has been revoked.`),
-          Math.max(0, job.endTime - Date.now()),
-        );
+      : deadlineAt(job.endTime, () => revoke('TIMEOUT', 0, `Job ${job.id} has exceeded its time limit and its allocation has been revoked.`));
   const status = await local.status;
   jobControl?.commandEnded();
-  clearTimeout(limit);
+  limit?.clear();
   // The command has ended: salloc relinquishes the allocation and exits; the
   // job's epilog is slurmd's.
   run.jobEnded(job.id);

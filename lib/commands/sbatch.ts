@@ -38,6 +38,7 @@ import { jobContainerSettings } from '../job-container/settings.js';
 import { commandJobContainer, inJobNamespace } from '../job-container/command-job.js';
 import { taskScripts } from '../step/task-scripts.js';
 import type { ArrayTaskRecord, CommandResult, JobRecord, WordCommandOptions } from './types.js';
+import { deadlineAt } from '../cluster/deadline.js';
 
 
 const SIG = os.constants.signals;
@@ -254,13 +255,13 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     const limit =
       job.endTime === undefined
         ? undefined
-        : setTimeout(() => {
+        : deadlineAt(job.endTime, () => {
             ended ??= 'TIMEOUT';
             control.timeLimit();
-          }, Math.max(0, job.endTime - Date.now()));
+          });
     await jc?.startExtern();
     if (ended) {
-      clearTimeout(limit);
+      limit?.clear();
       return { record: { jobId: job.id, state: ended, exitCode: 0, nodes: names, drained: [] }, waitStatus: 0 };
     }
     const batch: StepResult = await launchStep(
@@ -308,7 +309,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
       control,
     );
     output.flush();
-    clearTimeout(limit);
+    limit?.clear();
     // Past its end time the job is TIMEOUT, whichever of its processes ended first.
     if (job.endTime !== undefined && Date.now() >= job.endTime) ended ??= 'TIMEOUT';
     result.steps.push(batch);

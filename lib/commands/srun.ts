@@ -22,6 +22,7 @@ import { distributionOption, nodeLevel, SLURM_DIST_ARBITRARY, stepTaskDist, task
 import type { StepResult } from '../step/types.js';
 import { appendsOutput, readBuiltins, type Builtins } from './builtins.js';
 import { excludeFromJob, stepNodes, tooFewNodes } from './step-nodes.js';
+import { deadlineAt, deadlineIn, type Deadline } from '../cluster/deadline.js';
 import { native } from '../native/binding.js';
 import { SrunOutput } from './srun-output.js';
 import { nodeOutputFiles, opensFiles, srunOutput } from '../step/task-output.js';
@@ -345,14 +346,16 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   let ownEnv: Record<string, string> = {};
   if (!existing) {
     const perNode = names.map((_, i) => Math.floor(ntasks / names.length) + (i < ntasks % names.length ? 1 : 0));
-    // srun's own environment has no SLURM_JOB_NODELIST (the launch adds it).
-    const { SLURM_JOB_NODELIST: _, ...allocation } = allocationEnv({ job, jobName: b.jobName ?? ready.positional[0]!.split('/').pop()!, submitDir: cwd, tasksPerNode: perNode });
-    ownEnv = allocation;
+    // srun's own environment has no SLURM_JOB_NODELIST (the launch adds it),
+    // and under 22.05 no memory of the job (_set_env_vars).
+    const { SLURM_JOB_NODELIST: _, SLURM_MEM_PER_NODE: perNodeMem, SLURM_MEM_PER_CPU: perCpuMem, ...allocation } = allocationEnv({ job, jobName: b.jobName ?? ready.positional[0]!.split('/').pop()!, submitDir: cwd, tasksPerNode: perNode });
+    const memory = commandEnvRules(stack.slurmVersion).srunJobMemory ? { ...(perNodeMem ? { SLURM_MEM_PER_NODE: perNodeMem } : {}), ...(perCpuMem ? { SLURM_MEM_PER_CPU: perCpuMem } : {}) } : {};
+    ownEnv = { ...allocation, ...memory };
   }
   ownEnv = {
     ...ownEnv,
     ...commandProcessEnv('srun', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, overcommit: b.overcommit, verbose: b.verbose, quiet: b.quiet, rlimits: rlimits.env }),
-    ...srunStepEnv({ slurmVersion: stack.slurmVersion, stepId, ntasks, uid, gid, current, hydraBootstrapOff: hydraBootstrapOff(stack.slurmConf), ...(existing ? { inside: { nodes: names.length, memZero: b.memZero } } : {}) }),
+    ...srunStepEnv({ slurmVersion: stack.slurmVersion, stepId, ntasks, uid, gid, current, hydraBootstrapOff: hydraBootstrapOff(stack.slurmConf), ...(existing ? { inside: { nodes: names.length, memZero: b.memZero } } : b.memory ? { withMemory: { nodes: names.length } } : {}) }),
     // setup_env: the step's name inside a job (-J, else the job's, else the
     // program's), and -l.
     ...(existing ? { SLURM_JOB_NAME: b.jobName ?? current.SLURM_JOB_NAME ?? ready.positional[0]!.split('/').pop()! } : {}),
@@ -588,10 +591,10 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
       control.killHung();
     } else control.killAll('timeout');
   });
-  const limit = job.endTime === undefined ? undefined : setTimeout(() => {
+  const limit = job.endTime === undefined ? undefined : deadlineAt(job.endTime, () => {
     timedOut = true;
     control.timeLimit();
-  }, Math.max(0, job.endTime - Date.now()));
+  });
   // What srun does as task exits come in (launch.c _task_finish): with
   // -K (or slurm.conf's KillOnBadExit) the first task that ends badly has
   // the step terminated (SIG_TERM_KILL: SIGTERM, SIGKILL after KillWait);
@@ -600,7 +603,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const killOnBadExit = b.killOnBadExit ?? stack.slurmConf?.killOnBadExit ?? false;
   const { stepSignalPrefix } = releaseRules(stack.slurmVersion).client;
   let badExitSeen = false;
-  let maxWaitTimer: NodeJS.Timeout | undefined;
+  let maxWaitTimer: Deadline | undefined;
   const taskEnded = (status: number) => {
     if (status !== 0 && killOnBadExit && !badExitSeen) {
       badExitSeen = true;
@@ -609,12 +612,12 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     }
     if (b.maxWait !== undefined && maxWaitTimer === undefined) {
       console.log('verbose', `First task exited. Terminating job in ${b.maxWait}s`);
-      maxWaitTimer = setTimeout(alarm, b.maxWait * 1000);
+      maxWaitTimer = deadlineIn(b.maxWait * 1000, alarm);
     }
   };
   // The alarm -W set, or a SIGALRM once it is set (srun_max_timer).
   const alarm = () => {
-    clearTimeout(maxWaitTimer);
+    maxWaitTimer?.clear();
     if (!control.stepRunning) return;
     console.log('info', `First task exited ${b.maxWait}s ago`);
     for (const line of states.lines(stepName)) console.log('info', line);
@@ -631,6 +634,9 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
         argv: ready.positional,
         env: launchEnv,
         launcherEnv: true,
+        // The job's nodes and submission directory: srun's own (_set_submit_dir_env, where it made the job), else the job's it runs in.
+        jobNodes: job.nodes,
+        submitDir: envRecord(launchEnv).SLURM_SUBMIT_DIR ?? cwd,
         nodes: names.length,
         ntasks,
         nodeNames: names,
@@ -681,8 +687,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     );
   } finally {
     stepEnded = true;
-    clearTimeout(limit);
-    clearTimeout(maxWaitTimer);
+    limit?.clear();
+    maxWaitTimer?.clear();
     taskOutput.end();
   }
   result.steps.push(step);

@@ -106,6 +106,7 @@ export function jobScriptEnv(input: JobScriptEnvInput): Record<string, string> {
     env.SLURM_JOB_END_TIME = String(cred.endTime ?? (input.mode === 'epilog' ? now : start + YEAR_SECONDS));
   }
   if (rules.oversubscribe) env.SLURM_JOB_OVERSUBSCRIBE = 'NO';
+  if (cred.account !== undefined) env.SLURM_JOB_ACCOUNT = cred.account;
   if (cred.stdErr) env.SLURM_JOB_STDERR = cred.stdErr;
   if (cred.stdIn) env.SLURM_JOB_STDIN = cred.stdIn;
   if (cred.stdOut) env.SLURM_JOB_STDOUT = cred.stdOut;

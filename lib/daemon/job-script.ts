@@ -46,6 +46,7 @@ function checkedCredential(credential: unknown): JobCredential | undefined {
   if (c.batch !== undefined && typeof c.batch !== 'boolean') throw invalidArgument('credential.batch', 'a boolean', c.batch);
   if (c.cpusPerNode !== undefined && (typeof c.cpusPerNode !== 'string' || !/^\d+(\(x\d+\))?(,\d+(\(x\d+\))?)*$/.test(c.cpusPerNode)))
     throw invalidArgument('credential.cpusPerNode', 'counts such as "2" or "2(x3),1"', c.cpusPerNode);
+  if (c.account !== undefined && (typeof c.account !== 'string' || c.account.includes('\0'))) throw invalidArgument('credential.account', 'a string', c.account);
   for (const k of ['startTime', 'endTime']) if (c[k] !== undefined) uint32(`credential.${k}`, c[k], 0);
   for (const k of ['stdIn', 'stdOut', 'stdErr'])
     if (c[k] !== undefined && c[k] !== null && (typeof c[k] !== 'string' || (c[k] as string).includes('\0')))

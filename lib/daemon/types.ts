@@ -12,6 +12,8 @@ export interface JobCredential {
   batch?: boolean;
   /** SLURM_JOB_CPUS_PER_NODE, as uint32_compressed_to_str writes it ("2", "2(x3),1"). Default: one per node, or the tasks spread over the nodes. */
   cpusPerNode?: string;
+  /** The job's account (-A): SLURM_JOB_ACCOUNT. Default: none. */
+  account?: string;
   /** The job's start and end, in seconds since the epoch (24.11). Default: now; the prolog's end a year later, the epilog's now. */
   startTime?: number;
   endTime?: number;

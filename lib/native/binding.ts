@@ -76,6 +76,8 @@ export interface NativeBinding {
   timeStringSeconds(text: string): number | null;
   /** A node count "N" or "MIN-MAX" (max 0: none given), null when Slurm refuses it. */
   nodeCountRange(text: string): { min: number; max: number } | null;
+  /** Megabytes of a --mem or --mem-per-cpu value (str_to_mbytes), null when Slurm refuses it. */
+  memoryMegabytes(text: string): number | null;
   /**
    * -m/--distribution as Slurm reads it: set_distribution's text ('' when it
    * writes none), the task_dist_states_t value, the plane's size (0 unless a

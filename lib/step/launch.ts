@@ -219,8 +219,9 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
         stepId,
         layout,
         jobName: options.jobName ?? path.basename(options.argv[0]!),
-        submitDir: cwd,
+        submitDir: options.submitDir ?? cwd,
         port,
+        ...(options.jobNodes ? { jobNodes: options.jobNodes } : {}),
         ...(options.cpusPerTask !== undefined ? { cpusPerTask: options.cpusPerTask } : {}),
       }),
     );

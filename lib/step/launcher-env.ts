@@ -11,6 +11,8 @@ export interface LauncherEnvInput {
   jobId: number;
   stepId: number;
   layout: NodeLayout[];
+  /** The job's nodes, where they are not the step's (a step inside a job). */
+  jobNodes?: readonly string[];
   cpusPerTask?: number;
   jobName: string;
   submitDir: string;
@@ -20,15 +22,16 @@ export interface LauncherEnvInput {
 
 export function launcherEnv(input: LauncherEnvInput): Record<string, string> {
   const nodes = compressHostlist(input.layout.map((n) => n.name));
+  const jobNodes = input.jobNodes ? compressHostlist([...input.jobNodes]) : nodes;
   const tasks = input.layout.reduce((sum, n) => sum + n.gtids.length, 0);
   const perNode = compressCounts(input.layout.map((n) => n.gtids.length));
   const env: Record<string, string> = {
     SLURM_JOB_ID: String(input.jobId),
     SLURM_JOBID: String(input.jobId),
     SLURM_JOB_NAME: input.jobName,
-    SLURM_JOB_NODELIST: nodes,
-    SLURM_JOB_NUM_NODES: String(input.layout.length),
-    SLURM_NODELIST: nodes,
+    SLURM_JOB_NODELIST: jobNodes,
+    SLURM_JOB_NUM_NODES: String(input.jobNodes?.length ?? input.layout.length),
+    SLURM_NODELIST: jobNodes,
     SLURM_SUBMIT_DIR: input.submitDir,
     SLURM_STEP_NODELIST: nodes,
     SLURM_STEP_NUM_NODES: String(input.layout.length),

@@ -88,6 +88,14 @@ export interface StepOptions {
    */
   recordCounts?: { nnodes: number; ntasks: number };
   /**
+   * The launcher's job variables (launcherEnv): the job's nodes
+   * (SLURM_JOB_NODELIST, SLURM_JOB_NUM_NODES, SLURM_NODELIST; default: the
+   * step's), and its submission directory (SLURM_SUBMIT_DIR; default: cwd).
+   * srun gives a job's own, which inside a job are not the step's.
+   */
+  jobNodes?: readonly string[];
+  submitDir?: string;
+  /**
    * The job's record, keyed by slurm_job_info_t's field names, that
    * slurm_load_job answers with in the step's processes. srun and sbatch
    * pass their job's; by default it is a record of a job made of this step

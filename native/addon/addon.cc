@@ -214,6 +214,15 @@ Napi::Value NodeCountRangeOf(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// memoryMegabytes(text) -> megabytes of a --mem value (str_to_mbytes), or null.
+Napi::Value MemoryMegabytes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsString()) return typeError(env, "Expected a string");
+  std::optional<unsigned long long> mb = memoryMegabytes(info[0].As<Napi::String>().Utf8Value().c_str());
+  if (!mb) return env.Null();
+  return Napi::Number::New(env, static_cast<double>(*mb));
+}
+
 // taskDistribution(text, planeSizeEnv?) -> { text, value, planeSize } as
 // -m takes it (rules/task_distribution.h), or null when Slurm refuses it.
 Napi::Value TaskDistributionOf(const Napi::CallbackInfo& info) {
@@ -363,6 +372,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("groupByGid", Napi::Function::New(env, GroupByGid));
   exports.Set("timeStringSeconds", Napi::Function::New(env, TimeStringSeconds));
   exports.Set("nodeCountRange", Napi::Function::New(env, NodeCountRangeOf));
+  exports.Set("memoryMegabytes", Napi::Function::New(env, MemoryMegabytes));
   exports.Set("taskDistribution", Napi::Function::New(env, TaskDistributionOf));
   exports.Set("slurmVersion", Napi::Function::New(env, SlurmVersionInfo));
   exports.Set("expandHostlist", Napi::Function::New(env, ExpandHostlist));

@@ -75,6 +75,13 @@ export const environScenarios: Scenario[] = [
   { name: 'environ: salloc -m arbitrary -w node0,node0 true', fixture: 'environ.c', stack: environ(), command: 'salloc', args: ['-m', 'arbitrary', '-w', 'node0,node0', 'true'], env: CALLER },
   { name: "environ: sbatch -m arbitrary -w node0,node0 --wrap 'true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['-m', 'arbitrary', '-w', 'node0,node0', '--wrap', 'true'], env: CALLER },
   { name: "environ: srun --dependency=singleton -n 1 true", fixture: 'environ.c', stack: environ(), command: 'srun', args: ['--dependency=singleton', '-n', '1', 'true'], env: CALLER },
+  // The job's memory and account, which slurmctld hands back to the commands (env_array_for_job, env_array_for_batch_job, srun's _set_env_vars).
+  { name: 'environ: srun --mem=1G -A acct -n 1 true', fixture: 'environ.c', stack: environ(), command: 'srun', args: ['--mem=1G', '-A', 'acct', '-n', '1', 'true'], env: CALLER },
+  { name: 'environ: salloc --mem-per-cpu=100 -A acct -O -n 1 srun -n 1 true', fixture: 'environ.c', stack: environ(), command: 'salloc', args: ['--mem-per-cpu=100', '-A', 'acct', '-O', '-n', '1', 'srun', '-n', '1', 'true'], env: CALLER },
+  { name: "environ: sbatch --mem=1G -A acct --wrap 'srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'sbatch', args: ['--mem=1G', '-A', 'acct', '--wrap', 'srun -n 1 true'], env: CALLER },
+  // SLURM_SUBMIT_DIR: where srun was started, not its -D, and inside a job the job's.
+  { name: 'environ: srun -D /tmp -n 1 true', fixture: 'environ.c', stack: environ(), command: 'srun', args: ['-D', '/tmp', '-n', '1', 'true'], env: CALLER },
+  { name: "environ: salloc -n 1 sh -c 'cd /tmp && srun -n 1 true'", fixture: 'environ.c', stack: environ(), command: 'salloc', args: ['-n', '1', 'sh', '-c', 'cd /tmp && srun -n 1 true'], env: CALLER },
 ];
 
 /** Files a scenario's commands expect in their working directory. */

@@ -35,7 +35,7 @@ export function releases(): Release[] {
  * their releases' ports, so a second run of the suite on the same machine
  * (another directory) does not meet the first.
  */
-const BASE_DIR = process.env.PLUGSTACK_CONFORMANCE_DIR || '/tmp/plugstack-conformance';
+export const BASE_DIR = process.env.PLUGSTACK_CONFORMANCE_DIR || '/tmp/plugstack-conformance';
 export const CLUSTER_DIRS: Record<Release, string> = {
   '22.05': path.join(BASE_DIR, 'slurm'),
   '24.11': path.join(BASE_DIR, 'slurm-24.11'),

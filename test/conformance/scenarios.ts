@@ -257,6 +257,11 @@ export const scenarios: Scenario[] = [
   { name: 'srun -x naming a file with a line that is not a host', stack: trace, command: 'srun', args: ['-x', './hosts', 'true'], files: { hosts: 'node0\n%bad\n' } },
   { name: 'salloc -x naming a file that does not exist', stack: trace, command: 'salloc', args: ['-x', './nofile', 'true'] },
   { name: 'sbatch -x naming a file of a name that is no node', stack: trace, command: 'sbatch', args: ['-x', './hosts', '--wrap', 'true'], files: { hosts: 'nodeX\n' } },
+  // User mistakes the commands refuse, and a time limit past Node's longest timer (24.8 days).
+  { name: 'sbatch of a script with DOS line breaks', stack: trace, command: 'sbatch', args: ['crlf.sh'], files: { 'crlf.sh': '#!/bin/sh\r\necho hi\r\n' } },
+  { name: 'sbatch --wrap with script arguments', stack: trace, command: 'sbatch', args: ['--wrap', 'true', 'extra'] },
+  { name: 'srun --export= (no names: Slurm\'s variables alone)', stack: trace, command: 'srun', args: ['--export=', '/bin/sh', '-c', 'echo FOO=${FOO-unset}'], env: { FOO: 'foo' } },
+  { name: 'srun -t 30-0: a time limit of thirty days', stack: trace, command: 'srun', args: ['-t', '30-0', 'sh', '-c', 'sleep 1; echo done'] },
   // Inside a job srun applies -x itself, then slurmctld reads the names.
   {
     name: 'srun -x inside an allocation: the only node, a file naming it, no node, one -w lists too; -N beyond the job',

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "common/comma_list.h"
+#include "rules/builtin_checks.h"
 #include "rules/parse_time.h"
 #include "rules/task_distribution.h"
 #include "rules/signal_names.h"
@@ -59,24 +60,6 @@ std::optional<long> parseInt(const char* arg) {
   return v;
 }
 
-// str_to_mbytes: a number with an optional K, M, G or T (optionally + "B").
-std::optional<unsigned long long> parseMbytes(const char* arg) {
-  if (!arg) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  long long v = std::strtoll(arg, &end, 10);
-  if (end == arg || v < 0 || errno) return std::nullopt;
-  auto unitOnly = [&] { return end[1] == '\0' || ((end[1] == 'b' || end[1] == 'B') && end[2] == '\0'); };
-  unsigned long long m = static_cast<unsigned long long>(v);
-  switch (*end) {
-    case '\0': return m;
-    case 'k': case 'K': return unitOnly() ? std::optional((m + 1023) / 1024) : std::nullopt;
-    case 'm': case 'M': return unitOnly() ? std::optional(m) : std::nullopt;
-    case 'g': case 'G': return unitOnly() ? std::optional(m * 1024) : std::nullopt;
-    case 't': case 'T': return unitOnly() ? std::optional(m * 1024 * 1024) : std::nullopt;
-    default: return std::nullopt;
-  }
-}
 
 // mbytes_to_str: the largest unit that divides evenly; M is not printed.
 std::string mbytesText(unsigned long long mb) {
@@ -308,7 +291,7 @@ OptionSetOutcome setOptionValue(const BuiltinOption& option, Command command, co
       return shows(std::to_string(*v));
     }
     case OptionGetter::Mbytes: {
-      auto mb = parseMbytes(arg);
+      auto mb = memoryMegabytes(arg);
       if (!mb) return refused("Invalid " + flagName(option) + " specification");
       return shows(mbytesText(*mb));
     }

@@ -303,6 +303,11 @@ bool readBatchScript(const ClientOptions::FirstPass& first, std::string* script)
     slurmLog(LogLevel::Error, "contain a NULL character '\\0'.");
     return false;
   }
+  if (script->find("\r\n") != std::string::npos) {
+    slurmLog(LogLevel::Error, "Batch script contains DOS line breaks (\\r\\n)");
+    slurmLog(LogLevel::Error, "instead of expected UNIX line breaks (\\n).");
+    return false;
+  }
   return true;
 }
 
@@ -581,6 +586,11 @@ int runClientRole(Channel& channel, const json::Value& request) {
     ClientOptions::FirstPass first = options.firstPass(args);
     if (first.status) return finish(s, first.status, "options");
     if (first.help) return printHelp(s);
+    // Arguments after the options are the script's, which --wrap has none of.
+    if (first.wrap && !first.positional.empty()) {
+      slurmLog(LogLevel::Error, "Script arguments not permitted with --wrap option");
+      return finish(s, s.errorExit, "options");
+    }
     if (const BuiltinOption* wrap = store.find("wrap")) {
       if (first.wrap) store.given(*wrap, first.wrap->c_str(), false);
       else if (store.isSet(*wrap)) first.wrap = store.get(*wrap);  // a plugin's --wrap

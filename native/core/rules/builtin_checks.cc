@@ -2,6 +2,7 @@
 
 #include "rules/task_distribution.h"
 
+#include <cerrno>
 #include <cctype>
 #include <climits>
 #include <cstdlib>
@@ -144,6 +145,24 @@ std::optional<long> nodeCountMinimum(const char* text) {
   auto range = nodeCountRange(text);
   if (!range) return std::nullopt;
   return range->min;
+}
+
+std::optional<unsigned long long> memoryMegabytes(const char* arg) {
+  if (!arg) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(arg, &end, 10);
+  if (end == arg || v < 0 || errno) return std::nullopt;
+  auto unitOnly = [&] { return end[1] == '\0' || ((end[1] == 'b' || end[1] == 'B') && end[2] == '\0'); };
+  unsigned long long m = static_cast<unsigned long long>(v);
+  switch (*end) {
+    case '\0': return m;
+    case 'k': case 'K': return unitOnly() ? std::optional((m + 1023) / 1024) : std::nullopt;
+    case 'm': case 'M': return unitOnly() ? std::optional(m) : std::nullopt;
+    case 'g': case 'G': return unitOnly() ? std::optional(m * 1024) : std::nullopt;
+    case 't': case 'T': return unitOnly() ? std::optional(m * 1024 * 1024) : std::nullopt;
+    default: return std::nullopt;
+  }
 }
 
 std::optional<long> timeStringSeconds(const char* text) {

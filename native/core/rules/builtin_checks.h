@@ -36,4 +36,8 @@ std::optional<NodeCountRange> nodeCountRange(const char* text);
 // Its minimum.
 std::optional<long> nodeCountMinimum(const char* text);
 
+// A memory size as --mem and --mem-per-cpu take it (str_to_mbytes): a
+// number of megabytes, or with K, M, G or T (a B after it allowed).
+std::optional<unsigned long long> memoryMegabytes(const char* text);
+
 }  // namespace plugstack

@@ -1,0 +1,43 @@
+/**
+ * What the commands refuse before a job exists, what a job's request gives
+ * back in its environments, and time limits past Node's longest timer:
+ * found by comparing plugstack's commands with a real 22.05 and 24.11
+ * (test/conformance/scenarios.ts and environ.test.ts compare them there).
+ */
+import { describe, expect, it } from 'vitest';
+import { Plugstack } from '../lib/plugstack.js';
+import { tempDir, writeFile } from './helpers/plugins.js';
+
+const env = { PATH: '/usr/bin:/bin', FOO: 'foo' };
+
+describe.each(['22.05', '24.11'])('%s', (slurmVersion) => {
+  it('refuses a script with DOS line breaks, and --wrap with script arguments', async () => {
+    const dir = tempDir();
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [], slurmVersion });
+    writeFile(dir, 'crlf.sh', '#!/bin/sh\r\necho hi\r\n');
+    const crlf = await stack.sbatch({ args: ['crlf.sh'], cwd: dir, env });
+    expect([crlf.exitCode, crlf.stderr]).toEqual([1, 'sbatch: error: Batch script contains DOS line breaks (\\r\\n)\nsbatch: error: instead of expected UNIX line breaks (\\n).\n']);
+    const wrap = await stack.sbatch({ args: ['--wrap', 'true', 'extra'], cwd: dir, env });
+    expect([wrap.exitCode, wrap.stderr]).toEqual([1, 'sbatch: error: Script arguments not permitted with --wrap option\n']);
+  });
+
+  it('runs a job whose time limit is past 24.8 days, and an empty --export passes Slurm\'s variables alone', async () => {
+    const dir = tempDir();
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [], slurmVersion });
+    const long = await stack.srun({ args: ['-t', '30-0', 'sh', '-c', 'sleep 0.3; echo done'], cwd: dir, env });
+    expect([long.exitCode, long.stdout, long.job?.state]).toEqual([0, 'done\n', 'COMPLETED']);
+    const none = await stack.srun({ args: ['--export=', '/bin/sh', '-c', 'echo FOO=${FOO-unset}'], cwd: dir, env });
+    expect([none.exitCode, none.stdout]).toEqual([0, 'FOO=unset\n']);
+  });
+
+  it('hands the job its memory and account, and keeps the submission directory', async () => {
+    const dir = tempDir();
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [], slurmVersion });
+    const show = 'echo mem=${SLURM_MEM_PER_NODE-}${SLURM_MEM_PER_CPU-} account=${SLURM_JOB_ACCOUNT-} over=${SLURM_OVERCOMMIT-} submit=$SLURM_SUBMIT_DIR';
+    const alloc = await stack.salloc({ args: ['--mem-per-cpu=100', '-A', 'acct', '-O', 'sh', '-c', `${show}; cd /tmp && srun sh -c '${show}'`], cwd: dir, env });
+    expect(alloc.stdout.split('\n').filter(Boolean)).toEqual([`mem=100 account=acct over=1 submit=${dir}`, `mem=100 account=acct over=1 submit=${dir}`]);
+    const run = await stack.srun({ args: ['--mem=1G', '-A', 'acct', '-D', '/tmp', 'sh', '-c', show], cwd: dir, env });
+    // 22.05's srun does not write the job's memory into its own environment.
+    expect(run.stdout).toBe(`mem=${slurmVersion === '24.11' ? '1024' : ''} account=acct over= submit=${dir}\n`);
+  });
+});
