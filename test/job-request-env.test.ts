@@ -11,7 +11,7 @@ import { tempDir, writeFile } from './helpers/plugins.js';
 const env = { PATH: '/usr/bin:/bin', FOO: 'foo' };
 
 describe.each(['22.05', '24.11'])('%s', (slurmVersion) => {
-  it('refuses a script with DOS line breaks, and --wrap with script arguments', async () => {
+  it('refuses a script with DOS line breaks, --wrap with script arguments, -N 0 and zero tasks a node', async () => {
     const dir = tempDir();
     const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [], slurmVersion });
     writeFile(dir, 'crlf.sh', '#!/bin/sh\r\necho hi\r\n');
@@ -19,6 +19,13 @@ describe.each(['22.05', '24.11'])('%s', (slurmVersion) => {
     expect([crlf.exitCode, crlf.stderr]).toEqual([1, 'sbatch: error: Batch script contains DOS line breaks (\\r\\n)\nsbatch: error: instead of expected UNIX line breaks (\\n).\n']);
     const wrap = await stack.sbatch({ args: ['--wrap', 'true', 'extra'], cwd: dir, env });
     expect([wrap.exitCode, wrap.stderr]).toEqual([1, 'sbatch: error: Script arguments not permitted with --wrap option\n']);
+    const zero = await stack.srun({ args: ['-N', '0', 'true'], cwd: dir, env });
+    expect([zero.exitCode, zero.stderr]).toEqual([1, 'srun: error: Unable to allocate resources: Node count specification invalid\n']);
+    const perNode = await stack.salloc({ args: ['--ntasks-per-node=0', 'true'], cwd: dir, env });
+    expect([perNode.exitCode, perNode.stderr]).toEqual([1, 'salloc: error: Invalid numeric value "0" for --ntasks-per-node.\n']);
+    // sbatch -o /dev/stdout: the command's own pipe is not read back (it never ends).
+    const piped = await stack.sbatch({ args: ['-o', '/dev/stdout', '--wrap', 'true'], cwd: dir, env });
+    expect([piped.exitCode, piped.output]).toEqual([0, undefined]);
   });
 
   it('runs a job whose time limit is past 24.8 days, and an empty --export passes Slurm\'s variables alone', async () => {

@@ -31,7 +31,7 @@ export interface Allocation {
 
 /** What places a job (the part of its job_desc_msg_t slurmctld's node selection reads). */
 export interface AllocationRequest {
-  /** The node count's minimum (-N; 1 without it). */
+  /** The node count's minimum (-N; 1 without it; a job of -N 0 is refused). */
   nodes: number;
   /** -N's maximum, 0 when the job gave none. */
   maxNodes?: number;
@@ -225,6 +225,7 @@ export function emulatedCluster(slurmVersion: string): ClusterShape {
     arrayLimits: arrayLimits(undefined),
     namesNodes: (list) => namesNodes(list, indexOf, slurmVersion),
     allocate(request) {
+      if (request.nodes < 1) return INVALID_NODE_COUNT;
       const wanted = wantedNodes(request.required, request.nodes, request.minCpus, indexOf, slurmVersion);
       if ('error' in wanted) return wanted;
       if (request.partition !== undefined && request.partition !== PARTITION) return invalidPartition(request.partition);
@@ -269,6 +270,7 @@ export function configuredCluster(conf: SlurmConf, slurmVersion: string): Cluste
     arrayLimits: arrayLimits(conf),
     namesNodes: (list) => namesNodes(list, lookup, slurmVersion),
     allocate(request) {
+      if (request.nodes < 1) return INVALID_NODE_COUNT;
       const wanted = wantedNodes(request.required, request.nodes, request.minCpus, lookup, slurmVersion);
       if ('error' in wanted) return wanted;
       const { count, minCpus } = wanted;

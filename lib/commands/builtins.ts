@@ -146,7 +146,8 @@ export function readBuiltins(
   if (propagate) b.propagate = propagate.value ?? 'ALL';
   // "-N 2" or a range "-N 2-4": the minimum is what a free cluster gives.
   const range = nodes === undefined ? null : native().nodeCountRange(nodes);
-  if (range && range.min > 0) b.nodes = range.min;
+  // -N 0 is kept: slurmctld refuses it (shape.ts).
+  if (range) b.nodes = range.min;
   // -N's maximum; where -w's list set the minimum (_opt_verify), the
   // maximum stays what -N gave, none without it.
   const maxNodes = required ? required.maxNodes : (range?.max ?? 0);

@@ -360,7 +360,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     return {
       record,
       waitStatus: node.launchRc !== 0 ? 1 : code,
-      ...(fs.existsSync(stdoutFile) ? { output: { file: stdoutFile, text: fs.readFileSync(stdoutFile, 'utf8') } } : {}),
+      ...outputOf(stdoutFile),
     };
   };
 
@@ -402,4 +402,24 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     return finish(waitStatus);
   }
   return finish(0);
+}
+
+/**
+ * The job's output file, for the result: read when it is a regular file.
+ * `-o /dev/stdout` names the command's own standard output, whose pipe a
+ * read would wait on for ever (nothing ever closes its writing end); a
+ * device or a FIFO is named, not read.
+ */
+function outputOf(file: string): { output: { file: string; text: string } } | Record<string, never> {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch {
+    return {};
+  }
+  try {
+    return fs.fstatSync(fd).isFile() ? { output: { file, text: fs.readFileSync(fd, 'utf8') } } : {};
+  } finally {
+    fs.closeSync(fd);
+  }
 }

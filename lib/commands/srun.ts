@@ -187,7 +187,8 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // turn (a new job has them all, as -w's hosts are always the job's).
   const listed = ready.arbitraryHosts && (!ready.arbitraryHosts.fromEnvironment || existing) ? ready.arbitraryHosts : undefined;
   const arbitrary = nodeLevel(b.distribution) === SLURM_DIST_ARBITRARY ? (listed ?? { hosts: [] as string[], nodes: [] as string[] }) : undefined;
-  let nodes = Math.max(b.nodes ?? (existing && b.ntasks === undefined ? existing.nodes.length : 1), existing ? 0 : (arbitrary?.nodes.length ?? 0));
+  // (-N 0 refuses a new job; inside a job it is a step of one node.)
+  let nodes = Math.max(b.nodes ?? (existing && b.ntasks === undefined ? existing.nodes.length : 1), existing ? 1 : (arbitrary?.nodes.length ?? 0));
   // Inside a job srun applies -x itself: the step's node count, the nodes
   // it names, the nodes it has left for the step.
   const request = existing && b.exclude !== undefined && !arbitrary ? excludeFromJob(existing.nodes, b, b.exclude, stack.slurmVersion) : undefined;
@@ -797,7 +798,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
 function stepHosts(jobNodes: readonly string[], b: Builtins, leftByExclude: number | undefined): number {
   if (leftByExclude !== undefined) return leftByExclude;
   const alloc = new Set(jobNodes).size;
-  const max = b.maxNodes ?? b.nodes ?? alloc;
+  const max = b.maxNodes ?? (b.nodes || alloc);
   return Math.min(alloc, max);
 }
 

@@ -42,7 +42,7 @@ export function excludeFromJob(jobNodes: readonly string[], b: Builtins, exclude
     }
     if (wanted?.includes(name)) return { errors: [`Requested node ${name} is also in the excluded list.`, 'Job not submitted.'] };
   }
-  const minNodes = b.nodes ?? (b.ntasks !== undefined && b.ntasks < count ? b.ntasks : count);
+  const minNodes = b.nodes || (b.ntasks !== undefined && b.ntasks < count ? b.ntasks : count);
   const maxNodes = b.maxNodes ?? minNodes;
   if (maxNodes > 0 && maxNodes < count) count = maxNodes;
   if (left.length === 0) return { errors: ["Hostlist is empty!  Can't run job."] };

@@ -261,6 +261,9 @@ export const scenarios: Scenario[] = [
   { name: 'sbatch of a script with DOS line breaks', stack: trace, command: 'sbatch', args: ['crlf.sh'], files: { 'crlf.sh': '#!/bin/sh\r\necho hi\r\n' } },
   { name: 'sbatch --wrap with script arguments', stack: trace, command: 'sbatch', args: ['--wrap', 'true', 'extra'] },
   { name: 'srun --export= (no names: Slurm\'s variables alone)', stack: trace, command: 'srun', args: ['--export=', '/bin/sh', '-c', 'echo FOO=${FOO-unset}'], env: { FOO: 'foo' } },
+  { name: 'srun -N 0: slurmctld refuses it; inside a job it is a step of one node', stack: trace, command: 'salloc', args: ['-N', '1', 'sh', '-c', 'srun -N 0 hostname >/dev/null; echo inside=$?'] },
+  { name: 'srun -N 0', stack: trace, command: 'srun', args: ['-N', '0', 'true'] },
+  { name: 'salloc --ntasks-per-node=0', stack: trace, command: 'salloc', args: ['--ntasks-per-node=0', 'true'] },
   { name: 'srun -t 30-0: a time limit of thirty days', stack: trace, command: 'srun', args: ['-t', '30-0', 'sh', '-c', 'sleep 1; echo done'] },
   // Inside a job srun applies -x itself, then slurmctld reads the names.
   {
