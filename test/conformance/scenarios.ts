@@ -264,6 +264,10 @@ export const scenarios: Scenario[] = [
   { name: 'srun -N 0: slurmctld refuses it; inside a job it is a step of one node', stack: trace, command: 'salloc', args: ['-N', '1', 'sh', '-c', 'srun -N 0 hostname >/dev/null; echo inside=$?'] },
   { name: 'srun -N 0', stack: trace, command: 'srun', args: ['-N', '0', 'true'] },
   { name: 'salloc --ntasks-per-node=0', stack: trace, command: 'salloc', args: ['--ntasks-per-node=0', 'true'] },
+  { name: 'srun --mail-type=bogus, and one type it knows among others', stack: trace, command: 'salloc', args: ['sh', '-c', 'srun --mail-type=bogus true; echo bogus=$?; srun --mail-type=END,bogus true; echo mixed=$?'] },
+  { name: 'srun --signal=BOGUS', stack: trace, command: 'srun', args: ['--signal=BOGUS', 'true'] },
+  { name: 'sbatch --signal=USR1@abc', stack: trace, command: 'sbatch', args: ['--signal=USR1@abc', '--wrap', 'true'] },
+  { name: 'sbatch --open-mode=bogus', stack: trace, command: 'sbatch', args: ['--open-mode=bogus', '--wrap', 'true'] },
   { name: 'srun -t 30-0: a time limit of thirty days', stack: trace, command: 'srun', args: ['-t', '30-0', 'sh', '-c', 'sleep 1; echo done'] },
   // Inside a job srun applies -x itself, then slurmctld reads the names.
   {

@@ -160,6 +160,39 @@ std::optional<OptionSetOutcome> intLikeValue(const BuiltinOption& o, const char*
   return std::nullopt;
 }
 
+// parse_mail_type: a comma list of mail types; a name it does not know is
+// passed over, but a list with none it knows (and no NONE) is refused.
+bool mailTypeKnown(const char* arg) {
+  if (!arg) return false;
+  static const char* const kTypes[] = {"NONE", "ARRAY_TASKS", "BEGIN", "END", "FAIL", "INVALID_DEPEND", "REQUEUE", "ALL",
+                                       "STAGE_OUT", "TIME_LIMIT", "TIME_LIMIT_90", "TIME_LIMIT_80", "TIME_LIMIT_50"};
+  for (const std::string& item : commaItems(arg))
+    for (const char* type : kTypes)
+      if (strcasecmp(item.c_str(), type) == 0) return true;
+  return false;
+}
+
+// get_signal_opts: [R][B][R][:]SIGNAL[@SECONDS] (B, the batch shell, for
+// sbatch only), the signal a name or number of the release, the seconds
+// a number up to 65535.
+bool signalSpecValid(const char* arg, Command command, const SlurmVersion& version) {
+  if (!arg) return false;
+  const char* p = arg;
+  if (*p == 'R' || *p == 'r') p++;
+  if (command == Command::Sbatch) {
+    if (*p == 'B' || *p == 'b') p++;
+    if (*p == 'R' || *p == 'r') p++;
+  }
+  if (*p == ':') p++;
+  const char* at = std::strchr(p, '@');
+  int signal = slurmSignalNumber(std::string(p, at ? static_cast<size_t>(at - p) : std::strlen(p)), version);
+  if (signal < 1 || signal > 0xffff) return false;
+  if (!at) return true;
+  char* end = nullptr;
+  long seconds = std::strtol(at + 1, &end, 10);
+  return seconds >= 0 && seconds <= 0xffff && *end == '\0';
+}
+
 // The custom getters whose printed value differs from what was given.
 std::optional<OptionSetOutcome> customValue(const BuiltinOption& o, const char* arg) {
   std::string name = o.name;
@@ -188,6 +221,9 @@ std::optional<OptionSetOutcome> customValue(const BuiltinOption& o, const char* 
     return refused("Invalid --exclusive specification");
   }
   if (name == "oversubscribe") return shows("oversubscribe");
+  if (name == "mail-type" && !mailTypeKnown(arg)) return refused("Invalid --mail-type specification");
+  // arg_set_open_mode: append or truncate, by the first letter.
+  if (name == "open-mode" && !(arg && arg[0] && std::strchr("aAtT", arg[0]))) return refused("Invalid --open-mode specification");
   if (name == "distribution") {
     // arg_get_distribution: set_distribution's text, "=N" after a plane.
     auto d = arg ? parseTaskDistribution(arg, std::getenv("SLURM_DIST_PLANESIZE")) : std::nullopt;
@@ -310,6 +346,7 @@ OptionSetOutcome setOptionValue(const BuiltinOption& option, Command command, co
       return shows(arg ? OptionValue(arg) : std::nullopt);
     case OptionGetter::Custom:
       if (std::strcmp(option.name, "gres-flags") == 0) return gresFlagsValue(arg, command, version, site);
+      if (std::strcmp(option.name, "signal") == 0 && !signalSpecValid(arg, command, version)) return refused("Invalid --signal specification");
       if (std::strcmp(option.name, "kill-command") == 0) {
         // arg_set_kill_command: none given is SIGTERM; the getter prints
         // the signal's name (sig_num2name).
