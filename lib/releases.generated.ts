@@ -46,6 +46,8 @@ export interface ClientRules {
   readonly outputMakesParents: boolean;
   /** srun --pty: the descriptor whose terminal size srun reads first (srun.c, set_winsize): 'stdout' (22.05); 'stdin' (24.11, where --pty=N names another and the refusal line says '--pty=N'). Without a terminal there srun says 'ioctl(TIOCGWINSZ): ...' and 'Not using a pseudo-terminal, disregarding --pty option', and runs the step without one. 24.11 reads --pty=N's value as a descriptor (isdigit, atoi): one whose first character is not a digit is fatal ('--pty=X must be numeric file descriptor', exit 1) once the job and step exist. */
   readonly ptyDescriptor: string;
+  /** A job request with -n and --ntasks-per-node but no -N asks for as many nodes as the tasks need at that many a node (slurm_opt_create_job_desc: min_nodes = ceil(ntasks / ntasks_per_node), 24.11), so that more than the partition has is slurmctld's 'Node count specification invalid'; 22.05 asks for one and the job then finds no nodes. */
+  readonly jobNodesFromTasksPerNode: boolean;
   /** srun with -c and neither -n nor --ntasks-per-node (_set_ntasks): 'srun' counts as many tasks as the CPUs of the whole allocation hold (22.05), and slurmctld then refuses a step whose nodes have fewer (More processors requested than permitted); 'slurmctld' leaves the count to slurmctld, which gives as many as the step's nodes' CPUs hold (24.11). */
   readonly cpuTasksBy: string;
   /** What salloc completes its job with when a signal of its set (SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2; SIGHUP goes to the command) reaches salloc itself while its command runs (salloc.c _signal_while_allocating): 'cancel', NO_VAL, so the job is CANCELLED with exit code 0 (22.05), or 'status', 128 + the signal, so the job is FAILED with that status and reason FAIL_SIGNAL (24.11; a real 24.11 gave 143 for SIGTERM, 130 for SIGINT, 138 for SIGUSR1). Either way the allocation is revoked and salloc waits for its command. */
@@ -171,7 +173,7 @@ export interface ReleaseRules {
 export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   "24.11": {
     identity: {"libslurmSoname":42,"protocolVersion":10752,"selectTypeDefault":"select/cons_tres"},
-    client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true,"jobOptionsEnvBy":"slurmctld","stepSignalPrefix":"","outputMakesParents":true,"ptyDescriptor":"stdin","cpuTasksBy":"slurmctld","sallocSignalCompletes":"status"},
+    client: {"userInitFailedJobState":"FAILED","sallocNodesReady":true,"prologFailedLaunch":4022,"prologFailedLaunchText":"Job prolog failed","launchFailedStatus":1,"taskExitBeforeLaunchFailed":true,"jobOptionsEnvBy":"slurmctld","stepSignalPrefix":"","outputMakesParents":true,"ptyDescriptor":"stdin","jobNodesFromTasksPerNode":true,"cpuTasksBy":"slurmctld","sallocSignalCompletes":"status"},
     commandEnv: {"launcherVars":{"OMPI_MCA_plm_slurm_args":"--external-launcher","PRTE_MCA_plm_slurm_args":"--external-launcher","HYDRA_BOOTSTRAP":"slurm","HYDRA_LAUNCHER_EXTRA_ARGS":"--external-launcher","I_MPI_HYDRA_BOOTSTRAP":"slurm","I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS":"--external-launcher"},"jobGroup":true,"slurmdDebug":"2","mpiNoneBeforeLocalUserInit":true,"stepdMpiType":false,"localUserInitNobody":true,"innerSrunUserUnknown":true,"innerSrunPackGroup":false,"tresPerTaskCpu":true,"batchJobNameFromController":true,"sbatchNtasksFromPerNode":false,"launchEnvFromOptsFirst":true,"nodeAliasesNull":false,"exportKeeps":"SLURM,_SLURM_SPANK_OPTION_","sbatchExportNil":true,"srunJobMemory":true},
     step: {"batchFileLetters":"aAbjJnNstux"},
     taskEnv: {"workingCluster":false},
@@ -183,7 +185,7 @@ export const RELEASE_RULES: Readonly<Record<SlurmRelease, ReleaseRules>> = {
   },
   "22.05": {
     identity: {"libslurmSoname":38,"protocolVersion":9728,"selectTypeDefault":"select/linear"},
-    client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false,"jobOptionsEnvBy":"sbatch","stepSignalPrefix":"launch/slurm: _step_signal: ","outputMakesParents":false,"ptyDescriptor":"stdout","cpuTasksBy":"srun","sallocSignalCompletes":"cancel"},
+    client: {"userInitFailedJobState":"COMPLETED","sallocNodesReady":false,"prologFailedLaunch":11,"prologFailedLaunchText":"Resource temporarily unavailable","launchFailedStatus":0,"taskExitBeforeLaunchFailed":false,"jobOptionsEnvBy":"sbatch","stepSignalPrefix":"launch/slurm: _step_signal: ","outputMakesParents":false,"ptyDescriptor":"stdout","jobNodesFromTasksPerNode":false,"cpuTasksBy":"srun","sallocSignalCompletes":"cancel"},
     commandEnv: {"launcherVars":{},"jobGroup":false,"slurmdDebug":null,"mpiNoneBeforeLocalUserInit":false,"stepdMpiType":true,"localUserInitNobody":false,"innerSrunUserUnknown":false,"innerSrunPackGroup":true,"tresPerTaskCpu":false,"batchJobNameFromController":false,"sbatchNtasksFromPerNode":true,"launchEnvFromOptsFirst":false,"nodeAliasesNull":true,"exportKeeps":"SLURM","sbatchExportNil":false,"srunJobMemory":false},
     step: {"batchFileLetters":"aAjJnNstux"},
     taskEnv: {"workingCluster":true},

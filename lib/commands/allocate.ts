@@ -13,6 +13,7 @@ import type { CommandName } from './types.js';
 import { compressHostlist } from '../step/layout.js';
 import { parseJobArray, type JobArray } from '../cluster/job-array.js';
 import { nodeLevel, SLURM_DIST_ARBITRARY } from '../step/distribution.js';
+import { releaseRules } from '../releases.generated.js';
 
 const REFUSED: Record<CommandName, string> = {
   srun: 'Unable to allocate resources',
@@ -54,6 +55,17 @@ function refusedUnreachable(cluster: ClusterShape, console: CommandConsole, refu
     console.stderr(faultLine(p, `slurmctld${where}`));
   }
   return true;
+}
+
+/**
+ * The node count's minimum a new job asks for: -N's, else under 24.11 what
+ * -n needs at --ntasks-per-node a node (slurm_opt_create_job_desc), else 1.
+ */
+export function requestedNodes(b: Builtins, slurmVersion: string): number {
+  if (b.nodes !== undefined) return b.nodes;
+  if (b.ntasks !== undefined && b.ntasksPerNode !== undefined && releaseRules(slurmVersion).client.jobNodesFromTasksPerNode)
+    return Math.ceil(b.ntasks / b.ntasksPerNode);
+  return 1;
 }
 
 /** What the command asks slurmctld for: `nodes` is the node count's minimum. */

@@ -19,7 +19,7 @@ import { drainedBy, jobEnd, runEpilogs, type JobScriptContext } from '../cluster
 import { innerResults, srunShim, type Job } from '../cluster/jobs.js';
 import { commandEnvRules, entriesOf, hydraBootstrapOff, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { sallocEnvInOrder } from '../cluster/env-order.js';
-import { requestJob } from './allocate.js';
+import { requestedNodes, requestJob } from './allocate.js';
 import { NO_VAL } from '../cluster/job-info.js';
 import { commandJobContainer, inJobNamespace } from '../job-container/command-job.js';
 import type { CommandStack } from './srun.js';
@@ -183,7 +183,7 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
 
   const b = readBuiltins(ready.builtins, cwd, envRecord(ready.environ), ready.requiredNodes);
   console.setVerbosity(b.verbose, b.quiet);
-  const nodes = b.nodes ?? 1;
+  const nodes = requestedNodes(b, stack.slurmVersion);
   // salloc changes into -D's directory right after init_post_opt, and ends
   // there when it cannot (salloc.c).
   const unusable = b.chdir === undefined ? undefined : chdirError(path.resolve(cwd, b.chdir));
@@ -220,7 +220,8 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   const command = ready.positional.length ? ready.positional : [env.SHELL || '/bin/sh'];
   // -n, else --ntasks-per-node times the nodes (salloc then exports the count as if given).
   const ntasks = b.ntasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : undefined);
-  const perNode = names.map((_, i) => (ntasks === undefined ? 1 : Math.floor(ntasks / nodes) + (i < ntasks % nodes ? 1 : 0)));
+  // Spread over the nodes the job got (select/linear may give more than -N's minimum).
+  const perNode = names.map((_, i) => (ntasks === undefined ? 1 : Math.floor(ntasks / names.length) + (i < ntasks % names.length ? 1 : 0)));
   // What salloc writes into its own environment once it has the allocation
   // (env_array_for_job, and 24.11's launcher variables); its command runs
   // with it. Its job name is -J, else "interactive" (salloc's opt.c).

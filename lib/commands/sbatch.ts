@@ -29,7 +29,7 @@ import { arrayJobRecord, arrayTaskEnv } from '../cluster/job-array.js';
 import type { JobScriptResult } from '../daemon/types.js';
 import { commandEnvRules, entriesOf, hydraBootstrapOff, launcherEnv, slurmdEnv, taskShapeEnv } from '../cluster/command-env.js';
 import { batchEnvInOrder, sbatchEnvInOrder } from '../cluster/env-order.js';
-import { requestedArray, requestJob, willRun } from './allocate.js';
+import { requestedArray, requestedNodes, requestJob, willRun } from './allocate.js';
 import { NO_VAL } from '../cluster/job-info.js';
 import { jobRecordOf } from '../cluster/job-info.js';
 import type { CommandSignal } from '../cluster/control.js';
@@ -79,7 +79,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
     client.exit(ready.errorExit);
     return finish(ready.errorExit);
   }
-  const nodes = b.nodes ?? 1;
+  const nodes = requestedNodes(b, stack.slurmVersion);
   // The job's task count as sbatch sends it: -n, else --ntasks-per-node times the nodes.
   const batchNtasks = b.ntasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : undefined);
   if (b.testOnly) {
@@ -136,7 +136,8 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const workdir = b.chdir ? path.resolve(cwd, b.chdir) : cwd;
   const scriptArgs = ready.positional.slice(1);
   const ntasks = b.ntasks;
-  const perNode = names.map((_, i) => (ntasks === undefined ? 1 : Math.floor(ntasks / nodes) + (i < ntasks % nodes ? 1 : 0)));
+  // Spread over the nodes the job got (select/linear may give more than -N's minimum).
+  const perNode = names.map((_, i) => (ntasks === undefined ? 1 : Math.floor(ntasks / names.length) + (i < ntasks % names.length ? 1 : 0)));
   // The job's name (-J, wrap, the script's name, else sbatch's "sbatch"); the
   // batch job's SLURM_JOB_NAME is slurmctld's (24.11) or sbatch's own
   // variable (22.05: none for a script read from standard input).

@@ -39,7 +39,7 @@ import { checkPty } from './srun-pty.js';
 import { arrayIdsIn } from '../cluster/job-array.js';
 import { drainedBy, jobEnd, prestartEpilogs, prestartPrologs, runEpilogs, runPrologs, type JobScriptContext } from '../cluster/job-scripts.js';
 import { findJob, nextStepId, stepResultFile, type Job } from '../cluster/jobs.js';
-import { requestJob, willRun } from './allocate.js';
+import { requestedNodes, requestJob, willRun } from './allocate.js';
 import { jobRecordOf } from '../cluster/job-info.js';
 import { MAX_TASKS_PER_NODE } from '../cluster/names.js';
 import { releaseRules } from '../releases.generated.js';
@@ -188,7 +188,9 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const listed = ready.arbitraryHosts && (!ready.arbitraryHosts.fromEnvironment || existing) ? ready.arbitraryHosts : undefined;
   const arbitrary = nodeLevel(b.distribution) === SLURM_DIST_ARBITRARY ? (listed ?? { hosts: [] as string[], nodes: [] as string[] }) : undefined;
   // (-N 0 refuses a new job; inside a job it is a step of one node.)
-  let nodes = Math.max(b.nodes ?? (existing && b.ntasks === undefined ? existing.nodes.length : 1), existing ? 1 : (arbitrary?.nodes.length ?? 0));
+  let nodes = existing
+    ? Math.max(b.nodes ?? (b.ntasks === undefined ? existing.nodes.length : 1), 1)
+    : Math.max(requestedNodes(b, stack.slurmVersion), arbitrary?.nodes.length ?? 0);
   // Inside a job srun applies -x itself: the step's node count, the nodes
   // it names, the nodes it has left for the step.
   const request = existing && b.exclude !== undefined && !arbitrary ? excludeFromJob(existing.nodes, b, b.exclude, stack.slurmVersion) : undefined;

@@ -72,8 +72,12 @@ const cases: Case[] = [
   { name: 'srun -N 2 -c 1: -c without -n counts the CPUs', command: 'srun', args: show('-N', '2', '-c', '1') },
   { name: 'srun -n 3 --ntasks-per-node=1', command: 'srun', args: show('-n', '3', '--ntasks-per-node=1') },
   { name: 'srun -N 3 -n 4 --ntasks-per-node=2: ignored, with a warning', command: 'srun', args: show('-N', '3', '-n', '4', '--ntasks-per-node=2') },
-  // 24.11's salloc and srun make the node count from them (Node count specification invalid).
-  { name: 'srun -n 4 --ntasks-per-node=1: more than the nodes', command: 'srun', args: ['-n', '4', '--ntasks-per-node=1', 'true'], releases: ['22.05'] },
+  // 22.05 asks for one node and finds none; 24.11 asks for four (Node count specification invalid).
+  { name: 'srun -n 4 --ntasks-per-node=1: more than the nodes', command: 'srun', args: ['-n', '4', '--ntasks-per-node=1', 'true'] },
+  // The allocation's variables spread the tasks over the nodes the job got.
+  { name: 'salloc -n 3: two nodes, the tasks over them', command: 'salloc', args: ['-n', '3', 'sh', '-c', 'echo $SLURM_TASKS_PER_NODE $SLURM_JOB_NODELIST $SLURM_JOB_CPUS_PER_NODE $SLURM_NNODES'] },
+  { name: 'salloc -n 4 --ntasks-per-node=2', command: 'salloc', args: ['-n', '4', '--ntasks-per-node=2', 'sh', '-c', 'echo $SLURM_TASKS_PER_NODE $SLURM_JOB_NODELIST $SLURM_NTASKS'] },
+  { name: 'sbatch -n 3: the batch job\'s variables', command: 'sbatch', args: ['-n', '3', '-o', 'job.out', '--wrap', 'echo $SLURM_TASKS_PER_NODE $SLURM_JOB_NODELIST $SLURM_JOB_CPUS_PER_NODE $SLURM_NNODES'] },
   // -w and -x: where the others come from.
   { name: 'srun -w node1 -N 2: from the required node up', command: 'srun', args: show('-w', 'node1', '-N', '2') },
   { name: 'srun -n 3 -w node2: then down', command: 'srun', args: show('-n', '3', '-w', 'node2') },
