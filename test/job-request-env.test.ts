@@ -47,4 +47,14 @@ describe.each(['22.05', '24.11'])('%s', (slurmVersion) => {
     // 22.05's srun does not write the job's memory into its own environment.
     expect(run.stdout).toBe(`mem=${slurmVersion === '24.11' ? '1024' : ''} account=acct over= submit=${dir}\n`);
   });
+
+  it("runs slurm.conf's SrunProlog and SrunEpilog around the step, which --prolog=none turns off", async () => {
+    const dir = tempDir();
+    const conf = writeFile(dir, 'slurm.conf', 'ClusterName=c\nSrunProlog=/bin/echo\nSrunEpilog=/bin/echo\n');
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [], slurmVersion, slurmConf: conf });
+    const both = await stack.srun({ args: ['sh', '-c', 'echo task $SLURM_SCRIPT_CONTEXT'], cwd: dir, env });
+    expect(both.stdout).toBe('sh -c echo task $SLURM_SCRIPT_CONTEXT\ntask prolog_srun\nsh -c echo task $SLURM_SCRIPT_CONTEXT\n');
+    const off = await stack.srun({ args: ['--prolog=none', 'sh', '-c', 'echo task ${SLURM_SCRIPT_CONTEXT-none}'], cwd: dir, env });
+    expect(off.stdout).toBe('task none\nsh -c echo task ${SLURM_SCRIPT_CONTEXT-none}\n');
+  });
 });

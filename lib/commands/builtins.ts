@@ -69,6 +69,9 @@ export interface Builtins {
   killCommand?: NodeJS.Signals | number;
   /** --mem or --mem-per-cpu (the last given), in megabytes: the job's pn_min_memory; absent for none or 0. */
   memory?: { mb: number; perCpu: boolean };
+  /** srun --prolog and --epilog: srun's own scripts (srun-scripts.ts). */
+  prolog?: string;
+  epilog?: string;
   /** -A/--account: the job's account, which slurmctld keeps (there is no accounting to check it against). */
   account?: string;
   /** srun --pty[=fd] (24.11 takes a descriptor): '' when given bare. */
@@ -187,6 +190,8 @@ export function readBuiltins(
   set('nodelist', value('nodelist'));
   set('exclude', value('exclude'));
   set('account', value('account'));
+  set('prolog', value('prolog'));
+  set('epilog', value('epilog'));
   const memory = last(settings, 'mem', 'mem-per-cpu');
   const mb = memory?.value ? native().memoryMegabytes(memory.value) : null;
   if (memory && mb) b.memory = { mb, perCpu: memory.name === 'mem-per-cpu' };

@@ -22,6 +22,7 @@ import { distributionOption, nodeLevel, SLURM_DIST_ARBITRARY, stepTaskDist, task
 import type { StepResult } from '../step/types.js';
 import { appendsOutput, readBuiltins, type Builtins } from './builtins.js';
 import { excludeFromJob, stepNodes, tooFewNodes } from './step-nodes.js';
+import { runSrunScript, srunScript, srunScriptContext } from './srun-scripts.js';
 import { deadlineAt, deadlineIn, type Deadline } from '../cluster/deadline.js';
 import { native } from '../native/binding.js';
 import { SrunOutput } from './srun-output.js';
@@ -367,6 +368,12 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   };
   // In the order srun writes them (setenv appends a new name at the end).
   ownEnv = srunEnvInOrder(ownEnv, stack.slurmVersion, Boolean(existing));
+  // pre_launch_srun_job: srun's own prolog, before local_user_init.
+  const srunProlog = srunScript(b.prolog, stack.slurmConf?.keys.SrunProlog);
+  if (srunProlog) {
+    ownEnv = { ...ownEnv, ...srunScriptContext('prolog') };
+    await runSrunScript('prolog', srunProlog, ready.positional, envRecord(overlayEnv(ready.environ, ownEnv)), cwd, console);
+  }
   // 24.11 hands local_user_init the option's ids, reset to SLURM_AUTH_NOBODY.
   const nobody = commandEnvRules(stack.slurmVersion).localUserInitNobody;
   const lui = await client.localUserInit(
@@ -781,6 +788,12 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const taskExit = launchFailedOnANode ? Math.max(tasksExit, releaseRules(stack.slurmVersion).client.launchFailedStatus) : tasksExit;
   // srun keeps it as an unsigned number: -1 is 255.
   const exitCode = refused.length ? launchFailureExit(refused[0]!.launchRc) : mpiRc !== 0 ? (mpiRc >>> 0) & 0xff : taskExit;
+  // fini_srun: srun's own epilog, before its exit callbacks.
+  const srunEpilog = srunScript(b.epilog, stack.slurmConf?.keys.SrunEpilog);
+  if (srunEpilog) {
+    const srunEnv = overlayEnv(lui.environ ?? overlayEnv(ready.environ, ownEnv), srunScriptContext('epilog'));
+    await runSrunScript('epilog', srunEpilog, ready.positional, envRecord(srunEnv), cwd, console);
+  }
   client.exit(exitCode);
   // The job's epilog helpers start their processes while srun ends; they
   // run once it has (spare-host.ts).

@@ -268,6 +268,9 @@ export const scenarios: Scenario[] = [
   { name: 'srun --signal=BOGUS', stack: trace, command: 'srun', args: ['--signal=BOGUS', 'true'] },
   { name: 'sbatch --signal=USR1@abc', stack: trace, command: 'sbatch', args: ['--signal=USR1@abc', '--wrap', 'true'] },
   { name: 'sbatch --open-mode=bogus', stack: trace, command: 'sbatch', args: ['--open-mode=bogus', '--wrap', 'true'] },
+  // srun's own prolog and epilog: the step's program as their arguments, SLURM_SCRIPT_CONTEXT for the tasks.
+  { name: 'srun --prolog and --epilog', stack: trace, command: 'srun', args: ['--prolog=/bin/echo', '--epilog=/bin/echo', 'sh', '-c', 'echo task $SLURM_SCRIPT_CONTEXT'] },
+  { name: 'srun --prolog naming no file', stack: trace, command: 'srun', args: ['--prolog=./nope.sh', 'true'] },
   { name: 'srun -t 30-0: a time limit of thirty days', stack: trace, command: 'srun', args: ['-t', '30-0', 'sh', '-c', 'sleep 1; echo done'] },
   // Inside a job srun applies -x itself, then slurmctld reads the names.
   {
