@@ -271,6 +271,8 @@ export const scenarios: Scenario[] = [
   // srun's own prolog and epilog: the step's program as their arguments, SLURM_SCRIPT_CONTEXT for the tasks.
   { name: 'srun --prolog and --epilog', stack: trace, command: 'srun', args: ['--prolog=/bin/echo', '--epilog=/bin/echo', 'sh', '-c', 'echo task $SLURM_SCRIPT_CONTEXT'] },
   { name: 'srun --prolog naming no file', stack: trace, command: 'srun', args: ['--prolog=./nope.sh', 'true'] },
+  { name: 'srun -W abc', stack: trace, command: 'srun', args: ['-W', 'abc', 'true'] },
+  { name: 'srun --kill-on-bad-exit=abc', stack: trace, command: 'srun', args: ['--kill-on-bad-exit=abc', 'true'] },
   { name: 'srun -t 30-0: a time limit of thirty days', stack: trace, command: 'srun', args: ['-t', '30-0', 'sh', '-c', 'sleep 1; echo done'] },
   // Inside a job srun applies -x itself, then slurmctld reads the names.
   {

@@ -43,6 +43,10 @@ constexpr CheckedOption kChecked[] = {
     {"ntasks-per-tres", Check::PositiveInt, "--ntasks-per-tres"},
     {"ntasks-per-gpu", Check::PositiveInt, "--ntasks-per-gpu"},
     {"sockets-per-node", Check::PositiveInt, "--sockets-per-node"},
+    // parse_int, not negative, of an argument when one is given (sbatch's
+    // --wait takes none; srun's -W is seconds, -K=N a number).
+    {"wait", Check::NonNegativeInt, "--wait"},
+    {"kill-on-bad-exit", Check::NonNegativeInt, "--kill-on-bad-exit"},
     {"core-spec", Check::NonNegativeInt, "--core-spec"},
     {"relative", Check::NonNegativeInt, "--relative"},
     {"wait-all-nodes", Check::NonNegativeInt, "--wait-all-nodes"},
@@ -193,9 +197,9 @@ std::optional<BuiltinValueError> checkBuiltinValue(const char* name, const char*
     if (std::strcmp(c.name, name) != 0) continue;
     switch (c.check) {
       case Check::PositiveInt:
-        return intError(arg, c.what, true);
+        return arg ? intError(arg, c.what, true) : std::nullopt;
       case Check::NonNegativeInt:
-        return intError(arg, c.what, false);
+        return arg ? intError(arg, c.what, false) : std::nullopt;
       case Check::NodeCount:
         if (!arg || nodeCountMinimum(arg)) return std::nullopt;
         if (auto range = nodeRangeError(arg)) return BuiltinValueError{*range, 255};
