@@ -57,4 +57,12 @@ describe.each(['22.05', '24.11'])('%s', (slurmVersion) => {
     const off = await stack.srun({ args: ['--prolog=none', 'sh', '-c', 'echo task ${SLURM_SCRIPT_CONTEXT-none}'], cwd: dir, env });
     expect(off.stdout).toBe('task none\nsh -c echo task ${SLURM_SCRIPT_CONTEXT-none}\n');
   });
+
+  it("names slurm.conf's slurmctld and select plugin in 22.05's SLURM_WORKING_CLUSTER", async () => {
+    const dir = tempDir();
+    const conf = writeFile(dir, 'slurm.conf', 'ClusterName=Site\nSlurmctldHost=head(10.1.2.3)\nSlurmctldHost=backup\nSlurmctldPort=7000-7003\nSelectType=select/cons_tres\n');
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [], slurmVersion, slurmConf: conf });
+    const r = await stack.srun({ args: ['sh', '-c', 'echo ${SLURM_WORKING_CLUSTER-none}'], cwd: dir, env });
+    expect(r.stdout).toBe(slurmVersion === '22.05' ? 'site:10.1.2.3:7000:9728:109\n' : 'none\n');
+  });
 });

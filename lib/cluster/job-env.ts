@@ -7,7 +7,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { compressCounts, compressHostlist } from '../step/layout.js';
-import { workingCluster } from './names.js';
+import { workingCluster, type ControllerAddress } from './names.js';
 import type { Job } from './jobs.js';
 
 export interface JobEnvInput {
@@ -134,7 +134,7 @@ export function plugstackEnv(
 export function commandProcessEnv(
   command: 'srun' | 'sbatch',
   current: Record<string, string>,
-  settings: { slurmVersion: string; clusterName: string; overcommit?: boolean; verbose?: number; quiet?: boolean; rlimits?: Record<string, string> },
+  settings: { slurmVersion: string; clusterName: string; controller?: ControllerAddress; overcommit?: boolean; verbose?: number; quiet?: boolean; rlimits?: Record<string, string> },
 ): Record<string, string> {
   const mask = process.umask();
   const env: Record<string, string> = {
@@ -147,7 +147,7 @@ export function commandProcessEnv(
   // LOG_LEVEL_INFO is 3; -v and -q move it.
   env.SRUN_DEBUG = current.SRUN_DEBUG ?? String(3 + (settings.verbose ?? 0) - (settings.quiet ? 1 : 0));
   if (settings.overcommit) env.SLURM_OVERCOMMIT = '1';
-  const cluster = workingCluster(settings.slurmVersion, settings.clusterName);
+  const cluster = workingCluster(settings.slurmVersion, settings.clusterName, settings.controller);
   if (cluster !== undefined) env.SLURM_WORKING_CLUSTER = cluster;
   return env;
 }

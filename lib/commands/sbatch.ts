@@ -122,7 +122,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   // What sbatch has written into its own environment by its exit callbacks
   // (set_prio_process_env, _set_umask_env, the submission's directory and host).
   const ownEnv = entriesOf(sbatchEnvInOrder({
-    ...commandProcessEnv('sbatch', envRecord(ready.environ), { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, rlimits: rlimits.env }),
+    ...commandProcessEnv('sbatch', envRecord(ready.environ), { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, ...(stack.slurmConf ? { controller: stack.slurmConf.controller } : {}), rlimits: rlimits.env }),
     SLURM_SUBMIT_DIR: cwd,
     SLURM_SUBMIT_HOST: os.hostname(),
   }, stack.slurmVersion));
@@ -186,7 +186,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
       // The array's shape (slurmctld's), then the job's own variables (env_array_for_batch_job's, the task's ids among them).
       ...arrayEnv,
       ...batchJobEnv({ job, jobName: envJobName, submitDir: cwd, tasksPerNode: batchPerNode, ...(batchNtasks !== undefined ? { ntasks: batchNtasks } : {}), ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}) }, batchHost),
-      ...commandProcessEnv('sbatch', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, rlimits: rlimits.env }),
+      ...commandProcessEnv('sbatch', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, ...(stack.slurmConf ? { controller: stack.slurmConf.controller } : {}), rlimits: rlimits.env }),
       // --open-mode for the job's sruns: slurmctld's (24.11; 22.05's sbatch wrote it into its own environment).
       ...(b.openMode && releaseRules(stack.slurmVersion).client.jobOptionsEnvBy === 'slurmctld' ? { SLURM_OPEN_MODE: b.openMode === 'append' ? 'a' : 't' } : {}),
       // And the job's dependency, --profile and --acctg-freq (24.11's slurmctld; the client read them).
@@ -272,6 +272,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
         pluginDirs: stack.pluginDirs,
         hostEnv: stack.hostEnv,
         clusterName: job.clusterName,
+        ...(stack.slurmConf ? { controller: stack.slurmConf.controller } : {}),
         ...(job.slurmdEnv ? { daemonEnv: job.slurmdEnv } : {}),
         ...(jc ? { jobContainer: jobContainerSettings(stack.slurmConf)!, jobContainerJob: jc } : {}),
         ...(taskScripts(stack.slurmConf) ? { taskScripts: taskScripts(stack.slurmConf)! } : {}),

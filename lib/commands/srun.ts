@@ -358,7 +358,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   }
   ownEnv = {
     ...ownEnv,
-    ...commandProcessEnv('srun', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, overcommit: b.overcommit, verbose: b.verbose, quiet: b.quiet, rlimits: rlimits.env }),
+    ...commandProcessEnv('srun', current, { slurmVersion: stack.slurmVersion, clusterName: job.clusterName, ...(stack.slurmConf ? { controller: stack.slurmConf.controller } : {}), overcommit: b.overcommit, verbose: b.verbose, quiet: b.quiet, rlimits: rlimits.env }),
     ...srunStepEnv({ slurmVersion: stack.slurmVersion, stepId, ntasks, uid, gid, current, hydraBootstrapOff: hydraBootstrapOff(stack.slurmConf), ...(existing ? { inside: { nodes: names.length, memZero: b.memZero } } : b.memory ? { withMemory: { nodes: names.length } } : {}) }),
     // setup_env: the step's name inside a job (-J, else the job's, else the
     // program's), and -l.
@@ -446,6 +446,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
     pluginDirs: stack.pluginDirs,
     hostEnv: stack.hostEnv,
     clusterName: job.clusterName,
+    ...(stack.slurmConf ? { controller: stack.slurmConf.controller } : {}),
     // JobContainerType: the step runs in its job's container.
     ...(jc ? { jobContainer: jobContainerSettings(stack.slurmConf)!, jobContainerJob: jc } : {}),
     // slurmstepd starts from slurmd's environment, never srun's.

@@ -5,8 +5,9 @@
  * the emulated cluster. Keys plugstack does not use are accepted silently,
  * as long as Slurm knows them; problems carry file and line.
  */
-import { releaseRules } from '../releases.generated.js';
 import path from 'node:path';
+import { SELECT_PLUGIN_IDS, type ControllerAddress } from '../cluster/names.js';
+import { releaseRules } from '../releases.generated.js';
 import { native, type NativeDiagnostic } from '../native/binding.js';
 import { slurmConfNodes, type SlurmConfNode, type SlurmConfPartition } from './slurm-conf-nodes.js';
 import { mpiDefault } from '../mpi/settings.js';
@@ -54,6 +55,8 @@ export interface SlurmConf {
   jobFileAppend: boolean;
   /** SelectType, or the release's default when unset (22.05: select/linear; 24.11: select/cons_tres). */
   selectType: string;
+  /** slurmctld's address and port and the select plugin's id, as SLURM_WORKING_CLUSTER names them. */
+  controller: ControllerAddress;
   /** PrologEpilogTimeout in seconds, when set (Slurm's default is no limit). */
   prologEpilogTimeout?: number;
   clusterName?: string;
@@ -103,6 +106,18 @@ function flags(value: string | undefined): string[] {
   return value ? value.split(',').filter((v) => v !== '') : [];
 }
 
+/**
+ * slurmctld's address as the commands read it: SlurmctldAddr, else the
+ * first SlurmctldHost line's address (`name(address)`), else its name; the
+ * first port of SlurmctldPort (default 6817); the select plugin's id.
+ */
+function controllerAddress(keys: readonly { key: string; value: string }[], records: readonly { kind: string; name: string }[], selectType: string): ControllerAddress {
+  const host = records.find((r) => r.kind === 'SlurmctldHost')?.name ?? 'localhost';
+  const addr = keys.find((k) => k.key === 'SlurmctldAddr')?.value ?? /\(([^)]*)\)/.exec(host)?.[1] ?? host.replace(/\(.*$/, '');
+  const port = Number.parseInt([...keys].reverse().find((k) => k.key === 'SlurmctldPort')?.value ?? '6817', 10);
+  return { address: addr, port: Number.isFinite(port) ? port : 6817, selectPluginId: SELECT_PLUGIN_IDS[selectType] ?? SELECT_PLUGIN_IDS['select/linear']! };
+}
+
 export function readSlurmConf(file: string, slurmVersion: string): SlurmConf {
   const absolute = path.resolve(file);
   const parsed = native().parseSlurmConf(absolute, slurmVersion);
@@ -132,6 +147,7 @@ export function readSlurmConf(file: string, slurmVersion: string): SlurmConf {
     propagatedLimits: [],
     killOnBadExit: Number.parseInt(keys.KillOnBadExit ?? '0', 10) > 0,
     selectType: keys.SelectType ?? releaseRules(slurmVersion).identity.selectTypeDefault,
+    controller: { address: '', port: 0, selectPluginId: 0 },
     jobFileAppend: Number.parseInt(keys.JobFileAppend ?? '0', 10) > 0,
     nodes,
     partitions,
@@ -157,6 +173,7 @@ export function readSlurmConf(file: string, slurmVersion: string): SlurmConf {
     });
     conf.ok = false;
   }
+  conf.controller = controllerAddress(parsed.keys, parsed.records, conf.selectType);
   const mpi = mpiDefault(keys.MpiDefault, slurmVersion);
   if (mpi !== undefined) conf.mpiDefault = mpi;
   if (keys.SlurmdSpoolDir) conf.slurmdSpoolDir = keys.SlurmdSpoolDir;

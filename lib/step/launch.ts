@@ -10,7 +10,7 @@ import type { SpareHost } from '../host/spare-host.js';
 import type { HostSpawnOptions } from '../host/zygote.js';
 import type { HostEvent } from '../host/protocol.js';
 import { addNode, finishStep, NodeEvents } from './aggregate.js';
-import { CLUSTER_NAME, LAUNCH_NODE_ADDRESS, launcherPort, MAX_TASKS_PER_NODE, PARTITION, workingCluster } from '../cluster/names.js';
+import { CLUSTER_NAME, LAUNCH_NODE_ADDRESS, launcherPort, MAX_TASKS_PER_NODE, PARTITION, workingCluster, type ControllerAddress } from '../cluster/names.js';
 import { jobInfo, NO_VAL, stepJobDescription } from '../cluster/job-info.js';
 import { BATCH_STEP } from '../cluster/jobs.js';
 import { arrayIdsIn } from '../cluster/job-array.js';
@@ -43,6 +43,8 @@ export interface StackRef {
   daemonEnv?: Record<string, string>;
   /** The emulated cluster's name (slurm.conf's ClusterName). */
   clusterName?: string;
+  /** slurm.conf's slurmctld address and select plugin (SLURM_WORKING_CLUSTER); default: plugstack's own. */
+  controller?: ControllerAddress;
   /** slurm.conf's JobContainerType and the flags that go with it (job-container/settings.ts). */
   jobContainer?: JobContainerSettings;
   /**
@@ -238,7 +240,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
       Object.fromEntries(spankOptions.map((o) => [spankOptionEnvName(o.plugin, o.name), o.value ?? ''])),
     );
 
-  const cluster = workingCluster(stack.slurmVersion, stack.clusterName);
+  const cluster = workingCluster(stack.slurmVersion, stack.clusterName, stack.controller);
   // S_JOB_ARRAY_ID and S_JOB_ARRAY_TASK_ID: a batch step's from the batch
   // launch (0 and NO_VAL outside an array); another step's from its launch
   // environment, else its job's id and NO_VAL (job-array.ts).
