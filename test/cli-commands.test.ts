@@ -37,6 +37,14 @@ describe('plugstack run (srun)', () => {
     expect(r.stderr).toMatch(/^srun: hello: launching step \d+\.0 with greeting "hej"\n$/);
   });
 
+  it('leaves a "--" to srun, whose options it ends (srun -- -prog runs -prog)', () => {
+    const dir = tempDir();
+    writeFile(dir, '-prog', '#!/bin/sh\necho dashprog $*\n');
+    fs.chmodSync(path.join(dir, '-prog'), 0o755);
+    const r = plugstack(['run', '--conf', writeFile(dir, 'plugstack.conf', ''), '-n', '1', '--', '-prog', 'a'], { cwd: dir, env: { PATH: `${dir}:/usr/bin:/bin` } });
+    expect([r.status, r.stdout, r.stderr]).toEqual([0, 'dashprog a\n', '']);
+  });
+
   it('exits with the worst task’s status and prints srun’s error line', () => {
     const { stack } = exampleStack();
     const r = plugstack(['run', ...stack, '-n', '2', 'sh', '-c', 'exit $((SLURM_PROCID + 4))']);

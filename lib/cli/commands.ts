@@ -30,10 +30,8 @@ function splitOwnOptions(argv: string[]): { own: Map<string, string>; rest: stri
   let i = 0;
   for (; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === '--') {
-      i++;
-      break;
-    }
+    // A "--" is the command's own (srun -- -prog: the program is -prog).
+    if (a === '--') break;
     const m = /^--(conf|slurm-conf|plugin-dir|slurm-version|lua|strict|timeline|json|pmi-trace)(?:=(.*))?$/.exec(a);
     if (!m) break;
     if (FLAGS.has(m[1]!)) {

@@ -273,6 +273,7 @@ export const scenarios: Scenario[] = [
   { name: 'srun --prolog naming no file', stack: trace, command: 'srun', args: ['--prolog=./nope.sh', 'true'] },
   { name: 'srun -W abc', stack: trace, command: 'srun', args: ['-W', 'abc', 'true'] },
   { name: 'srun --kill-on-bad-exit=abc', stack: trace, command: 'srun', args: ['--kill-on-bad-exit=abc', 'true'] },
+  { name: 'srun -- sh: the options end at --', stack: trace, command: 'srun', args: ['-n', '1', '--', 'sh', '-c', 'echo $#'] },
   { name: 'srun -t 30-0: a time limit of thirty days', stack: trace, command: 'srun', args: ['-t', '30-0', 'sh', '-c', 'sleep 1; echo done'] },
   // Inside a job srun applies -x itself, then slurmctld reads the names.
   {
