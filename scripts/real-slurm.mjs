@@ -14,7 +14,9 @@
 // at start makes a cluster of N nodes, node0..node<N-1> (Debian's slurmd of
 // both releases is built to run several on one machine): each its own
 // slurmd, on the slurmd port plus its number, with its own pid and log file
-// (slurmd-node1.pid, ...).
+// (slurmd-node1.pid, ...). REAL_SLURM_NODE_CPUS=1,1,2 gives the nodes those
+// CPU counts (at most the machine's two), each run of equal counts a
+// NodeName line of its own, as a site with two kinds of nodes writes them.
 //
 // Needs root (slurmd runs steps as any user). The node is called node0, the
 // cluster plugstack and the partition debug, like plugstack's own, so the
@@ -52,6 +54,31 @@ function nodeCountOf() {
   const n = Number(process.env.REAL_SLURM_NODES ?? 1);
   if (!Number.isInteger(n) || n < 1 || n > 16) throw new Error(`REAL_SLURM_NODES: a node count from 1 to 16, not ${process.env.REAL_SLURM_NODES}`);
   return n;
+}
+
+/** REAL_SLURM_NODE_CPUS: each node's CPU count (default two each). */
+function nodeCpusOf(n) {
+  const text = process.env.REAL_SLURM_NODE_CPUS;
+  if (!text) return Array.from({ length: n }, () => 2);
+  const cpus = text.split(',').map(Number);
+  if (cpus.length !== n || cpus.some((c) => c !== 1 && c !== 2)) throw new Error(`REAL_SLURM_NODE_CPUS: ${n} counts of 1 or 2, not ${text}`);
+  return cpus;
+}
+
+/** slurm.conf's NodeName lines: a line per run of nodes of one CPU count. */
+function nodeLines(n, cpus, slurmdPort) {
+  const host = sh('hostname', ['-s']).trim();
+  if (n === 1) return [`NodeName=${NODE} NodeHostname=${host} NodeAddr=127.0.0.1 CPUs=${cpus[0]} Sockets=1 CoresPerSocket=${cpus[0]} ThreadsPerCore=1 RealMemory=1024 State=UNKNOWN`];
+  const lines = [];
+  for (let first = 0; first < n; ) {
+    let last = first;
+    while (last + 1 < n && cpus[last + 1] === cpus[first]) last++;
+    const names = first === last ? `node${first}` : `node[${first}-${last}]`;
+    const ports = first === last ? `${slurmdPort + first}` : `[${slurmdPort + first}-${slurmdPort + last}]`;
+    lines.push(`NodeName=${names} Port=${ports} NodeHostname=${host} NodeAddr=127.0.0.1 CPUs=${cpus[first]} Sockets=1 CoresPerSocket=${cpus[first]} ThreadsPerCore=1 RealMemory=1024 State=UNKNOWN`);
+    first = last + 1;
+  }
+  return lines;
 }
 
 /** The nodes of a cluster of n nodes: node0, node1, ... */
@@ -132,7 +159,7 @@ function slurmConf(dir, plugstack, release, mungeSocket, nodes) {
     `SlurmdLogFile=${dir}/slurmd${many ? '-%n' : ''}.log`,
     'SlurmctldDebug=info',
     'SlurmdDebug=info',
-    `NodeName=${names}${many ? ` Port=[${slurmdPortBase}-${slurmdPortBase + nodes - 1}]` : ''} NodeHostname=${sh('hostname', ['-s']).trim()} NodeAddr=127.0.0.1 CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=1024 State=UNKNOWN`,
+    ...nodeLines(nodes, nodeCpusOf(nodes), slurmdPortBase),
     `PartitionName=debug Nodes=${names} Default=YES MaxTime=INFINITE State=UP`,
     '',
   ].join('\n');

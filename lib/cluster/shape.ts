@@ -43,6 +43,8 @@ export interface AllocationRequest {
   cpusPerTask?: number;
   /** --ntasks-per-node: no more CPUs of a node are counted than this many tasks take. */
   ntasksPerNode?: number;
+  /** The CPUs the job needs on each of its nodes (pn_min_cpus); nodes with fewer are left out (default 1). */
+  pnMinCpus?: number;
   /** The nodes -w asks for (req_nodes, distinct), which the job gets first; their maxNodes is -N's maximum (0: none). */
   required?: RequiredNodes;
   /** -x, as the client read it. */
@@ -176,6 +178,38 @@ function pickNodes(wanted: Wanted, request: AllocationRequest, candidates: numbe
   return chosen ?? NOT_SELECTED;
 }
 
+/**
+ * _pick_best_nodes over a site's nodes: slurmctld's node sets are its
+ * NodeName lines, lower Weight first, then in file order; a line whose
+ * nodes have fewer CPUs than the job needs on one (pn_min_cpus) is left
+ * out. The job is tried on the first line's nodes, then with the next
+ * line's added (once there are as many as it aims at), until select/linear
+ * places it.
+ */
+function pickBySets(
+  wanted: Wanted,
+  request: AllocationRequest,
+  members: number[],
+  excluded: Set<number>,
+  cpus: (i: number) => number,
+  nodeOf: (i: number) => { config: number; weight: number },
+): number[] | AllocationError {
+  const minCpus = request.pnMinCpus ?? 1;
+  const sets = new Map<number, number[]>();
+  for (const i of members) if (cpus(i) >= minCpus) (sets.get(nodeOf(i).config) ?? sets.set(nodeOf(i).config, []).get(nodeOf(i).config)!).push(i);
+  const order = [...sets.keys()].sort((a, b) => nodeOf(sets.get(a)![0]!).weight - nodeOf(sets.get(b)![0]!).weight || a - b);
+  const reqNodes = request.maxNodes ? Math.max(wanted.count, request.maxNodes) : wanted.count;
+  let tried: number[] = [];
+  let outcome: number[] | AllocationError = UNAVAILABLE;
+  for (const [k, config] of order.entries()) {
+    tried = [...tried, ...sets.get(config)!].sort((a, b) => a - b);
+    if (k < order.length - 1 && tried.length < reqNodes) continue;
+    outcome = pickNodes(wanted, request, tried, excluded, cpus, true);
+    if (Array.isArray(outcome)) return outcome;
+  }
+  return outcome;
+}
+
 /** Whether a list reads and every name in it is a node (node_name2bitmap). */
 function namesNodes(list: string, indexOf: (name: string) => number | undefined, slurmVersion: string): boolean {
   const listed = native().expandHostlist(list, slurmVersion, NODE_TABLE_LIMIT);
@@ -289,7 +323,7 @@ export function configuredCluster(conf: SlurmConf, slurmVersion: string): Cluste
       if (wanted.required.some((i) => !inPartition.has(i))) return NOT_IN_PARTITION;
       const excluded = excludedNodes(request.exclude, wanted.required, lookup, slurmVersion);
       if (!(excluded instanceof Set)) return excluded;
-      const nodeIndex = pickNodes(wanted, request, members, excluded, nodeCpus, true);
+      const nodeIndex = pickBySets(wanted, request, members, excluded, nodeCpus, (i) => conf.nodes[i]!);
       if (!Array.isArray(nodeIndex)) return nodeIndex;
       const nodes = nodeIndex.map((i) => conf.nodes[i]!.name);
       return { nodes, nodeIndex, partition: p.name, ...(wholeNodes ? { cpusPerNode: nodeIndex.map(nodeCpus) } : {}) };

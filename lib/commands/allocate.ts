@@ -77,6 +77,8 @@ function jobRequest(b: Builtins, nodes: number): AllocationRequest {
     ...(b.partition !== undefined ? { partition: b.partition } : {}),
     ...(b.cpusPerTask !== undefined ? { cpusPerTask: b.cpusPerTask } : {}),
     ...(b.ntasksPerNode !== undefined ? { ntasksPerNode: b.ntasksPerNode } : {}),
+    // pn_min_cpus: -c, times --ntasks-per-node where the job has more than one task and no -O.
+    pnMinCpus: (b.cpusPerTask ?? 1) * (b.ntasksPerNode !== undefined && (b.ntasks ?? 0) > 1 && !b.overcommit ? b.ntasksPerNode : 1),
     ...(b.required ? { required: b.required } : {}),
     ...(b.exclude !== undefined ? { exclude: b.exclude } : {}),
   };

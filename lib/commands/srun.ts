@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep, prestartStepHosts, type StackRef } from '../step/launch.js';
-import { compressHostlist } from '../step/layout.js';
+import { compressHostlist, jobSlots, taskCounts } from '../step/layout.js';
 import { distributionOption, nodeLevel, SLURM_DIST_ARBITRARY, stepTaskDist, taskLayout } from '../step/distribution.js';
 import type { StepResult } from '../step/types.js';
 import { appendsOutput, readBuiltins, type Builtins } from './builtins.js';
@@ -349,7 +349,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const current = envRecord(ready.environ);
   let ownEnv: Record<string, string> = {};
   if (!existing) {
-    const perNode = names.map((_, i) => Math.floor(ntasks / names.length) + (i < ntasks % names.length ? 1 : 0));
+    const perNode = taskCounts(ntasks, names.length, jobSlots(job, names, b.cpusPerTask));
     // srun's own environment has no SLURM_JOB_NODELIST (the launch adds it),
     // and under 22.05 no memory of the job (_set_env_vars).
     const { SLURM_JOB_NODELIST: _, SLURM_MEM_PER_NODE: perNodeMem, SLURM_MEM_PER_CPU: perCpuMem, ...allocation } = allocationEnv({ job, jobName: b.jobName ?? ready.positional[0]!.split('/').pop()!, submitDir: cwd, tasksPerNode: perNode });
@@ -408,7 +408,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // without -e): a file srun writes itself is opened now, one each task
   // writes is opened by its node's slurmstepd.
   // -m: which node gets which tasks (the same layout the launch makes).
-  const stepLayout = taskLayout(ntasks, names, b.distribution, taskHosts);
+  const stepLayout = taskLayout(ntasks, names, b.distribution, taskHosts, jobSlots(job, names, b.cpusPerTask));
   const stepDistributionOption = distributionOption(b.distribution) !== undefined ? { distribution: distributionOption(b.distribution)! } : {};
   const srunEnviron = envRecord(lui.environ ?? ready.environ);
   const outputPlan = srunOutput(b.output, b.error, ntasks, { jobId: job.id, stepId, jobName: srunEnviron.SLURM_JOB_NAME, ...arrayIdsIn(srunEnviron) });

@@ -23,6 +23,10 @@ export interface SlurmConfNode {
   cpus?: number;
   realMemory?: number;
   features: string[];
+  /** Its NodeName line (slurmctld's config record): slurmctld tries a job on the nodes of one line, then adds the next. */
+  config: number;
+  /** Weight= (1 when unset): lines of a lower weight are tried first. */
+  weight: number;
 }
 
 export interface SlurmConfPartition {
@@ -106,6 +110,8 @@ export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string)
   const nodes: SlurmConfNode[] = [];
   const seen = new Set<string>();
   const singles = new Set<string>();
+  // Each NodeName line is a config record of its own.
+  let configs = 0;
   // A refused NodeName line leaves nodes out that partitions may name.
   let refusedLine = false;
   let nodeDefaults: Record<string, string> = {};
@@ -168,6 +174,8 @@ export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string)
     const cpus = number(fields.CPUs ?? fields.Procs);
     const realMemory = number(fields.RealMemory);
     const features = (fields.Features ?? fields.Feature ?? '').split(',').filter((f) => f !== '');
+    const config = configs++;
+    const weight = number(fields.Weight) ?? 1;
     for (const name of names) {
       if (seen.has(name)) {
         const text = repeatsSingle ? `Duplicated NodeHostName ${name} in config file` : `Duplicated NodeName ${name} in the config file`;
@@ -175,7 +183,7 @@ export function slurmConfNodes(records: SlurmConfRecord[], slurmVersion: string)
         break;
       }
       seen.add(name);
-      nodes.push({ name, ...(cpus !== undefined ? { cpus } : {}), ...(realMemory !== undefined ? { realMemory } : {}), features });
+      nodes.push({ name, ...(cpus !== undefined ? { cpus } : {}), ...(realMemory !== undefined ? { realMemory } : {}), features, config, weight });
     }
   }
 

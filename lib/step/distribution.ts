@@ -8,7 +8,7 @@
  * the default, and arbitrary without its hosts, are block).
  */
 import { native } from '../native/binding.js';
-import { blockLayout, type NodeLayout } from './layout.js';
+import { blockLayout, roundNodes, type NodeLayout } from './layout.js';
 
 export interface TaskDistribution {
   /** set_distribution's text for SLURM_DISTRIBUTION ('' when it writes none). */
@@ -84,18 +84,20 @@ export function arbitraryLayout(taskHosts: readonly string[], names: string[]): 
 }
 
 /**
- * Which node gets which global task ids. Cyclic: one task to each node in
- * turn. Plane of size P (_task_layout_plane): first how many each node
+ * Which node gets which global task ids. Block and cyclic by rounds
+ * (roundNodes: `slots`, each node's CPUs over -c where the job has them
+ * whole); cyclic: one task to each node in turn. Plane of size P (_task_layout_plane): first how many each node
  * gets (one each, then up to P-1 more each, then P each in turn), then the
  * ids in blocks of P to each node in turn, as far as its count goes.
  */
-export function taskLayout(ntasks: number, names: string[], d?: TaskDistribution, taskHosts?: readonly string[]): NodeLayout[] {
+export function taskLayout(ntasks: number, names: string[], d?: TaskDistribution, taskHosts?: readonly string[], slots?: readonly number[]): NodeLayout[] {
   const node = nodeLevel(d);
   if (node === SLURM_DIST_ARBITRARY && taskHosts) return arbitraryLayout(taskHosts, names);
-  if (node !== SLURM_DIST_CYCLIC && node !== SLURM_DIST_PLANE) return blockLayout(ntasks, names);
+  if (node !== SLURM_DIST_CYCLIC && node !== SLURM_DIST_PLANE) return blockLayout(ntasks, names, slots);
   const layout = blockLayout(ntasks, names).map((n) => ({ ...n, gtids: [] as number[] }));
   if (node === SLURM_DIST_CYCLIC) {
-    for (let t = 0; t < ntasks; t++) layout[t % names.length]!.gtids.push(t);
+    // The same rounds as block, each task going to the next node in turn.
+    roundNodes(ntasks, names.length, slots).forEach((i, t) => layout[i]!.gtids.push(t));
     return layout;
   }
   const plane = d!.planeSize;

@@ -204,7 +204,7 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
     if (!Array.isArray(taskHosts) || nodeLevel(distribution) !== SLURM_DIST_ARBITRARY || taskHosts.length !== ntasks || taskHosts.some((h) => !names.includes(h)) || names.some((n) => !taskHosts.includes(n)))
       throw invalidArgument('taskHosts', expected, taskHosts);
   }
-  const layout = taskLayout(ntasks, names, distribution, taskHosts);
+  const layout = taskLayout(ntasks, names, distribution, taskHosts, layoutSlots(options.cpusPerNode, options.cpusPerTask, names.length));
   const busiest = Math.max(...layout.map((n) => n.gtids.length));
   if (busiest > MAX_TASKS_PER_NODE)
     throw invalidArgument('ntasks', `at most ${MAX_TASKS_PER_NODE} tasks per node (Slurm's MaxTasksPerNode)`, ntasks);
@@ -446,4 +446,14 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
   // Ranks that never found their peers: the singleton trap.
   if (options.mpi !== undefined) result.problems.push(...singletonProblems(result, options.mpi));
   return result;
+}
+
+/**
+ * The slots block and cyclic fill (step/distribution.ts): each node's CPUs
+ * over -c, where the launch names them per node (a job with its nodes
+ * whole); none otherwise.
+ */
+function layoutSlots(cpusPerNode: StepOptions['cpusPerNode'], cpusPerTask: number | undefined, nodes: number): number[] | undefined {
+  if (!Array.isArray(cpusPerNode) || cpusPerNode.length !== nodes) return undefined;
+  return cpusPerNode.map((c: number) => Math.floor(c / Math.max(1, cpusPerTask ?? 1)));
 }

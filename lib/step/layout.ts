@@ -14,22 +14,57 @@ export interface NodeLayout {
 }
 
 /**
- * Slurm's default block distribution: consecutive task ids per node, the
- * remainder going one each to the first nodes (5 tasks on 2 nodes: 0-2 and
- * 3-4).
+ * The order in which tasks go to nodes as Slurm counts them for block and
+ * cyclic (slurm_step_layout.c): in rounds, one task to each node that has
+ * a CPU left for it (`slots`: a node's CPUs over -c), and once no node has
+ * one, to every node in turn. Without slots (plugstack's own nodes have as
+ * many CPUs as the step asks for) every round reaches every node: the
+ * remainder goes one each to the first nodes. The node of each task, in
+ * task order.
  */
-export function blockLayout(ntasks: number, names: string[]): NodeLayout[] {
+export function roundNodes(ntasks: number, nodes: number, slots?: readonly number[]): number[] {
+  const order: number[] = [];
+  let overSubscribe = !slots;
+  for (let round = 0; order.length < ntasks; round++) {
+    let spaceLeft = false;
+    for (let i = 0; i < nodes && order.length < ntasks; i++) {
+      if (overSubscribe || round < slots![i]!) {
+        order.push(i);
+        if (!overSubscribe && round + 1 < slots![i]!) spaceLeft = true;
+      }
+    }
+    if (!spaceLeft) overSubscribe = true;
+  }
+  return order;
+}
+
+/** How many tasks each node gets (the rounds of roundNodes). */
+export function taskCounts(ntasks: number, nodes: number, slots?: readonly number[]): number[] {
+  const counts = Array.from({ length: nodes }, () => 0);
+  for (const i of roundNodes(ntasks, nodes, slots)) counts[i]!++;
+  return counts;
+}
+
+/** A job's slots on its nodes for the layout: its CPUs on each (whole nodes) over -c; none where they follow its tasks. */
+export function jobSlots(job: { nodes: readonly string[]; cpusPerNode?: readonly number[] }, names: readonly string[], cpusPerTask = 1): number[] | undefined {
+  const cpus = job.cpusPerNode;
+  if (!cpus) return undefined;
+  return names.map((n) => Math.floor((cpus[job.nodes.indexOf(n)] ?? 0) / Math.max(1, cpusPerTask)));
+}
+
+/**
+ * Slurm's default block distribution: consecutive task ids per node, as
+ * many on each as the rounds give it (5 tasks on 2 nodes: 0-2 and 3-4; 3
+ * tasks on nodes of 1 and 2 CPUs: 0 and 1-2).
+ */
+export function blockLayout(ntasks: number, names: string[], slots?: readonly number[]): NodeLayout[] {
   const nodes = names.length;
   if (ntasks < nodes)
     throw new PlugstackError('INVALID_ARGUMENT', `a step of ${ntasks} task(s) cannot span ${nodes} nodes`);
-  const base = Math.floor(ntasks / nodes);
-  const extra = ntasks % nodes;
+  const counts = taskCounts(ntasks, nodes, slots);
   const layout: NodeLayout[] = [];
   let next = 0;
-  for (let i = 0; i < nodes; i++) {
-    const count = base + (i < extra ? 1 : 0);
-    layout.push({ nodeId: i, name: names[i]!, gtids: Array.from({ length: count }, () => next++) });
-  }
+  for (let i = 0; i < nodes; i++) layout.push({ nodeId: i, name: names[i]!, gtids: Array.from({ length: counts[i]! }, () => next++) });
   return layout;
 }
 

@@ -24,14 +24,18 @@ import { BASE_DIR, releases, type Release } from './run.js';
 const run = promisify(execFile);
 const script = path.resolve(import.meta.dirname, '..', '..', 'scripts', 'real-slurm.mjs');
 
-/** Each release's cluster of three: its directory and ports (PLUGSTACK_CONFORMANCE_PORT_BASE moves them as run.ts's). */
+/**
+ * Each release's clusters of three: their directories and ports
+ * (PLUGSTACK_CONFORMANCE_PORT_BASE moves them as run.ts's); the second
+ * has nodes of 1, 1 and 2 CPUs, two NodeName lines.
+ */
 const NODES = 3;
-function clusterOf(release: Release): { dir: string; ports: string } {
-  const index = release === '22.05' ? 0 : 1;
+function clusterOf(release: Release, kind: number): { dir: string; ports: string } {
+  const index = (release === '22.05' ? 0 : 1) + 2 * kind;
   const base = Number(process.env.PLUGSTACK_CONFORMANCE_PORT_BASE) || 6830;
   // slurmctld's port, then one slurmd port per node.
   const ctld = base + 10 + index * (NODES + 1);
-  return { dir: path.join(BASE_DIR, `nodes-${release}`), ports: `${ctld}:${ctld + 1}` };
+  return { dir: path.join(BASE_DIR, `nodes-${kind ? 'mixed-' : ''}${release}`), ports: `${ctld}:${ctld + 1}` };
 }
 
 async function script_(args: string[], env: Record<string, string> = {}): Promise<void> {
@@ -129,10 +133,26 @@ function lines(text: string): string[] {
     .sort();
 }
 
+/** Nodes of 1, 1 and 2 CPUs on two NodeName lines: slurmctld tries each line's nodes in turn, and tasks go where the CPUs are. */
+const mixedCases: Case[] = [
+  { name: 'srun -n 2: the first line\'s nodes', command: 'srun', args: show('-n', '2') },
+  { name: 'srun -w node1 -n 2', command: 'srun', args: show('-w', 'node1', '-n', '2') },
+  { name: 'srun -c 2: a node of the line with the CPUs', command: 'srun', args: show('-c', '2') },
+  { name: 'srun -n 3: the tasks by CPUs', command: 'srun', args: show('-n', '3') },
+  { name: 'srun -n 4 -m cyclic', command: 'srun', args: show('-n', '4', '-m', 'cyclic') },
+  { name: 'srun -n 5: one more than the CPUs', command: 'srun', args: show('-n', '5') },
+  { name: 'salloc -n 4, srun inside', command: 'salloc', args: ['-n', '4', 'sh', '-c', `echo $SLURM_TASKS_PER_NODE; ${showIn('')}`] },
+];
+
 const active = releases();
 
-describe.each(active)('three nodes, %s', (release) => {
-  const { dir, ports } = clusterOf(release);
+const suites = active.flatMap((release) => [
+  { release, kind: 0, label: 'three nodes of 2 CPUs', cases },
+  { release, kind: 1, label: 'three nodes of 1, 1 and 2 CPUs', cases: mixedCases },
+]);
+
+describe.each(suites)('$label, $release', ({ release, kind, cases }) => {
+  const { dir, ports } = clusterOf(release, kind);
   const conf = path.join(dir, 'slurm.conf');
   const env = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', SLURM_CONF: conf };
 
@@ -140,7 +160,7 @@ describe.each(active)('three nodes, %s', (release) => {
     fs.rmSync(dir, { recursive: true, force: true });
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'plugstack.conf'), '');
-    await script_(['start', dir, path.join(dir, 'plugstack.conf'), release], { REAL_SLURM_NODES: String(NODES), REAL_SLURM_PORTS: ports });
+    await script_(['start', dir, path.join(dir, 'plugstack.conf'), release], { REAL_SLURM_NODES: String(NODES), REAL_SLURM_PORTS: ports, ...(kind ? { REAL_SLURM_NODE_CPUS: '1,1,2' } : {}) });
   });
   afterAll(async () => {
     await script_(['stop', dir]);
