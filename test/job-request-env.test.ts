@@ -4,6 +4,8 @@
  * found by comparing plugstack's commands with a real 22.05 and 24.11
  * (test/conformance/scenarios.ts and environ.test.ts compare them there).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Plugstack } from '../lib/plugstack.js';
 import { tempDir, writeFile } from './helpers/plugins.js';
@@ -64,5 +66,33 @@ describe.each(['22.05', '24.11'])('%s', (slurmVersion) => {
     const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [], slurmVersion, slurmConf: conf });
     const r = await stack.srun({ args: ['sh', '-c', 'echo ${SLURM_WORKING_CLUSTER-none}'], cwd: dir, env });
     expect(r.stdout).toBe(slurmVersion === '22.05' ? 'site:10.1.2.3:7000:9728:109\n' : 'none\n');
+  });
+
+  it("waits for srun's prolog alone, and ends it with the command's time bound", async () => {
+    const dir = tempDir();
+    const stack = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [], slurmVersion });
+    writeFile(dir, 'bg.sh', '#!/bin/sh\necho prolog\nsleep 30 </dev/null >/dev/null 2>&1 &\necho $! > bg.pid\n');
+    writeFile(dir, 'slow.sh', '#!/bin/sh\nexec sleep 30\n');
+    fs.chmodSync(path.join(dir, 'bg.sh'), 0o755);
+    fs.chmodSync(path.join(dir, 'slow.sh'), 0o755);
+    // What the prolog leaves running does not hold srun up (it waits for the script alone).
+    const bg = await stack.srun({ args: ['--prolog=bg.sh', 'echo', 'task'], cwd: dir, env, timeoutMs: 20_000 });
+    expect([bg.exitCode, bg.stdout]).toEqual([0, 'prolog\ntask\n']);
+    process.kill(Number(fs.readFileSync(path.join(dir, 'bg.pid'), 'utf8')), 'SIGKILL');
+    // A prolog that does not end is killed with the command at its time bound.
+    const slow = await stack.srun({ args: ['--prolog=./slow.sh', 'true'], cwd: dir, env, timeoutMs: 1000 });
+    expect(slow.stderr).toContain('srun is still running after 1000 ms');
+    expect(slow.stderr).toContain('srun: error: script did not exit normally');
+  });
+
+  it('places a job naming a far node of its own cluster, and refuses a step leaving a node without a task', async () => {
+    const dir = tempDir();
+    const own = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [], slurmVersion });
+    const far = await own.srun({ args: ['-w', 'node999999', 'sh', '-c', 'echo $SLURM_JOB_NODELIST'], cwd: dir, env });
+    expect([far.exitCode, far.stdout]).toEqual([0, 'node999999\n']);
+    const conf = writeFile(dir, 'slurm.conf', 'ClusterName=x\nSelectType=select/linear\nNodeName=n1 CPUs=1\nNodeName=n2 CPUs=4\nPartitionName=p Nodes=ALL Default=YES\n');
+    const site = await Plugstack.load(writeFile(dir, 'plugstack.conf', ''), { pluginDir: [], slurmVersion, slurmConf: conf });
+    const r = await site.salloc({ args: ['-N', '2', 'srun', '-N', '2', '-n', '2', '-c', '2', 'true'], cwd: dir, env });
+    expect(r.stderr).toMatch(/srun: error: Unable to create step for job \d+: Requested node configuration is not available/);
   });
 });

@@ -69,6 +69,8 @@ export class CommandControl {
   private readonly allSpares: SpareHost[] = [];
   private readonly unsubscribe: (() => void)[] = [];
   private readonly closers: (() => void)[] = [];
+  /** Processes the command waits for itself (trackProcess): how to kill each. */
+  private readonly processes = new Set<() => void>();
   private readonly timer: NodeJS.Timeout;
   private signalHandler: ((signal: CommandSignal) => void) | undefined;
   private timeoutHandler: (() => void) | undefined;
@@ -218,8 +220,19 @@ export class CommandControl {
    */
   killAll(reason: 'cancel' | 'timeout' = 'cancel'): void {
     for (const h of this.hosts) h.kill(reason === 'timeout' && h.inPluginCode() ? 'timeout' : 'cancel');
+    for (const kill of this.processes) kill();
     for (const s of this.spares.values()) s.discard();
     this.spares.clear();
+  }
+
+  /**
+   * A process the command runs itself while it waits for it (srun's own
+   * prolog and epilog): killed with the hosts (a timeout, a cancel). The
+   * returned function forgets it once it has ended.
+   */
+  trackProcess(kill: () => void): () => void {
+    this.processes.add(kill);
+    return () => this.processes.delete(kill);
   }
 
   /** Something else the command started (salloc's command): ended by close(). */

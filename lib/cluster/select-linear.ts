@@ -86,8 +86,15 @@ export function selectLinear(request: LinearRequest): number[] | undefined {
   }
 
   const others = candidates.filter((n) => !chosen.has(n));
-  const lowest = Math.min(...candidates.map(cpusOf));
-  const heterogeneous = new Set(candidates.map(cpusOf)).size > 1 && remCpus > lowest * remNodes;
+  // (A loop, not Math.min(...): a list of 100000 candidates is no argument list.)
+  let lowest = Infinity;
+  let mixed = false;
+  for (const n of candidates) {
+    const c = cpusOf(n);
+    if (lowest !== Infinity && c !== lowest) mixed = true;
+    lowest = Math.min(lowest, c);
+  }
+  const heterogeneous = mixed && remCpus > lowest * remNodes;
   if (heterogeneous) {
     // The largest nodes first (of equals, the last in the table).
     while (maxNodes > 0 && (remNodes > 0 || remCpus > 0)) {

@@ -210,6 +210,17 @@ function pickBySets(
   return outcome;
 }
 
+/** plugstack's own nodes a job may get (see allocate): sorted table indices. */
+function emulatedCandidates(wanted: Wanted, excluded: Set<number>): number[] {
+  const picked = new Set<number>();
+  const span = (from: number, to: number) => {
+    for (let i = Math.max(0, from); i < to; i++) picked.add(i);
+  };
+  span(0, 2 * wanted.count + excluded.size);
+  for (const i of [...wanted.required, ...(wanted.only ?? [])]) span(i - wanted.count, i + wanted.count + 1);
+  return [...picked].sort((a, b) => a - b);
+}
+
 /** Whether a list reads and every name in it is a node (node_name2bitmap). */
 function namesNodes(list: string, indexOf: (name: string) => number | undefined, slurmVersion: string): boolean {
   const listed = native().expandHostlist(list, slurmVersion, NODE_TABLE_LIMIT);
@@ -265,11 +276,11 @@ export function emulatedCluster(slurmVersion: string): ClusterShape {
       if (request.partition !== undefined && request.partition !== PARTITION) return invalidPartition(request.partition);
       const excluded = excludedNodes(request.exclude, wanted.required, indexOf, slurmVersion);
       if (!(excluded instanceof Set)) return excluded;
-      // Enough of them that the job finds its nodes past the ones it names
-      // and the ones it excludes; each gives as many CPUs as the job wants.
-      let last = wanted.count + excluded.size;
-      for (const i of [...wanted.required, ...(wanted.only ?? [])]) last = Math.max(last, i + 1);
-      const nodeIndex = pickNodes(wanted, request, Array.from({ length: last + wanted.count }, (_, i) => i), excluded, () => Infinity, false);
+      // Each gives as many CPUs as the job wants; the candidates are the
+      // first nodes (enough past the excluded ones) and, around each node
+      // the job names, as many on each side as it needs: what select/linear
+      // can reach (a job naming node999999 does not list a million nodes).
+      const nodeIndex = pickNodes(wanted, request, emulatedCandidates(wanted, excluded), excluded, () => Infinity, false);
       if (!Array.isArray(nodeIndex)) return nodeIndex;
       return { nodes: nodeIndex.map((i) => `node${i}`), nodeIndex, partition: PARTITION };
     },

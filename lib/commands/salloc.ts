@@ -25,7 +25,7 @@ import { commandJobContainer, inJobNamespace } from '../job-container/command-jo
 import type { CommandStack } from './srun.js';
 import type { CommandResult, WordCommandOptions } from './types.js';
 import { releaseRules } from '../releases.generated.js';
-import { compressHostlist, jobSlots, taskCounts } from '../step/layout.js';
+import { allocationTaskCounts, compressHostlist } from '../step/layout.js';
 import { checkTerminal, takeTerminal, type SallocTerminal } from './salloc-terminal.js';
 import { native } from '../native/binding.js';
 import { hostExecutable } from '../native/paths.js';
@@ -221,7 +221,7 @@ async function salloc(stack: CommandStack, run: CommandRun, options: WordCommand
   // -n, else --ntasks-per-node times the nodes (salloc then exports the count as if given).
   const ntasks = b.ntasks ?? (b.ntasksPerNode !== undefined ? b.ntasksPerNode * nodes : undefined);
   // Spread over the nodes the job got (select/linear may give more than -N's minimum).
-  const perNode = ntasks === undefined ? names.map(() => 1) : taskCounts(ntasks, names.length, jobSlots(job, names, b.cpusPerTask));
+  const perNode = allocationTaskCounts(ntasks, job, names, b.cpusPerTask);
   // What salloc writes into its own environment once it has the allocation
   // (env_array_for_job, and 24.11's launcher variables); its command runs
   // with it. Its job name is -J, else "interactive" (salloc's opt.c).

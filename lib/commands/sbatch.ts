@@ -39,7 +39,7 @@ import { commandJobContainer, inJobNamespace } from '../job-container/command-jo
 import { taskScripts } from '../step/task-scripts.js';
 import type { ArrayTaskRecord, CommandResult, JobRecord, WordCommandOptions } from './types.js';
 import { deadlineAt } from '../cluster/deadline.js';
-import { jobSlots, taskCounts } from '../step/layout.js';
+import { allocationTaskCounts } from '../step/layout.js';
 
 
 const SIG = os.constants.signals;
@@ -138,7 +138,7 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
   const scriptArgs = ready.positional.slice(1);
   const ntasks = b.ntasks;
   // Spread over the nodes the job got (select/linear may give more than -N's minimum).
-  const perNode = ntasks === undefined ? names.map(() => 1) : taskCounts(ntasks, names.length, jobSlots(job, names, b.cpusPerTask));
+  const perNode = allocationTaskCounts(ntasks, job, names, b.cpusPerTask);
   // The job's name (-J, wrap, the script's name, else sbatch's "sbatch"); the
   // batch job's SLURM_JOB_NAME is slurmctld's (24.11) or sbatch's own
   // variable (22.05: none for a script read from standard input).

@@ -8,6 +8,8 @@
  * step's program and arguments as its own, and its output is srun's.
  */
 import fs from 'node:fs';
+import path from 'node:path';
+import type { CommandControl } from '../cluster/control.js';
 import { childProcess } from '../lazy-modules.js';
 import type { CommandConsole } from './console.js';
 
@@ -27,7 +29,9 @@ export function srunScriptContext(kind: SrunScriptKind): Record<string, string> 
 /**
  * Runs the script as srun does and says what srun says: a script it may
  * not read and run is passed over ("Access denied for S: ..."); one that
- * exits non-zero is srun's error. Its exit status (0 when passed over).
+ * exits non-zero is srun's error. srun waits for the script alone (what it
+ * leaves running keeps writing to srun's output); a timeout or a cancel of
+ * the command kills its process group. Its exit status (0 when passed over).
  */
 export async function runSrunScript(
   kind: SrunScriptKind,
@@ -36,22 +40,37 @@ export async function runSrunScript(
   env: Record<string, string>,
   cwd: string,
   console: CommandConsole,
+  control: CommandControl,
 ): Promise<number> {
+  // execv: a relative path is srun's working directory's, never the PATH's.
+  const file = path.resolve(cwd, script);
   try {
-    fs.accessSync(script, fs.constants.R_OK | fs.constants.X_OK);
+    fs.accessSync(file, fs.constants.R_OK | fs.constants.X_OK);
   } catch (error) {
     console.log('info', `Access denied for ${script}: ${describe(error)}`);
     return 0;
   }
   const status = await new Promise<number>((resolve) => {
-    const child = childProcess().spawn(script, [...argv], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A process group of its own, so that a timeout or a cancel ends what it started too.
+    const child = childProcess().spawn(file, [...argv], { cwd, env, argv0: script, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const forget = control.trackProcess(() => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    });
     child.stdout.on('data', (d: Buffer) => console.stdout(d));
     child.stderr.on('data', (d: Buffer) => console.stderr(d));
     child.on('error', (error) => {
+      forget();
       console.log('error', `Failed to execute srun prolog/epilog script: ${describe(error)}`);
       resolve(127);
     });
-    child.on('close', (code, signal) => {
+    child.on('exit', (code, signal) => {
+      forget();
+      // What the script left running may still write; it no longer holds the command up.
+      for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
       if (signal) console.log('error', 'script did not exit normally');
       resolve(code ?? 1);
     });

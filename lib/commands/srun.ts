@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { hostStringToBytes } from '../host/bytes.js';
 import { launchStep, prestartStepHosts, type StackRef } from '../step/launch.js';
-import { compressHostlist, jobSlots, taskCounts } from '../step/layout.js';
+import { compressHostlist, jobNodeCpus, jobSlots, taskCounts } from '../step/layout.js';
 import { distributionOption, nodeLevel, SLURM_DIST_ARBITRARY, stepTaskDist, taskLayout } from '../step/distribution.js';
 import type { StepResult } from '../step/types.js';
 import { appendsOutput, readBuiltins, type Builtins } from './builtins.js';
@@ -238,6 +238,9 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // And, without -O, a step whose tasks want more CPUs than its nodes have in the job.
   if (!stepRefusal.length && existing && names && !b.overcommit && ntasks * (b.cpusPerTask ?? 1) > (jobCpusOn(job, names) ?? Infinity))
     stepRefusal.push(`Unable to create step for job ${job.id}: More processors requested than permitted`);
+  // A node of the step whose CPUs in the job hold no task of -c CPUs gets none: no such step.
+  if (!stepRefusal.length && existing && names && taskCounts(ntasks, names.length, jobSlots(job, names, b.cpusPerTask)).includes(0))
+    stepRefusal.push(`Unable to create step for job ${job.id}: Requested node configuration is not available`);
   if (stepRefusal.length || !names) {
     for (const line of stepRefusal) console.log('error', line);
     client.exit(ready.errorExit);
@@ -372,7 +375,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const srunProlog = srunScript(b.prolog, stack.slurmConf?.keys.SrunProlog);
   if (srunProlog) {
     ownEnv = { ...ownEnv, ...srunScriptContext('prolog') };
-    await runSrunScript('prolog', srunProlog, ready.positional, envRecord(overlayEnv(ready.environ, ownEnv)), cwd, console);
+    await runSrunScript('prolog', srunProlog, ready.positional, envRecord(overlayEnv(ready.environ, ownEnv)), cwd, console, control);
   }
   // 24.11 hands local_user_init the option's ids, reset to SLURM_AUTH_NOBODY.
   const nobody = commandEnvRules(stack.slurmVersion).localUserInitNobody;
@@ -793,7 +796,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const srunEpilog = srunScript(b.epilog, stack.slurmConf?.keys.SrunEpilog);
   if (srunEpilog) {
     const srunEnv = overlayEnv(lui.environ ?? overlayEnv(ready.environ, ownEnv), srunScriptContext('epilog'));
-    await runSrunScript('epilog', srunEpilog, ready.positional, envRecord(srunEnv), cwd, console);
+    await runSrunScript('epilog', srunEpilog, ready.positional, envRecord(srunEnv), cwd, console, control);
   }
   client.exit(exitCode);
   // The job's epilog helpers start their processes while srun ends; they
@@ -820,9 +823,8 @@ function stepHosts(jobNodes: readonly string[], b: Builtins, leftByExclude: numb
 
 /** The CPUs a job has on these of its nodes, or undefined where they follow its tasks (shape.ts). */
 function jobCpusOn(job: Job, names: readonly string[]): number | undefined {
-  const cpus = job.cpusPerNode;
-  if (!cpus) return undefined;
-  return names.reduce((sum, name) => sum + (cpus[job.nodes.indexOf(name)] ?? 0), 0);
+  if (!job.cpusPerNode) return undefined;
+  return names.reduce((sum, name) => sum + jobNodeCpus(job, name)!, 0);
 }
 
 /**
@@ -833,7 +835,6 @@ function jobCpusOn(job: Job, names: readonly string[]): number | undefined {
 function implicitTasks(cpuNodes: readonly string[], nodes: number, b: Builtins, job: Job): number {
   let tasks = 0;
   if (b.ntasksPerNode !== undefined) tasks = nodes * b.ntasksPerNode;
-  else if (b.cpusPerTask !== undefined && job.cpusPerNode)
-    tasks = cpuNodes.reduce((sum, n) => sum + Math.floor((job.cpusPerNode![job.nodes.indexOf(n)] ?? 0) / b.cpusPerTask!), 0);
+  else if (b.cpusPerTask !== undefined && job.cpusPerNode) tasks = (jobSlots(job, cpuNodes, b.cpusPerTask) ?? []).reduce((sum, n) => sum + n, 0);
   return Math.max(tasks, nodes);
 }

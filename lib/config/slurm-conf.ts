@@ -113,8 +113,9 @@ function flags(value: string | undefined): string[] {
  */
 function controllerAddress(keys: readonly { key: string; value: string }[], records: readonly { kind: string; name: string }[], selectType: string): ControllerAddress {
   const host = records.find((r) => r.kind === 'SlurmctldHost')?.name ?? 'localhost';
-  const addr = keys.find((k) => k.key === 'SlurmctldAddr')?.value ?? /\(([^)]*)\)/.exec(host)?.[1] ?? host.replace(/\(.*$/, '');
-  const port = Number.parseInt([...keys].reverse().find((k) => k.key === 'SlurmctldPort')?.value ?? '6817', 10);
+  const last = (key: string) => [...keys].reverse().find((k) => k.key === key)?.value;
+  const addr = last('SlurmctldAddr') ?? /\(([^)]*)\)/.exec(host)?.[1] ?? host.replace(/\(.*$/, '');
+  const port = Number.parseInt(last('SlurmctldPort') ?? '6817', 10);
   return { address: addr, port: Number.isFinite(port) ? port : 6817, selectPluginId: SELECT_PLUGIN_IDS[selectType] ?? SELECT_PLUGIN_IDS['select/linear']! };
 }
 

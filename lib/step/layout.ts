@@ -45,11 +45,26 @@ export function taskCounts(ntasks: number, nodes: number, slots?: readonly numbe
   return counts;
 }
 
-/** A job's slots on its nodes for the layout: its CPUs on each (whole nodes) over -c; none where they follow its tasks. */
-export function jobSlots(job: { nodes: readonly string[]; cpusPerNode?: readonly number[] }, names: readonly string[], cpusPerTask = 1): number[] | undefined {
-  const cpus = job.cpusPerNode;
-  if (!cpus) return undefined;
-  return names.map((n) => Math.floor((cpus[job.nodes.indexOf(n)] ?? 0) / Math.max(1, cpusPerTask)));
+/** A job's nodes and, where it has them whole, its CPUs on each (cluster/jobs.ts). */
+interface JobCpus {
+  nodes: readonly string[];
+  cpusPerNode?: readonly number[];
+}
+
+/** The job's CPUs on one of its nodes, where it has its nodes whole; undefined where they follow its tasks. */
+export function jobNodeCpus(job: JobCpus, name: string): number | undefined {
+  return job.cpusPerNode ? (job.cpusPerNode[job.nodes.indexOf(name)] ?? 0) : undefined;
+}
+
+/** A job's slots on these nodes for the layout: its CPUs on each over -c; none where they follow its tasks. */
+export function jobSlots(job: JobCpus, names: readonly string[], cpusPerTask = 1): number[] | undefined {
+  if (!job.cpusPerNode) return undefined;
+  return names.map((n) => Math.floor(jobNodeCpus(job, n)! / Math.max(1, cpusPerTask)));
+}
+
+/** An allocation's tasks per node (salloc's, a batch job's): one a node without a task count. */
+export function allocationTaskCounts(ntasks: number | undefined, job: JobCpus, names: readonly string[], cpusPerTask?: number): number[] {
+  return ntasks === undefined ? names.map(() => 1) : taskCounts(ntasks, names.length, jobSlots(job, names, cpusPerTask));
 }
 
 /**
