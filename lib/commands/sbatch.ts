@@ -408,10 +408,11 @@ async function sbatch(stack: CommandStack, options: WordCommandOptions, run: Com
 }
 
 /**
- * The job's output file, for the result: read when it is a regular file.
- * `-o /dev/stdout` names the command's own standard output, whose pipe a
- * read would wait on for ever (nothing ever closes its writing end); a
- * device or a FIFO is named, not read.
+ * The job's output file, for the result: its text when it is a regular
+ * file. Anything else is named with no text, not read: `-o /dev/stdout`
+ * names the command's own standard output, whose pipe a read would wait on
+ * for ever (nothing closes its writing end), a terminal waits for input,
+ * /dev/zero never ends; /dev/null has none anyway.
  */
 function outputOf(file: string): { output: { file: string; text: string } } | Record<string, never> {
   let fd: number;
@@ -421,7 +422,7 @@ function outputOf(file: string): { output: { file: string; text: string } } | Re
     return {};
   }
   try {
-    return fs.fstatSync(fd).isFile() ? { output: { file, text: fs.readFileSync(fd, 'utf8') } } : {};
+    return { output: { file, text: fs.fstatSync(fd).isFile() ? fs.readFileSync(fd, 'utf8') : '' } };
   } finally {
     fs.closeSync(fd);
   }
