@@ -221,12 +221,6 @@ function emulatedCandidates(wanted: Wanted, excluded: Set<number>): number[] {
   return [...picked].sort((a, b) => a - b);
 }
 
-/** Whether a list reads and every name in it is a node (node_name2bitmap). */
-function namesNodes(list: string, indexOf: (name: string) => number | undefined, slurmVersion: string): boolean {
-  const listed = native().expandHostlist(list, slurmVersion, NODE_TABLE_LIMIT);
-  return listed.ok && listed.hosts.every((name) => indexOf(name) !== undefined);
-}
-
 /**
  * _job_create's exc_nodes, after the partition's checks: every name a node
  * (a list the hostlist refuses, or a name that is none: ESLURM_INVALID_NODE_NAME,
@@ -268,7 +262,7 @@ export function emulatedCluster(slurmVersion: string): ClusterShape {
     name: CLUSTER_NAME,
     defaultPartition: PARTITION,
     arrayLimits: arrayLimits(undefined),
-    namesNodes: (list) => namesNodes(list, indexOf, slurmVersion),
+    namesNodes: (list) => excludedNodes(list, [], indexOf, slurmVersion) instanceof Set,
     allocate(request) {
       if (request.nodes < 1) return INVALID_NODE_COUNT;
       const wanted = wantedNodes(request.required, request.nodes, request.minCpus, indexOf, slurmVersion);
@@ -313,7 +307,7 @@ export function configuredCluster(conf: SlurmConf, slurmVersion: string): Cluste
     name: conf.clusterName ?? CLUSTER_NAME,
     ...(conf.defaultPartition ? { defaultPartition: conf.defaultPartition.name } : {}),
     arrayLimits: arrayLimits(conf),
-    namesNodes: (list) => namesNodes(list, lookup, slurmVersion),
+    namesNodes: (list) => excludedNodes(list, [], lookup, slurmVersion) instanceof Set,
     allocate(request) {
       if (request.nodes < 1) return INVALID_NODE_COUNT;
       const wanted = wantedNodes(request.required, request.nodes, request.minCpus, lookup, slurmVersion);

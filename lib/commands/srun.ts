@@ -239,7 +239,9 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   if (!stepRefusal.length && existing && names && !b.overcommit && ntasks * (b.cpusPerTask ?? 1) > (jobCpusOn(job, names) ?? Infinity))
     stepRefusal.push(`Unable to create step for job ${job.id}: More processors requested than permitted`);
   // A node of the step whose CPUs in the job hold no task of -c CPUs gets none: no such step.
-  if (!stepRefusal.length && existing && names && taskCounts(ntasks, names.length, jobSlots(job, names, b.cpusPerTask)).includes(0))
+  // The step's slots on its nodes (block and cyclic fill them), where the job has its nodes whole.
+  const slots = names ? jobSlots(job, names, b.cpusPerTask) : undefined;
+  if (!stepRefusal.length && existing && names && taskCounts(ntasks, names.length, slots).includes(0))
     stepRefusal.push(`Unable to create step for job ${job.id}: Requested node configuration is not available`);
   if (stepRefusal.length || !names) {
     for (const line of stepRefusal) console.log('error', line);
@@ -352,7 +354,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   const current = envRecord(ready.environ);
   let ownEnv: Record<string, string> = {};
   if (!existing) {
-    const perNode = taskCounts(ntasks, names.length, jobSlots(job, names, b.cpusPerTask));
+    const perNode = taskCounts(ntasks, names.length, slots);
     // srun's own environment has no SLURM_JOB_NODELIST (the launch adds it),
     // and under 22.05 no memory of the job (_set_env_vars).
     const { SLURM_JOB_NODELIST: _, SLURM_MEM_PER_NODE: perNodeMem, SLURM_MEM_PER_CPU: perCpuMem, ...allocation } = allocationEnv({ job, jobName: b.jobName ?? ready.positional[0]!.split('/').pop()!, submitDir: cwd, tasksPerNode: perNode });
@@ -411,7 +413,7 @@ async function srun(stack: CommandStack, options: WordCommandOptions, run: Comma
   // without -e): a file srun writes itself is opened now, one each task
   // writes is opened by its node's slurmstepd.
   // -m: which node gets which tasks (the same layout the launch makes).
-  const stepLayout = taskLayout(ntasks, names, b.distribution, taskHosts, jobSlots(job, names, b.cpusPerTask));
+  const stepLayout = taskLayout(ntasks, names, b.distribution, taskHosts, slots);
   const stepDistributionOption = distributionOption(b.distribution) !== undefined ? { distribution: distributionOption(b.distribution)! } : {};
   const srunEnviron = envRecord(lui.environ ?? ready.environ);
   const outputPlan = srunOutput(b.output, b.error, ntasks, { jobId: job.id, stepId, jobName: srunEnviron.SLURM_JOB_NAME, ...arrayIdsIn(srunEnviron) });

@@ -18,7 +18,7 @@ import { envRecord } from '../cluster/job-env.js';
 import { launcherEnv } from './launcher-env.js';
 import { uint32 } from '../validate.js';
 import { native } from '../native/binding.js';
-import { compressHostlist } from './layout.js';
+import { compressHostlist, slotsOf } from './layout.js';
 import { nodeLevel, SLURM_DIST_ARBITRARY, stepTaskDist, taskDistribution, taskLayout, type TaskDistribution } from './distribution.js';
 import { mpiRecord } from '../mpi/record.js';
 import { singletonProblems } from '../mpi/singletons.js';
@@ -455,5 +455,5 @@ export async function launchStep(stack: StackRef, options: StepOptions, owner?: 
  */
 function layoutSlots(cpusPerNode: StepOptions['cpusPerNode'], cpusPerTask: number | undefined, nodes: number): number[] | undefined {
   if (!Array.isArray(cpusPerNode) || cpusPerNode.length !== nodes) return undefined;
-  return cpusPerNode.map((c: number) => Math.floor(c / Math.max(1, cpusPerTask ?? 1)));
+  return slotsOf(cpusPerNode, cpusPerTask);
 }

@@ -56,10 +56,14 @@ export function jobNodeCpus(job: JobCpus, name: string): number | undefined {
   return job.cpusPerNode ? (job.cpusPerNode[job.nodes.indexOf(name)] ?? 0) : undefined;
 }
 
+/** The slots of nodes of these CPUs: how many tasks of -c CPUs each holds. */
+export function slotsOf(cpus: readonly number[], cpusPerTask = 1): number[] {
+  return cpus.map((c) => Math.floor(c / Math.max(1, cpusPerTask)));
+}
+
 /** A job's slots on these nodes for the layout: its CPUs on each over -c; none where they follow its tasks. */
 export function jobSlots(job: JobCpus, names: readonly string[], cpusPerTask = 1): number[] | undefined {
-  if (!job.cpusPerNode) return undefined;
-  return names.map((n) => Math.floor(jobNodeCpus(job, n)! / Math.max(1, cpusPerTask)));
+  return job.cpusPerNode ? slotsOf(names.map((n) => jobNodeCpus(job, n)!), cpusPerTask) : undefined;
 }
 
 /** An allocation's tasks per node (salloc's, a batch job's): one a node without a task count. */
